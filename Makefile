@@ -1,0 +1,157 @@
+# The one Makefile of libcube and its tools (non-recursive).
+#
+#   make            libcube.a, libcube.so, libcube.pc and the tools, in build/
+#   make check      unit tests (cmocka), CLI tests, man page lint
+#   make demo       the tools on the real experiments in testdata/
+#   make perf       the performance benchmark (bench/perf), prints figures
+#   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall)
+#   SANITIZE=1      build and test with AddressSanitizer + UBSan (in build/sanitize)
+#
+# Missing Debian build dependencies are installed by `make deps` (run by the
+# other targets) when running as root; otherwise it says what to install.
+
+VERSION    := 0.1.0
+SOVERSION  := 0
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Wpedantic
+CPPFLAGS_ALL := -D_POSIX_C_SOURCE=200809L -Ilibcube \
+                $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+LDLIBS_ALL := -lxml2 -lz -lm
+
+ifeq ($(SANITIZE),1)
+BUILD   ?= build/sanitize
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD   ?= build
+SANFLAGS :=
+endif
+
+ALL_CFLAGS  = $(WARN) $(CFLAGS) $(SANFLAGS) $(CPPFLAGS_ALL) $(CPPFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+
+LIB_SRC  := $(wildcard libcube/*.c)
+LIB_OBJ  := $(patsubst libcube/%.c,$(BUILD)/obj/libcube/%.o,$(LIB_SRC))
+LIB_A    := $(BUILD)/lib/libcube.a
+LIB_SO   := $(BUILD)/lib/libcube.so.$(VERSION)
+LIB_PC   := $(BUILD)/lib/libcube.pc
+
+CLI_COMMON_SRC := cli/cli_common.c
+CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o
+TOOLS    := cube_info cube_clean
+TOOL_BIN := $(addprefix $(BUILD)/bin/,$(TOOLS))
+
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_SUPPORT_OBJ := $(BUILD)/obj/tests/test_support.o
+
+GEN_BIN  := $(BUILD)/perf/gen_cube
+
+MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man5/*.5)
+
+.PHONY: all deps deps-check lib tools check unit-tests cli-tests man-lint demo perf \
+        install uninstall clean
+
+all: deps lib tools
+
+lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
+tools: $(TOOL_BIN)
+
+# --- dependencies ---------------------------------------------------------
+BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config
+CHECK_DEPS := libcmocka-dev groff-base
+PERF_DEPS  := libxml2-utils time
+
+deps:
+	@sh scripts/deps.sh $(BUILD_DEPS)
+
+deps-check:
+	@sh scripts/deps.sh $(BUILD_DEPS) $(CHECK_DEPS)
+
+# --- the library ----------------------------------------------------------
+$(BUILD)/obj/libcube/%.o: libcube/%.c $(wildcard libcube/*.h) | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(LIB_A): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libcube.so.$(SOVERSION) -o $@ $^ $(LDLIBS_ALL)
+	ln -sf libcube.so.$(VERSION) $(BUILD)/lib/libcube.so.$(SOVERSION)
+	ln -sf libcube.so.$(SOVERSION) $(BUILD)/lib/libcube.so
+
+$(LIB_PC): libcube/libcube.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# --- the tools (linked statically against libcube: they run from build/) --
+$(BUILD)/obj/cli/%.o: cli/%.c cli/cli_common.h libcube/cube.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(CLI_COMMON_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# --- tests ----------------------------------------------------------------
+$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h libcube/cube.h | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+
+check: deps-check lib tools $(TEST_BIN)
+	@sh tests/run.sh $(BUILD) $(TEST_BIN)
+
+# --- demo and benchmarks --------------------------------------------------
+demo: all
+	@sh scripts/demo.sh $(BUILD)/bin
+
+$(GEN_BIN): bench/perf/gen_cube.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -o $@ $<
+
+perf: all $(GEN_BIN)
+	@sh scripts/deps.sh $(PERF_DEPS)
+	GEN=$(GEN_BIN) bash bench/perf/run.sh $(BUILD)/bin
+
+# --- install --------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(TOOL_BIN) $(DESTDIR)$(BINDIR)
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)
+	ln -sf libcube.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION)
+	ln -sf libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so
+	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 libcube/cube.h $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 $(wildcard man/man1/*.1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(wildcard man/man3/*.3) $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(wildcard man/man5/*.5) $(DESTDIR)$(MANDIR)/man5
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS))
+	rm -f $(DESTDIR)$(LIBDIR)/libcube.a $(DESTDIR)$(LIBDIR)/libcube.so \
+	      $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(VERSION) \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc $(DESTDIR)$(INCLUDEDIR)/cube.h
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/man1/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/man3/*.3)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/man5/*.5)))
+
+clean:
+	rm -rf build

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# bench/perf/run.sh - time cube_info and cube_clean on synthetic CUBE 3 files.
+#
+# Usage: bench/perf/run.sh [BIN_DIR [WORK_DIR]]
+#   BIN_DIR   where cube_info and cube_clean are (default build/bin)
+#   WORK_DIR  where the generated files go (default: a temporary directory,
+#             removed at the end; a directory given here is kept)
+#
+# Environment:
+#   GEN          gen_cube binary to use; if unset, bench/perf/gen_cube.c is
+#                compiled into WORK_DIR with ${CC:-cc} -O2
+#   PERF_SIZES   file sizes in MB (10^6 bytes), default "5 50 500"
+#   PERF_RUNS    runs per measurement, the median is reported: one number for
+#                all sizes, or one per size; default 3 below 200 MB, else 1
+#   PERF_GEN_ARGS  extra gen_cube options (e.g. "--digits 12")
+#
+# Each file: 16 threads (16 processes x 1 thread), 5 metrics, every
+# (metric, cnode) row present, call-tree depth <= 10, seed 1.  The files are
+# read from the page cache (they were just written), so this measures
+# parsing and writing, not the disk.  Exit status 0 when every command ran
+# and succeeded (a tool missing from BIN_DIR is skipped, not a failure).
+set -euo pipefail
+export LC_ALL=C # '.' as decimal separator in EPOCHREALTIME, awk and sort
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BIN=${1:-build/bin}
+WORK=${2:-}
+SIZES=${PERF_SIZES:-5 50 500}
+GEN_ARGS=${PERF_GEN_ARGS:-}
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+note() { echo "run.sh: $*" >&2; }
+
+# --- parameters ------------------------------------------------------------
+
+read -r -a sizes <<<"$SIZES"
+((${#sizes[@]} > 0)) || die "PERF_SIZES is empty"
+for size in "${sizes[@]}"; do
+    [[ $size =~ ^[0-9]+([.][0-9]+)?$ && ! $size =~ ^0+([.]0*)?$ ]] ||
+        die "bad size '$size' in PERF_SIZES (MB, a positive number)"
+done
+read -r -a runs_list <<<"${PERF_RUNS:-}"
+if ((${#runs_list[@]} > 1 && ${#runs_list[@]} != ${#sizes[@]})); then
+    die "PERF_RUNS must be one number or one per size in PERF_SIZES"
+fi
+runs_of=() # runs per size
+for i in "${!sizes[@]}"; do
+    if ((${#runs_list[@]} == 0)); then
+        n=$(awk -v s="${sizes[$i]}" 'BEGIN { print (s < 200) ? 3 : 1 }')
+    elif ((${#runs_list[@]} == 1)); then
+        n=${runs_list[0]}
+    else
+        n=${runs_list[$i]}
+    fi
+    [[ $n =~ ^[1-9][0-9]*$ ]] || die "bad run count '$n' in PERF_RUNS"
+    runs_of+=("$n")
+done
+
+# --- prerequisites ---------------------------------------------------------
+
+if [[ ! -x /usr/bin/time ]]; then
+    die "/usr/bin/time not found: install GNU time (Debian: apt-get install time)"
+fi
+if ! /usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null; then
+    die "/usr/bin/time is not GNU time (no -f/-o): install GNU time (Debian: apt-get install time)"
+fi
+
+keep_work=1
+if [[ -z $WORK ]]; then
+    keep_work=0
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/cube-perf.XXXXXX")
+    trap 'rm -rf -- "$WORK"' EXIT
+else
+    mkdir -p -- "$WORK"
+fi
+
+if [[ -n ${GEN:-} ]]; then
+    [[ -x $GEN ]] || die "GEN=$GEN is not an executable file"
+else
+    GEN=$WORK/gen_cube
+    note "compiling $here/gen_cube.c with ${CC:-cc}"
+    "${CC:-cc}" -std=c11 -O2 -o "$GEN" "$here/gen_cube.c" || die "cannot compile gen_cube.c"
+fi
+
+have_xmllint=1
+if ! command -v xmllint >/dev/null 2>&1; then
+    have_xmllint=0
+    note "xmllint not found (Debian package libxml2-utils): skipping its columns"
+fi
+have_info=1 have_clean=1
+if [[ ! -x $BIN/cube_info ]]; then
+    have_info=0
+    note "$BIN/cube_info not found or not executable: skipping its columns"
+fi
+if [[ ! -x $BIN/cube_clean ]]; then
+    have_clean=0
+    note "$BIN/cube_clean not found or not executable: skipping its columns"
+fi
+
+# --- measuring -------------------------------------------------------------
+
+median() { # numbers... -> median
+    printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
+        END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+failures=0
+# measure RUNS CMD... : sets M_S (median wall seconds) and M_KB (median peak
+# RSS in KiB), or M_S=FAIL when the command failed.  Wall time is taken
+# from bash's EPOCHREALTIME around /usr/bin/time when available (ms
+# resolution; %e has only 10 ms), else from %e.
+measure() {
+    local runs=$1 i rc e m t0 t1
+    shift
+    local -a ts=() ks=()
+    for ((i = 0; i < runs; i++)); do
+        rm -f -- "$WORK/out.cube" "$WORK/out.cube.gz"
+        t0=${EPOCHREALTIME:-}
+        rc=0
+        /usr/bin/time -f '%e %M' -o "$WORK/time.txt" "$@" >/dev/null 2>"$WORK/stderr.txt" || rc=$?
+        t1=${EPOCHREALTIME:-}
+        if ((rc != 0)); then
+            note "FAILED (exit $rc): $*"
+            tail -n 20 "$WORK/stderr.txt" | sed 's/^/  | /' >&2
+            failures=$((failures + 1))
+            M_S=FAIL M_KB=FAIL
+            return 0
+        fi
+        read -r e m < <(tail -n 1 "$WORK/time.txt")
+        if [[ -n $t0 && -n $t1 ]]; then
+            e=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+        fi
+        ts+=("$e")
+        ks+=("$m")
+    done
+    M_S=$(median "${ts[@]}")
+    M_KB=$(median "${ks[@]}")
+}
+
+# cells MB SECONDS KB -> "s MB/s RSS" formatted, or dashes / FAIL
+cells() {
+    awk -v mb="$1" -v s="$2" -v kb="$3" 'BEGIN {
+        if (s == "-" || s == "FAIL") { printf "%8s %8s %7s", s, s, s; exit }
+        printf "%8.3f %8s %7.1f", s, (s > 0 ? sprintf("%.1f", mb / s) : "inf"), kb * 1024 / 1e6 }'
+}
+
+# --- table -----------------------------------------------------------------
+
+header() {
+    printf '%8s %8s | ' "" ""
+    printf '%-25s | ' "xmllint --stream --noout"
+    printf '%-52s | ' "cube_info FILE >/dev/null"
+    printf '%-25s | ' "cube_clean -o out.cube"
+    printf '%-25s\n' "cube_clean -o out.cube.gz"
+    printf '%8s %8s | ' "MB" "cnodes"
+    printf '%8s %8s %7s | ' s MB/s RSS
+    printf '%8s %8s %7s %8s %8s %8s | ' s MB/s RSS valMB RSS/val /xmllint
+    printf '%8s %8s %7s | ' s MB/s RSS
+    printf '%8s %8s %7s\n' s MB/s RSS
+}
+
+echo "# cube perf: bin=$BIN, $(nproc 2>/dev/null || echo '?') CPUs, sizes: $SIZES MB," \
+    "16 threads, 5 metrics, dense, depth 10${GEN_ARGS:+, gen args: $GEN_ARGS}"
+header
+
+for i in "${!sizes[@]}"; do
+    size=${sizes[$i]}
+    runs=${runs_of[$i]}
+    file=$WORK/bench_${size}MB.cube
+    note "generating about $size MB into $file"
+    # shellcheck disable=SC2086 # GEN_ARGS is a list of options
+    "$GEN" --metrics 5 --threads 16 --threads-per-process 1 --depth 10 \
+        --density 1 --seed 1 $GEN_ARGS --target-mb "$size" -v -o "$file" \
+        2>"$WORK/gen.txt" || { cat "$WORK/gen.txt" >&2; die "gen_cube failed"; }
+    summary=$(tail -n 1 "$WORK/gen.txt")
+    cnodes=$(sed -n 's/.*cnodes=\([0-9]*\).*/\1/p' <<<"$summary")
+    rows=$(sed -n 's/.*rows=\([0-9]*\).*/\1/p' <<<"$summary")
+    threads=$(sed -n 's/.*threads=\([0-9]*\).*/\1/p' <<<"$summary")
+    bytes=$(wc -c <"$file")
+    mb=$(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 1e6 }')
+    note "measuring $mb MB, $cnodes cnodes, $runs run(s) per command"
+
+    xs=- xk=- is=- ik=- cs=- ck=- zs=- zk=-
+    if ((have_xmllint)); then
+        measure "$runs" xmllint --stream --noout "$file"
+        xs=$M_S xk=$M_KB
+    fi
+    if ((have_info)); then
+        measure "$runs" "$BIN/cube_info" "$file"
+        is=$M_S ik=$M_KB
+    fi
+    if ((have_clean)); then
+        measure "$runs" "$BIN/cube_clean" -o "$WORK/out.cube" "$file"
+        cs=$M_S ck=$M_KB
+        measure "$runs" "$BIN/cube_clean" -o "$WORK/out.cube.gz" "$file"
+        zs=$M_S zk=$M_KB
+    fi
+    rm -f -- "$WORK/out.cube" "$WORK/out.cube.gz"
+
+    # values' bytes as doubles (rows x threads x 8), cube_info RSS relative
+    # to it, and cube_info time relative to xmllint's
+    extra=$(awk -v rows="$rows" -v th="$threads" -v is="$is" -v ik="$ik" -v xs="$xs" 'BEGIN {
+        val = rows * th * 8 / 1e6
+        ratio = (is ~ /^[0-9.]+$/ && val > 0) ? sprintf("%.2f", ik * 1024 / 1e6 / val) : "-"
+        rel = (is ~ /^[0-9.]+$/ && xs ~ /^[0-9.]+$/ && xs > 0) ? sprintf("%.2f", is / xs) : "-"
+        printf "%8.1f %8s %8s", val, ratio, rel }')
+    printf '%8s %8s | ' "$mb" "$cnodes"
+    printf '%s | ' "$(cells "$mb" "$xs" "$xk")"
+    printf '%s %s | ' "$(cells "$mb" "$is" "$ik")" "$extra"
+    printf '%s | ' "$(cells "$mb" "$cs" "$ck")"
+    printf '%s\n' "$(cells "$mb" "$zs" "$zk")"
+    if ((!keep_work)); then
+        rm -f -- "$file" # temporary work dir: free the disk as we go
+    fi
+done
+
+cat <<'EOF'
+# MB: input file size (10^6 bytes); cnodes: call-tree nodes in it.
+# s: median wall seconds; MB/s: input MB / s; RSS: peak resident set in MB (GNU time %M).
+# valMB: size of the severity values as doubles (rows x threads x 8 bytes, MB);
+# RSS/val: cube_info RSS / valMB; /xmllint: cube_info seconds / xmllint seconds
+# (xmllint --stream --noout is the floor: parsing the XML at all, no model built).
+# '-': tool not found or not run; FAIL: the command exited non-zero (stderr shown above).
+EOF
+
+if ((failures > 0)); then
+    note "$failures command(s) failed"
+    exit 1
+fi
+exit 0

@@ -1,0 +1,325 @@
+/*
+ * cube.h - the public interface of libcube.
+ *
+ * libcube reads and writes CUBE 3 XML experiments (plain or gzip).  It has
+ * two faces:
+ *
+ *  - the CUBE3 C writer API (cube_create, cube_def_met, ..., cube_write_all)
+ *    with the names and argument order of the CUBE3 manual, so that code
+ *    written for the original libcubew3 compiles against libcube unchanged;
+ *
+ *  - a reading and query API in the style of libarchive: an opaque handle
+ *    (cube_t) that carries the last error, functions to read a file or stream,
+ *    to walk each dimension and to look up severity rows, plus a streaming
+ *    reader (cube_reader_*) that hands out rows one at a time.
+ *
+ * Ids written in a file are labels; inside libcube every entity also has a
+ * dense index (its position in definition order) and severity rows are
+ * arrays of doubles indexed by thread index.  See libcube(3) and cube(5).
+ *
+ * The library is reentrant: no global mutable state, no printing, no exit().
+ */
+#ifndef LIBCUBE_CUBE_H
+#define LIBCUBE_CUBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBCUBE_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------
+ * The entities of the performance space.  Their fields are public so that
+ * tools can read them directly; change them only through the functions
+ * below.  Every entity has `id` (the label read from a file, or assigned in
+ * creation order) and `index` (its position in definition order, dense from
+ * 0; what rows and arrays are indexed by).
+ * ------------------------------------------------------------------------ */
+
+typedef struct cube_t cube_t;
+typedef struct cube_metric cube_metric;
+typedef struct cube_region cube_region;
+typedef struct cube_cnode cube_cnode;
+typedef struct cube_machine cube_machine;
+typedef struct cube_node cube_node;
+typedef struct cube_process cube_process;
+typedef struct cube_thread cube_thread;
+typedef struct cube_cartesian cube_cartesian;
+
+struct cube_metric {
+    int64_t id;
+    size_t index;
+    char *disp_name, *uniq_name, *dtype, *uom, *val, *url, *descr;
+    cube_metric *parent;
+    cube_metric **children;
+    size_t num_children, children_cap;
+    int is_void; /* val is VOID, or an ancestor's is: carries no data */
+};
+
+struct cube_region {
+    int64_t id;
+    size_t index;
+    char *name, *mod, *url, *descr;
+    long begin_line, end_line; /* -1: unknown */
+};
+
+struct cube_cnode {
+    int64_t id;
+    size_t index;
+    cube_region *callee;
+    char *mod;    /* call-site module, "" when unknown */
+    long line;    /* call-site line, -1 when unknown */
+    cube_cnode *parent;
+    cube_cnode **children;
+    size_t num_children, children_cap;
+};
+
+struct cube_machine {
+    int64_t id;
+    size_t index;
+    char *name, *descr;
+    cube_node **nodes;
+    size_t num_nodes, nodes_cap;
+};
+
+struct cube_node {
+    int64_t id;
+    size_t index;
+    char *name;
+    cube_machine *machine;
+    cube_process **processes;
+    size_t num_processes, processes_cap;
+};
+
+struct cube_process {
+    int64_t id;
+    size_t index;
+    char *name;
+    int64_t rank;
+    cube_node *node;
+    cube_thread **threads;
+    size_t num_threads, threads_cap;
+};
+
+struct cube_thread {
+    int64_t id;
+    size_t index; /* position of this thread's value in every severity row */
+    char *name;
+    int64_t rank;
+    cube_process *process;
+};
+
+/* What a topology coordinate refers to. */
+typedef enum {
+    CUBE_COORD_THREAD,
+    CUBE_COORD_PROCESS,
+    CUBE_COORD_NODE,
+    CUBE_COORD_MACHINE
+} cube_coord_kind;
+
+typedef struct cube_coord {
+    cube_coord_kind kind;
+    void *entity; /* cube_thread*, cube_process*, cube_node* or cube_machine* */
+    long *coords; /* ndims values */
+} cube_coord;
+
+struct cube_cartesian {
+    size_t index;
+    char *name;       /* "" when unnamed */
+    long ndims;
+    long *dims;       /* size of each dimension */
+    int *periods;     /* 1 periodic, 0 not */
+    char **dim_names; /* NULL, or ndims names */
+    cube_coord *coords;
+    size_t num_coords, coords_cap;
+};
+
+/* ------------------------------------------------------------------------
+ * The CUBE3 C writer API (CUBE3 manual, "Writer Library in C").
+ * Functions returning a pointer return NULL on error (cube_error says why).
+ * ------------------------------------------------------------------------ */
+
+cube_t *cube_create(void);
+void cube_free(cube_t *c);
+
+void cube_def_attr(cube_t *c, const char *key, const char *value);
+void cube_def_mirror(cube_t *c, const char *mirror);
+
+cube_metric *cube_def_met(cube_t *c, const char *disp_name, const char *uniq_name,
+                          const char *dtype, const char *uom, const char *val,
+                          const char *url, const char *descr, cube_metric *parent);
+cube_region *cube_def_region(cube_t *c, const char *name, long begln, long endln,
+                             const char *url, const char *descr, const char *mod);
+cube_cnode *cube_def_cnode_cs(cube_t *c, cube_region *callee, const char *mod, int line,
+                              cube_cnode *parent);
+cube_cnode *cube_def_cnode(cube_t *c, cube_region *callee, cube_cnode *parent);
+cube_machine *cube_def_mach(cube_t *c, const char *name, const char *desc);
+cube_node *cube_def_node(cube_t *c, const char *name, cube_machine *mach);
+cube_process *cube_def_proc(cube_t *c, const char *name, int rank, cube_node *node);
+cube_thread *cube_def_thrd(cube_t *c, const char *name, int rank, cube_process *proc);
+cube_cartesian *cube_def_cart(cube_t *c, long int ndims, long int *dimv, int *periodv);
+void cube_def_coords(cube_t *c, cube_cartesian *cart, cube_thread *thrd, long int *coordv);
+
+void cube_set_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thread *thrd,
+                  double value);
+void cube_add_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thread *thrd,
+                  double value);
+/* Flat-profile variants: the value goes to the call-tree root whose callee is
+ * `reg` (created on first use when the region has no such root). */
+void cube_set_sev_reg(cube_t *c, cube_metric *met, cube_region *reg, cube_thread *thrd,
+                      double value);
+void cube_add_sev_reg(cube_t *c, cube_metric *met, cube_region *reg, cube_thread *thrd,
+                      double value);
+
+/* Write the whole experiment, or stream it: definitions, then rows (either
+ * all stored rows with cube_write_sev_matrix, or caller-given rows with
+ * cube_write_sev_row: `sevs` holds one value per thread, in thread index
+ * order), then the end tags. */
+void cube_write_all(cube_t *c, FILE *fp);
+void cube_write_def(cube_t *c, FILE *fp);
+void cube_write_sev_matrix(cube_t *c, FILE *fp);
+void cube_write_sev_row(cube_t *c, FILE *fp, cube_metric *met, cube_cnode *cnode,
+                        double *sevs);
+void cube_write_finish(cube_t *c, FILE *fp);
+
+/* ------------------------------------------------------------------------
+ * Extensions to the writer API for what the file format holds beyond it.
+ * Each returns 0 on success, -1 on error (cube_error says why).
+ * ------------------------------------------------------------------------ */
+
+int cube_cart_set_name(cube_t *c, cube_cartesian *cart, const char *name);
+int cube_cart_set_dim_name(cube_t *c, cube_cartesian *cart, long dim, const char *name);
+/* Map a thread, process, node or machine onto a coordinate. */
+int cube_def_coords_of(cube_t *c, cube_cartesian *cart, cube_coord_kind kind, void *entity,
+                       const long *coordv);
+
+/* ------------------------------------------------------------------------
+ * Errors and warnings.  Every failing call leaves a one-line message on the
+ * handle, "FILE:LINE: what was expected, what was found" for input errors.
+ * Warnings (recoverable oddities of an input) are collected in order.
+ * ------------------------------------------------------------------------ */
+
+const char *cube_error(const cube_t *c); /* "" when there was no error */
+size_t cube_num_warnings(const cube_t *c);
+const char *cube_warning(const cube_t *c, size_t i);
+
+/* ------------------------------------------------------------------------
+ * Reading.  `path` "-" is standard input; gzip is recognised by its magic
+ * bytes.  cube_read fills an empty handle (from cube_create) and returns 0,
+ * or -1 with cube_error set; the handle must then only be freed.
+ * ------------------------------------------------------------------------ */
+
+int cube_read(cube_t *c, const char *path);
+/* Read from an open stream; `name` is used in messages. */
+int cube_read_fd(cube_t *c, int fd, const char *name);
+
+/* Streaming: the definitions first, then one row at a time.  Rows of a
+ * file come in file order; a (metric, cnode) pair may come more than once
+ * when the file repeats it. */
+typedef struct cube_reader cube_reader;
+cube_reader *cube_reader_open(const char *path);
+cube_reader *cube_reader_open_fd(int fd, const char *name);
+/* The definitions (NULL after an error).  The handle belongs to the reader
+ * until cube_reader_take_definitions moves it to the caller. */
+const cube_t *cube_reader_definitions(cube_reader *r);
+cube_t *cube_reader_take_definitions(cube_reader *r);
+/* 1: a row (values has cube_num_threads() values, valid until the next
+ * call); 0: end of file; -1: error (cube_reader_error). */
+int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
+                         const double **values);
+const char *cube_reader_error(const cube_reader *r);
+size_t cube_reader_num_warnings(const cube_reader *r);
+const char *cube_reader_warning(const cube_reader *r, size_t i);
+void cube_reader_close(cube_reader *r);
+
+/* ------------------------------------------------------------------------
+ * Writing to a path.  The output goes to a temporary file next to `path`
+ * that is renamed into place only when everything was written: an error
+ * never leaves a partial file and never destroys an existing one.  "-" is
+ * standard output.  Gzip when `flags` has CUBE_WRITE_GZIP or the name ends
+ * in ".gz".
+ * ------------------------------------------------------------------------ */
+
+#define CUBE_WRITE_GZIP 1u
+int cube_write_file(cube_t *c, const char *path, unsigned flags);
+
+/* ------------------------------------------------------------------------
+ * Walking the dimensions.  Lists are in definition order; `i` < count.
+ * ------------------------------------------------------------------------ */
+
+size_t cube_num_attrs(const cube_t *c);
+const char *cube_attr_key(const cube_t *c, size_t i);
+const char *cube_attr_value(const cube_t *c, size_t i);
+const char *cube_get_attr(const cube_t *c, const char *key); /* NULL if absent */
+size_t cube_num_mirrors(const cube_t *c);
+const char *cube_mirror(const cube_t *c, size_t i);
+
+size_t cube_num_metrics(const cube_t *c);
+cube_metric *cube_get_metric(const cube_t *c, size_t i);
+size_t cube_num_root_metrics(const cube_t *c);
+cube_metric *cube_get_root_metric(const cube_t *c, size_t i);
+cube_metric *cube_find_metric(const cube_t *c, const char *uniq_name);
+
+size_t cube_num_regions(const cube_t *c);
+cube_region *cube_get_region(const cube_t *c, size_t i);
+
+size_t cube_num_cnodes(const cube_t *c);
+cube_cnode *cube_get_cnode(const cube_t *c, size_t i);
+size_t cube_num_root_cnodes(const cube_t *c);
+cube_cnode *cube_get_root_cnode(const cube_t *c, size_t i);
+
+size_t cube_num_machines(const cube_t *c);
+cube_machine *cube_get_machine(const cube_t *c, size_t i);
+size_t cube_num_nodes(const cube_t *c);
+cube_node *cube_get_node(const cube_t *c, size_t i);
+size_t cube_num_processes(const cube_t *c);
+cube_process *cube_get_process(const cube_t *c, size_t i);
+size_t cube_num_threads(const cube_t *c);
+cube_thread *cube_get_thread(const cube_t *c, size_t i);
+
+size_t cube_num_carts(const cube_t *c);
+cube_cartesian *cube_get_cart(const cube_t *c, size_t i);
+
+/* ------------------------------------------------------------------------
+ * Severity values.  A row holds cube_num_threads() doubles in thread index
+ * order.  Only rows that were set exist; an absent row is all zeros.
+ * ------------------------------------------------------------------------ */
+
+const double *cube_get_row(const cube_t *c, const cube_metric *met, const cube_cnode *cnode);
+double cube_get_sev(const cube_t *c, const cube_metric *met, const cube_cnode *cnode,
+                    const cube_thread *thrd);
+/* Rows present, in no particular order: i < cube_num_rows(). */
+size_t cube_num_rows(const cube_t *c);
+const double *cube_row_at(const cube_t *c, size_t i, cube_metric **met, cube_cnode **cnode);
+/* Store a whole row (copied); returns 0, or -1 on error. */
+int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
+                 const double *values);
+
+/* ------------------------------------------------------------------------
+ * Helpers for tools.
+ * ------------------------------------------------------------------------ */
+
+/* Each metric's total: the sum of its stored values over all call paths and
+ * threads (metric-inclusive, as stored), into totals[metric index].  Sums
+ * are compensated (Neumaier) and taken in a fixed order, so the same file
+ * always gives the same totals.  0, or -1 when out of memory. */
+int cube_metric_totals(const cube_t *c, double *totals);
+/* Depth of the call tree (1 for roots only, 0 when empty). */
+size_t cube_cnode_depth_max(const cube_t *c);
+/* Drop regions that no call-tree node refers to, and the mirrors when no
+ * URL uses "@mirror@" (cube_clean --prune); returns how many regions were
+ * dropped.  Call it after cube_read, before writing. */
+size_t cube_prune(cube_t *c);
+/* Format a double in the shortest form that reads back to the same value.
+ * `buf` must hold at least CUBE_DOUBLE_BUFSIZE bytes; returns the length. */
+#define CUBE_DOUBLE_BUFSIZE 32
+int cube_format_double(double v, char *buf);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/*
+ * cube_internal.h - the layout of the experiment handle, shared by the
+ * library's modules and by nothing outside libcube.
+ */
+#ifndef LIBCUBE_CUBE_INTERNAL_H
+#define LIBCUBE_CUBE_INTERNAL_H
+
+#include "cube.h"
+#include "severity_store.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+/* A growable array of pointers: one type serves every dimension list. */
+typedef struct {
+    void **items;
+    size_t count, cap;
+} ptr_list;
+
+int ptr_list_push(ptr_list *l, void *item);
+void ptr_list_free(ptr_list *l);
+
+typedef struct {
+    char *key, *value;
+} cube_attr;
+
+struct cube_t {
+    ptr_list attrs;   /* cube_attr*, insertion order, unique keys */
+    ptr_list mirrors; /* char* */
+
+    ptr_list metrics, root_metrics;
+    ptr_list regions;
+    ptr_list cnodes, root_cnodes;
+    ptr_list machines, nodes, processes, threads;
+    ptr_list carts;
+
+    severity_store sev;
+
+    /* Next id label handed out by the writer API, per kind. */
+    int64_t next_id[7];
+
+    char error[1024];
+    ptr_list warnings; /* char* */
+
+    /* Streaming writer state (cube_write_def ... cube_write_finish). */
+    size_t stream_metric; /* metric of the open <matrix>, or SIZE_MAX */
+};
+
+enum { ID_METRIC, ID_REGION, ID_CNODE, ID_MACHINE, ID_NODE, ID_PROCESS, ID_THREAD };
+
+/* Error and warning bookkeeping (model.c). */
+void cube_set_error(cube_t *c, const char *fmt, ...) CUBE_PRINTF(2, 3);
+void cube_set_errorv(cube_t *c, const char *fmt, va_list ap);
+int cube_add_warning(cube_t *c, const char *fmt, ...) CUBE_PRINTF(2, 3);
+void cube_clear_error(cube_t *c);
+
+/* Append a child pointer to a parent's child array (shared by every tree). */
+int child_array_push(void ***array, size_t *count, size_t *cap, void *child);
+
+/* Definitions with explicit id labels (the reader's way in; the writer API
+ * hands out ids itself).  All strings are copied.  NULL on error. */
+cube_metric *model_add_metric(cube_t *c, int64_t id, const char *disp_name,
+                              const char *uniq_name, const char *dtype, const char *uom,
+                              const char *val, const char *url, const char *descr,
+                              cube_metric *parent);
+cube_region *model_add_region(cube_t *c, int64_t id, const char *name, long begin, long end,
+                              const char *url, const char *descr, const char *mod);
+cube_cnode *model_add_cnode(cube_t *c, int64_t id, cube_region *callee, const char *mod,
+                            long line, cube_cnode *parent);
+cube_machine *model_add_machine(cube_t *c, int64_t id, const char *name, const char *descr);
+cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine *m);
+cube_process *model_add_process(cube_t *c, int64_t id, const char *name, int64_t rank,
+                                cube_node *n);
+cube_thread *model_add_thread(cube_t *c, int64_t id, const char *name, int64_t rank,
+                              cube_process *p);
+cube_cartesian *model_add_cart(cube_t *c, const char *name, long ndims, const long *dims,
+                               const int *periods);
+int model_set_attr(cube_t *c, const char *key, const char *value);
+int model_add_mirror(cube_t *c, const char *url);
+
+/* The severity row of (met, cnode), created zeroed when absent; NULL on
+ * allocation failure (error set). */
+double *model_row_for_update(cube_t *c, const cube_metric *met, const cube_cnode *cnode);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * idmap.h - a hash map from the id labels of a file to entities.  Ids are
+ * labels with gaps and arbitrary order; they are never used as indexes.
+ */
+#ifndef LIBCUBE_IDMAP_H
+#define LIBCUBE_IDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    int64_t *keys;
+    void **values;   /* NULL marks an empty slot */
+    size_t count, cap;
+} idmap;
+
+/* 0 added, 1 the id is already present (nothing changed), -1 out of memory. */
+int idmap_add(idmap *m, int64_t id, void *value);
+void *idmap_get(const idmap *m, int64_t id);
+void idmap_free(idmap *m);
+
+#endif

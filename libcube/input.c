@@ -1,0 +1,299 @@
+/*
+ * input.c - reading a CUBE file through zlib (which passes plain files
+ * through untouched and inflates gzip ones) and repairing raw ampersands.
+ *
+ * The filter keeps a small state machine across reads: it must not touch
+ * an '&' inside a CDATA section, a comment or a processing instruction, and
+ * it must see far enough past an '&' to tell "&amp;" or "&#38;" from a raw
+ * one.  Bytes it cannot decide yet are carried over to the next read.
+ * Chunks without any '&', '!' or '?' (all of the severity data in practice)
+ * need no inspection and pass through with three memchr calls.
+ */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define READ_CHUNK (256 * 1024)
+/* Longest look-ahead a decision needs: "<![CDATA[" or an entity name. */
+#define LOOKAHEAD 64
+
+typedef enum { IN_MARKUP_OR_TEXT, IN_CDATA, IN_COMMENT, IN_PI } filter_state;
+
+struct cube_input {
+    gzFile gz;
+    char *raw;       /* bytes read, not yet filtered: carry + new data */
+    size_t raw_len;
+    char *out;       /* filtered bytes handed to the caller */
+    size_t out_cap;
+    int eof;
+    filter_state state;
+    long line;       /* line number at raw[0] */
+    size_t raw_amps;
+    long first_amp_line;
+};
+
+static cube_input *input_from_gz(gzFile gz, char *err, size_t errlen)
+{
+    cube_input *in = calloc(1, sizeof *in);
+    if (in) {
+        in->raw = malloc(READ_CHUNK + LOOKAHEAD);
+        in->out_cap = (READ_CHUNK + LOOKAHEAD) * 5; /* every byte may become "&amp;" */
+        in->out = malloc(in->out_cap);
+    }
+    if (!in || !in->raw || !in->out) {
+        if (in) {
+            free(in->raw);
+            free(in->out);
+            free(in);
+        }
+        gzclose(gz);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    gzbuffer(gz, READ_CHUNK);
+    in->gz = gz;
+    in->line = 1;
+    return in;
+}
+
+cube_input *input_open_path(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    return input_from_gz(gz, err, errlen);
+}
+
+cube_input *input_open_fd(int fd, const char *name, char *err, size_t errlen)
+{
+    int copy = dup(fd);
+    if (copy < 0) {
+        snprintf(err, errlen, "%s: cannot read: %s", name, strerror(errno));
+        return NULL;
+    }
+    gzFile gz = gzdopen(copy, "rb");
+    if (!gz) {
+        close(copy);
+        snprintf(err, errlen, "%s: out of memory", name);
+        return NULL;
+    }
+    return input_from_gz(gz, err, errlen);
+}
+
+void input_close(cube_input *in)
+{
+    if (!in)
+        return;
+    gzclose(in->gz);
+    free(in->raw);
+    free(in->out);
+    free(in);
+}
+
+size_t input_raw_ampersands(const cube_input *in, long *first_line)
+{
+    if (first_line)
+        *first_line = in->first_amp_line;
+    return in->raw_amps;
+}
+
+static int is_name_start(char ch)
+{
+    return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_' || ch == ':' ||
+           (unsigned char)ch >= 0x80;
+}
+
+static int is_name_char(char ch)
+{
+    return is_name_start(ch) || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
+}
+
+/* Is the '&' at s[0] the start of a reference ("&name;", "&#123;",
+ * "&#x1F;")?  1 yes, 0 no, -1 cannot tell from the `n` bytes available. */
+static int starts_reference(const char *s, size_t n)
+{
+    size_t i = 1;
+    if (i >= n)
+        return -1;
+    if (s[i] == '#') {
+        i++;
+        int hex = 0;
+        if (i < n && s[i] == 'x') {
+            hex = 1;
+            i++;
+        }
+        size_t first = i;
+        while (i < n && ((s[i] >= '0' && s[i] <= '9') ||
+                         (hex && ((s[i] >= 'a' && s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F')))))
+            i++;
+        if (i >= n)
+            return n >= LOOKAHEAD ? 0 : -1;
+        return s[i] == ';' && i > first;
+    }
+    if (!is_name_start(s[i]))
+        return 0;
+    while (i < n && is_name_char(s[i]))
+        i++;
+    if (i >= n)
+        return n >= LOOKAHEAD ? 0 : -1;
+    return s[i] == ';';
+}
+
+static int has_prefix(const char *s, size_t n, const char *prefix, int *undecided)
+{
+    size_t k = strlen(prefix);
+    size_t m = n < k ? n : k;
+    if (memcmp(s, prefix, m) != 0)
+        return 0;
+    if (m < k) {
+        *undecided = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Filter raw[0..n) into out; returns how many raw bytes were consumed (the
+ * rest must wait for more data unless `final`). */
+static size_t filter_bytes(cube_input *in, const char *raw, size_t n, int final, char *out,
+                           size_t *out_len)
+{
+    size_t i = 0, o = 0;
+    while (i < n) {
+        char ch = raw[i];
+        size_t avail = n - i;
+        int undecided = 0;
+        switch (in->state) {
+        case IN_MARKUP_OR_TEXT:
+            if (ch == '<') {
+                if (has_prefix(raw + i, avail, "<![CDATA[", &undecided))
+                    in->state = IN_CDATA;
+                else if (has_prefix(raw + i, avail, "<!--", &undecided))
+                    in->state = IN_COMMENT;
+                else if (has_prefix(raw + i, avail, "<?", &undecided))
+                    in->state = IN_PI;
+                if (undecided && !final)
+                    goto wait;
+                if (in->state != IN_MARKUP_OR_TEXT) {
+                    /* copy the opener whole so its bytes are not rescanned */
+                    size_t k = in->state == IN_CDATA ? 9 : in->state == IN_COMMENT ? 4 : 2;
+                    memcpy(out + o, raw + i, k);
+                    o += k;
+                    i += k;
+                    continue;
+                }
+            } else if (ch == '&') {
+                int ref = starts_reference(raw + i, avail);
+                if (ref < 0 && !final)
+                    goto wait;
+                if (ref <= 0) {
+                    if (!in->raw_amps++)
+                        in->first_amp_line = in->line;
+                    memcpy(out + o, "&amp;", 5);
+                    o += 5;
+                    i++;
+                    continue;
+                }
+            }
+            break;
+        case IN_CDATA:
+        case IN_COMMENT:
+        case IN_PI: {
+            const char *closer = in->state == IN_CDATA ? "]]>" : in->state == IN_COMMENT ? "-->" : "?>";
+            if (ch == closer[0]) {
+                if (has_prefix(raw + i, avail, closer, &undecided)) {
+                    size_t k = strlen(closer);
+                    memcpy(out + o, raw + i, k);
+                    o += k;
+                    i += k;
+                    in->state = IN_MARKUP_OR_TEXT;
+                    continue;
+                }
+                if (undecided && !final)
+                    goto wait;
+            }
+            break;
+        }
+        }
+        if (ch == '\n')
+            in->line++;
+        out[o++] = ch;
+        i++;
+    }
+wait:
+    *out_len = o;
+    return i;
+}
+
+static size_t count_newlines(const char *s, size_t n)
+{
+    size_t lines = 0;
+    const char *end = s + n;
+    while ((s = memchr(s, '\n', (size_t)(end - s))) != NULL) {
+        lines++;
+        s++;
+    }
+    return lines;
+}
+
+long input_read(cube_input *in, const char **data, char *err, size_t errlen)
+{
+    for (;;) {
+        if (!in->eof) {
+            int got = gzread(in->gz, in->raw + in->raw_len, READ_CHUNK);
+            if (got < 0) {
+                int code;
+                const char *msg = gzerror(in->gz, &code);
+                snprintf(err, errlen, "%s",
+                         code == Z_ERRNO ? strerror(errno) : msg);
+                return -1;
+            }
+            if (got == 0) {
+                int code;
+                const char *msg = gzerror(in->gz, &code);
+                if (code != Z_OK && code != Z_STREAM_END) {
+                    snprintf(err, errlen, "corrupt or truncated gzip stream: %s", msg);
+                    return -1;
+                }
+                in->eof = 1;
+            }
+            in->raw_len += (size_t)got;
+        }
+        if (in->raw_len == 0)
+            return 0;
+        size_t n = in->raw_len;
+        int pristine = in->state == IN_MARKUP_OR_TEXT && !memchr(in->raw, '&', n) &&
+                       !memchr(in->raw, '!', n) && !memchr(in->raw, '?', n);
+        size_t consumed, out_len;
+        if (pristine) {
+            /* hold back a trailing '<' that might open "<!" or "<?" */
+            consumed = (!in->eof && in->raw[n - 1] == '<') ? n - 1 : n;
+            memcpy(in->out, in->raw, consumed);
+            out_len = consumed;
+            in->line += (long)count_newlines(in->raw, consumed);
+        } else {
+            consumed = filter_bytes(in, in->raw, n, in->eof, in->out, &out_len);
+        }
+        memmove(in->raw, in->raw + consumed, n - consumed);
+        in->raw_len = n - consumed;
+        if (out_len) {
+            *data = in->out;
+            return (long)out_len;
+        }
+        if (in->eof && in->raw_len == 0)
+            return 0;
+    }
+}

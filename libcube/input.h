@@ -1,0 +1,28 @@
+/*
+ * input.h - the byte stream a CUBE file is read from: a path or a file
+ * descriptor, plain or gzip (recognised by its magic bytes), passed through
+ * a filter that turns a raw '&' (not well-formed XML, but accepted by the
+ * original CUBE 3 reader) into "&amp;" and remembers where it first saw one.
+ */
+#ifndef LIBCUBE_INPUT_H
+#define LIBCUBE_INPUT_H
+
+#include <stddef.h>
+
+typedef struct cube_input cube_input;
+
+/* NULL with a message in `err` (of `errlen` bytes) when it cannot be opened. */
+cube_input *input_open_path(const char *path, char *err, size_t errlen);
+/* Takes over a duplicate of `fd`; the caller keeps `fd`. */
+cube_input *input_open_fd(int fd, const char *name, char *err, size_t errlen);
+
+/* Fill `*data` with the next filtered bytes: returns their number, 0 at the
+ * end of the stream, -1 on an error (message in `err`). */
+long input_read(cube_input *in, const char **data, char *err, size_t errlen);
+
+/* Raw ampersands replaced so far, and the line of the first one. */
+size_t input_raw_ampersands(const cube_input *in, long *first_line);
+
+void input_close(cube_input *in);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * query.c - walking the dimensions and looking up severity rows.
+ */
+#include "cube_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Each dimension list is a ptr_list; one macro states the pair of
+ * count/get functions so that all lists behave alike (NULL past the end). */
+#define LIST_ACCESSORS(type, count_fn, get_fn, field)                                        \
+    size_t count_fn(const cube_t *c) { return c->field.count; }                              \
+    type *get_fn(const cube_t *c, size_t i)                                                  \
+    {                                                                                        \
+        return i < c->field.count ? c->field.items[i] : NULL;                                \
+    }
+
+LIST_ACCESSORS(cube_metric, cube_num_metrics, cube_get_metric, metrics)
+LIST_ACCESSORS(cube_metric, cube_num_root_metrics, cube_get_root_metric, root_metrics)
+LIST_ACCESSORS(cube_region, cube_num_regions, cube_get_region, regions)
+LIST_ACCESSORS(cube_cnode, cube_num_cnodes, cube_get_cnode, cnodes)
+LIST_ACCESSORS(cube_cnode, cube_num_root_cnodes, cube_get_root_cnode, root_cnodes)
+LIST_ACCESSORS(cube_machine, cube_num_machines, cube_get_machine, machines)
+LIST_ACCESSORS(cube_node, cube_num_nodes, cube_get_node, nodes)
+LIST_ACCESSORS(cube_process, cube_num_processes, cube_get_process, processes)
+LIST_ACCESSORS(cube_thread, cube_num_threads, cube_get_thread, threads)
+LIST_ACCESSORS(cube_cartesian, cube_num_carts, cube_get_cart, carts)
+
+size_t cube_num_attrs(const cube_t *c)
+{
+    return c->attrs.count;
+}
+
+const char *cube_attr_key(const cube_t *c, size_t i)
+{
+    return i < c->attrs.count ? ((cube_attr *)c->attrs.items[i])->key : NULL;
+}
+
+const char *cube_attr_value(const cube_t *c, size_t i)
+{
+    return i < c->attrs.count ? ((cube_attr *)c->attrs.items[i])->value : NULL;
+}
+
+const char *cube_get_attr(const cube_t *c, const char *key)
+{
+    for (size_t i = 0; i < c->attrs.count; i++) {
+        cube_attr *a = c->attrs.items[i];
+        if (strcmp(a->key, key) == 0)
+            return a->value;
+    }
+    return NULL;
+}
+
+size_t cube_num_mirrors(const cube_t *c)
+{
+    return c->mirrors.count;
+}
+
+const char *cube_mirror(const cube_t *c, size_t i)
+{
+    return i < c->mirrors.count ? c->mirrors.items[i] : NULL;
+}
+
+cube_metric *cube_find_metric(const cube_t *c, const char *uniq_name)
+{
+    for (size_t i = 0; i < c->metrics.count; i++) {
+        cube_metric *m = c->metrics.items[i];
+        if (strcmp(m->uniq_name, uniq_name) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+const double *cube_get_row(const cube_t *c, const cube_metric *met, const cube_cnode *cnode)
+{
+    return sev_store_find(&c->sev, met->index, cnode->index);
+}
+
+double cube_get_sev(const cube_t *c, const cube_metric *met, const cube_cnode *cnode,
+                    const cube_thread *thrd)
+{
+    const double *row = cube_get_row(c, met, cnode);
+    return row ? row[thrd->index] : 0.0;
+}
+
+size_t cube_num_rows(const cube_t *c)
+{
+    return c->sev.num_rows;
+}
+
+const double *cube_row_at(const cube_t *c, size_t i, cube_metric **met, cube_cnode **cnode)
+{
+    if (i >= c->sev.num_rows)
+        return NULL;
+    const severity_row *r = &c->sev.rows[i];
+    if (met)
+        *met = c->metrics.items[r->metric];
+    if (cnode)
+        *cnode = c->cnodes.items[r->cnode];
+    return r->values;
+}
+
+int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
+                 const double *values)
+{
+    if (met->is_void)
+        return 0;
+    double *row = model_row_for_update(c, met, cnode);
+    if (!row)
+        return -1;
+    memcpy(row, values, c->threads.count * sizeof *row);
+    return 0;
+}
+
+size_t cube_cnode_depth_max(const cube_t *c)
+{
+    /* Parents are defined before their children, so one pass in definition
+     * order computes every depth without recursion. */
+    size_t n = c->cnodes.count, deepest = 0;
+    if (!n)
+        return 0;
+    size_t *depth = malloc(n * sizeof *depth);
+    if (!depth)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const cube_cnode *cn = c->cnodes.items[i];
+        depth[i] = cn->parent ? depth[cn->parent->index] + 1 : 1;
+        if (depth[i] > deepest)
+            deepest = depth[i];
+    }
+    free(depth);
+    return deepest;
+}
+
+/* A mirror is only used through "@mirror@" prefixes of metric and region
+ * URLs: when none has one, the mirror list is dead weight. */
+static int mirrors_referenced(const cube_t *c)
+{
+    for (size_t i = 0; i < c->metrics.count; i++)
+        if (strstr(((cube_metric *)c->metrics.items[i])->url, "@mirror@"))
+            return 1;
+    for (size_t i = 0; i < c->regions.count; i++)
+        if (strstr(((cube_region *)c->regions.items[i])->url, "@mirror@"))
+            return 1;
+    return 0;
+}
+
+size_t cube_prune(cube_t *c)
+{
+    if (!mirrors_referenced(c)) {
+        for (size_t i = 0; i < c->mirrors.count; i++)
+            free(c->mirrors.items[i]);
+        c->mirrors.count = 0;
+    }
+
+    size_t nregions = c->regions.count;
+    unsigned char *used = calloc(nregions ? nregions : 1, 1);
+    if (!used)
+        return 0;
+    for (size_t i = 0; i < c->cnodes.count; i++)
+        used[((cube_cnode *)c->cnodes.items[i])->callee->index] = 1;
+    size_t kept = 0;
+    for (size_t i = 0; i < nregions; i++) {
+        cube_region *r = c->regions.items[i];
+        if (used[i]) {
+            r->index = kept;
+            c->regions.items[kept++] = r;
+        } else {
+            free(r->name);
+            free(r->mod);
+            free(r->url);
+            free(r->descr);
+            free(r);
+        }
+    }
+    c->regions.count = kept;
+    free(used);
+    return nregions - kept;
+}

@@ -1,0 +1,182 @@
+/*
+ * severity_store.c - sparse rows keyed by (metric, cnode) in a hash table,
+ * values in arena chunks.
+ */
+#include "severity_store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Values are carved from chunks of at least this many doubles, so that a
+ * million small rows cost a few hundred allocations, not a million. */
+#define CHUNK_MIN_DOUBLES ((size_t)1 << 16)
+
+struct severity_chunk {
+    severity_chunk *next;
+    size_t used, cap;
+    double values[];
+};
+
+static uint64_t row_hash(size_t metric, size_t cnode)
+{
+    uint64_t k = ((uint64_t)metric << 32) ^ (uint64_t)cnode;
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+void sev_store_free(severity_store *s)
+{
+    severity_chunk *ch = s->chunks;
+    while (ch) {
+        severity_chunk *next = ch->next;
+        free(ch);
+        ch = next;
+    }
+    free(s->rows);
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
+static double *arena_alloc(severity_store *s, size_t n)
+{
+    severity_chunk *ch = s->chunks;
+    if (!ch || ch->cap - ch->used < n) {
+        size_t cap = n > CHUNK_MIN_DOUBLES ? n : CHUNK_MIN_DOUBLES;
+        if (cap > (SIZE_MAX - sizeof *ch) / sizeof(double))
+            return NULL;
+        ch = malloc(sizeof *ch + cap * sizeof(double));
+        if (!ch)
+            return NULL;
+        ch->used = 0;
+        ch->cap = cap;
+        ch->next = s->chunks;
+        s->chunks = ch;
+    }
+    double *v = ch->values + ch->used;
+    ch->used += n;
+    memset(v, 0, n * sizeof(double));
+    return v;
+}
+
+double *sev_store_find(const severity_store *s, size_t metric, size_t cnode)
+{
+    if (!s->num_slots)
+        return NULL;
+    size_t mask = s->num_slots - 1;
+    for (size_t i = row_hash(metric, cnode) & mask;; i = (i + 1) & mask) {
+        uint32_t slot = s->slots[i];
+        if (!slot)
+            return NULL;
+        const severity_row *r = &s->rows[slot - 1];
+        if (r->metric == metric && r->cnode == cnode)
+            return r->values;
+    }
+}
+
+static int rehash(severity_store *s, size_t num_slots)
+{
+    uint32_t *slots = calloc(num_slots, sizeof *slots);
+    if (!slots)
+        return -1;
+    size_t mask = num_slots - 1;
+    for (size_t r = 0; r < s->num_rows; r++) {
+        size_t i = row_hash(s->rows[r].metric, s->rows[r].cnode) & mask;
+        while (slots[i])
+            i = (i + 1) & mask;
+        slots[i] = (uint32_t)(r + 1);
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->num_slots = num_slots;
+    return 0;
+}
+
+double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode)
+{
+    double *found = sev_store_find(s, metric, cnode);
+    if (found)
+        return found;
+    if (metric > UINT32_MAX || cnode > UINT32_MAX || s->num_rows >= UINT32_MAX - 1)
+        return NULL;
+    if ((s->num_rows + 1) * 2 > s->num_slots &&
+        rehash(s, s->num_slots ? s->num_slots * 2 : 64) != 0)
+        return NULL;
+    if (s->num_rows == s->rows_cap) {
+        size_t cap = s->rows_cap ? s->rows_cap * 2 : 64;
+        severity_row *rows = realloc(s->rows, cap * sizeof *rows);
+        if (!rows)
+            return NULL;
+        s->rows = rows;
+        s->rows_cap = cap;
+    }
+    double *values = arena_alloc(s, s->row_len ? s->row_len : 1);
+    if (!values)
+        return NULL;
+    severity_row *r = &s->rows[s->num_rows];
+    r->metric = (uint32_t)metric;
+    r->cnode = (uint32_t)cnode;
+    r->values = values;
+    size_t mask = s->num_slots - 1;
+    size_t i = row_hash(metric, cnode) & mask;
+    while (s->slots[i])
+        i = (i + 1) & mask;
+    s->slots[i] = (uint32_t)(++s->num_rows);
+    return values;
+}
+
+int sev_store_set_row_len(severity_store *s, size_t row_len)
+{
+    if (row_len <= s->row_len) {
+        s->row_len = s->row_len ? s->row_len : row_len;
+        return 0;
+    }
+    /* Rows are moved to fresh arena space; the old space stays in its chunk
+     * until the store is freed (threads are rarely added after values). */
+    for (size_t r = 0; r < s->num_rows; r++) {
+        double *values = arena_alloc(s, row_len);
+        if (!values)
+            return -1;
+        memcpy(values, s->rows[r].values, (s->row_len ? s->row_len : 1) * sizeof(double));
+        s->rows[r].values = values;
+    }
+    s->row_len = row_len;
+    return 0;
+}
+
+/* qsort has no context argument in C11: sort (key, row number) pairs instead. */
+typedef struct {
+    uint64_t key;
+    size_t row;
+} sort_item;
+
+static int compare_items(const void *a, const void *b)
+{
+    const sort_item *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+size_t *sev_store_sorted(const severity_store *s)
+{
+    if (!s->num_rows)
+        return NULL;
+    sort_item *items = malloc(s->num_rows * sizeof *items);
+    size_t *order = malloc(s->num_rows * sizeof *order);
+    if (!items || !order) {
+        free(items);
+        free(order);
+        return NULL;
+    }
+    for (size_t r = 0; r < s->num_rows; r++) {
+        items[r].key = ((uint64_t)s->rows[r].metric << 32) | s->rows[r].cnode;
+        items[r].row = r;
+    }
+    qsort(items, s->num_rows, sizeof *items, compare_items);
+    for (size_t r = 0; r < s->num_rows; r++)
+        order[r] = items[r].row;
+    free(items);
+    return order;
+}

@@ -1,0 +1,70 @@
+/*
+ * util.c - checked string copies and the growable byte buffer.
+ */
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+char *cube_strdup(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+static int strbuf_reserve(strbuf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1) {
+        if (cap > ((size_t)-1) / 2)
+            return -1;
+        cap *= 2;
+    }
+    char *data = realloc(b->data, cap);
+    if (!data)
+        return -1;
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+int strbuf_append(strbuf *b, const char *s, size_t n)
+{
+    if (strbuf_reserve(b, n) != 0)
+        return -1;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int strbuf_append_char(strbuf *b, char ch)
+{
+    return strbuf_append(b, &ch, 1);
+}
+
+void strbuf_clear(strbuf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+void strbuf_free(strbuf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+const char *strbuf_str(const strbuf *b)
+{
+    return b->data ? b->data : "";
+}

@@ -1,0 +1,39 @@
+/*
+ * views.c - values computed from the stored severities.
+ */
+#include "cube_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cube_metric_totals(const cube_t *c, double *totals)
+{
+    size_t nm = c->metrics.count, nthreads = c->threads.count;
+    double *compensation = calloc(nm ? nm : 1, sizeof *compensation);
+    if (!compensation)
+        return -1;
+    memset(totals, 0, nm * sizeof *totals);
+    size_t *order = c->sev.num_rows ? sev_store_sorted(&c->sev) : NULL;
+    if (c->sev.num_rows && !order) {
+        free(compensation);
+        return -1;
+    }
+    for (size_t k = 0; k < c->sev.num_rows; k++) {
+        const severity_row *r = &c->sev.rows[order[k]];
+        double sum = totals[r->metric], comp = compensation[r->metric];
+        for (size_t t = 0; t < nthreads; t++) {
+            /* Neumaier's variant of Kahan summation */
+            double v = r->values[t], s = sum + v;
+            comp += fabs(sum) >= fabs(v) ? (sum - s) + v : (v - s) + sum;
+            sum = s;
+        }
+        totals[r->metric] = sum;
+        compensation[r->metric] = comp;
+    }
+    for (size_t m = 0; m < nm; m++)
+        totals[m] += compensation[m];
+    free(order);
+    free(compensation);
+    return 0;
+}
