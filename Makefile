@@ -48,13 +48,15 @@ CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o
 TOOLS    := cube_info cube_clean
 TOOL_BIN := $(addprefix $(BUILD)/bin/,$(TOOLS))
 
-TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_SRC := $(filter-out tests/unit/test_support.c,$(wildcard tests/unit/test_*.c))
 TEST_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_SUPPORT_OBJ := $(BUILD)/obj/tests/test_support.o
 
 GEN_BIN  := $(BUILD)/perf/gen_cube
 
 MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man5/*.5)
+
+.SECONDARY:
 
 .PHONY: all deps deps-check lib tools check unit-tests cli-tests man-lint demo perf \
         install uninstall clean
@@ -114,7 +116,13 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
-check: deps-check lib tools $(TEST_BIN)
+EXAMPLE_BIN := $(BUILD)/examples/cube_example
+
+$(BUILD)/examples/%: examples/%.c $(LIB_A) libcube/cube.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Ilibcube $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_ALL)
+
+check: deps-check lib tools $(TEST_BIN) $(EXAMPLE_BIN)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
 
 # --- demo and benchmarks --------------------------------------------------

@@ -1,0 +1,168 @@
+/*
+ * test_roundtrip.c - every real experiment made by the original tools reads,
+ * writes (plain and gzip) and reads back to the same model, every value
+ * bit-identical; writing the same model twice gives the same bytes; and the
+ * streaming reader hands out exactly the rows the whole-file reader stores.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "test_support.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *write_file(cube_t *c, const char *suffix, unsigned flags)
+{
+    char *path = temp_path(suffix);
+    if (cube_write_file(c, path, flags) != 0)
+        fail_msg("writing %s failed: %s", path, cube_error(c));
+    return path;
+}
+
+static void round_trip(const char *rel)
+{
+    cube_t *original = read_ok(testdata(rel));
+    char *first = write_file(original, ".cube", 0);
+    cube_t *back = read_ok(first);
+    assert_same_model(original, back);
+
+    /* a file we wrote comes back byte for byte */
+    char *second = write_file(back, ".cube", 0);
+    size_t n1, n2;
+    char *a = slurp(first, &n1), *b = slurp(second, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(a, b, n1);
+
+    /* gzip output: compressed on disk, the same model when read */
+    char *zipped = write_file(original, ".cube.gz", 0);
+    size_t nz;
+    char *z = slurp(zipped, &nz);
+    assert_true(nz > 2 && (unsigned char)z[0] == 0x1f && (unsigned char)z[1] == 0x8b);
+    cube_t *unzipped = read_ok(zipped);
+    assert_same_model(original, unzipped);
+
+    free(a), free(b), free(z);
+    unlink(first), unlink(second), unlink(zipped);
+    free(first), free(second), free(zipped);
+    cube_free(original), cube_free(back), cube_free(unzipped);
+}
+
+static void test_round_trip_real_files(void **state)
+{
+    (void)state;
+    for (const char *const *f = real_cube_files; *f; f++)
+        round_trip(*f);
+}
+
+static void test_gzip_flag_without_suffix(void **state)
+{
+    (void)state;
+    cube_t *c = read_ok(testdata("cube/tau2cube_template1.cube"));
+    char *path = write_file(c, ".cube", CUBE_WRITE_GZIP);
+    size_t n;
+    char *data = slurp(path, &n);
+    assert_true((unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b);
+    cube_t *back = read_ok(path);
+    assert_same_model(c, back);
+    free(data);
+    unlink(path);
+    free(path);
+    cube_free(c), cube_free(back);
+}
+
+/* The streaming reader's rows, collected into the definitions, must give
+ * exactly the model the whole-file reader builds. */
+static void stream_equals_read(const char *rel)
+{
+    cube_t *whole = read_ok(testdata(rel));
+    cube_reader *r = cube_reader_open(testdata(rel));
+    assert_non_null(r);
+    if (!cube_reader_definitions(r))
+        fail_msg("%s: %s", rel, cube_reader_error(r));
+    cube_t *defs = cube_reader_take_definitions(r);
+    assert_non_null(defs);
+    const cube_metric *m;
+    const cube_cnode *n;
+    const double *values;
+    int rc;
+    size_t rows = 0;
+    while ((rc = cube_reader_next_row(r, &m, &n, &values)) == 1) {
+        rows++;
+        if (cube_set_row(defs, m, n, values) != 0)
+            fail_msg("cube_set_row: %s", cube_error(defs));
+    }
+    if (rc != 0)
+        fail_msg("%s: %s", rel, cube_reader_error(r));
+    assert_true(rows >= cube_num_rows(whole));
+    cube_reader_close(r);
+    assert_same_model(whole, defs);
+    cube_free(defs);
+    cube_free(whole);
+}
+
+static void test_streaming_reader_real_files(void **state)
+{
+    (void)state;
+    for (const char *const *f = real_cube_files; *f; f++)
+        stream_equals_read(*f);
+}
+
+static void test_stream_from_fd(void **state)
+{
+    (void)state;
+    int fd = open(testdata("cube/scorep-1.1_profile.cube"), O_RDONLY);
+    assert_true(fd >= 0);
+    cube_t *c = cube_create();
+    assert_int_equal(cube_read_fd(c, fd, "profile"), 0);
+    close(fd);
+    cube_t *whole = read_ok(testdata("cube/scorep-1.1_profile.cube"));
+    assert_same_model(whole, c);
+    cube_free(c), cube_free(whole);
+}
+
+static void test_reader_open_error(void **state)
+{
+    (void)state;
+    cube_reader *r = cube_reader_open("testdata/no-such-file.cube");
+    assert_non_null(r);
+    assert_null(cube_reader_definitions(r));
+    assert_string_equal(cube_reader_error(r),
+                        "testdata/no-such-file.cube: cannot open: No such file or directory");
+    const cube_metric *m;
+    const cube_cnode *n;
+    const double *v;
+    assert_int_equal(cube_reader_next_row(r, &m, &n, &v), -1);
+    cube_reader_close(r);
+}
+
+static void test_failed_write_keeps_existing_file(void **state)
+{
+    (void)state;
+    cube_t *c = read_ok(testdata("cube/tau2cube_template1.cube"));
+    /* a directory that does not exist: nothing may be created */
+    assert_int_equal(cube_write_file(c, "/nonexistent-dir/out.cube", 0), -1);
+    assert_non_null(strstr(cube_error(c), "/nonexistent-dir/out.cube: cannot create the output"));
+    /* an existing output is replaced only by a complete new one */
+    char *path = temp_file_with("old content\n", 12);
+    assert_int_equal(cube_write_file(c, path, 0), 0);
+    cube_t *back = read_ok(path);
+    assert_same_model(c, back);
+    unlink(path);
+    free(path);
+    cube_free(back), cube_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_real_files),
+        cmocka_unit_test(test_gzip_flag_without_suffix),
+        cmocka_unit_test(test_streaming_reader_real_files),
+        cmocka_unit_test(test_stream_from_fd),
+        cmocka_unit_test(test_reader_open_error),
+        cmocka_unit_test(test_failed_write_keeps_existing_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,227 @@
+/*
+ * test_support.c - shared helpers of the unit tests.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const real_cube_files[] = {
+    "cube/cubelib-test1.1_equal_raw-amp.cube", "cube/kojak-expert_ctest-pomp.cube",
+    "cube/scalasca-bgpBT_experiment1.cube",    "cube/scalasca_trace.cube",
+    "cube/scorep-1.1_profile.cube",            "cube/tau2cube_template1.cube",
+    NULL};
+
+const char *testdata(const char *rel)
+{
+    static char buf[4][1024];
+    static int next;
+    char *b = buf[next++ % 4];
+    snprintf(b, sizeof buf[0], "testdata/%s", rel);
+    return b;
+}
+
+cube_t *read_ok(const char *path)
+{
+    cube_t *c = cube_create();
+    assert_non_null(c);
+    if (cube_read(c, path) != 0)
+        fail_msg("reading %s failed: %s", path, cube_error(c));
+    return c;
+}
+
+char *read_error(const char *path)
+{
+    cube_t *c = cube_create();
+    assert_non_null(c);
+    if (cube_read(c, path) == 0)
+        fail_msg("reading %s succeeded, but it must fail", path);
+    char *msg = strdup(cube_error(c));
+    cube_free(c);
+    return msg;
+}
+
+char *temp_path(const char *suffix)
+{
+    char tmpl[] = "/tmp/libcube-test-XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(tmpl);
+    size_t n = strlen(tmpl) + strlen(suffix) + 1;
+    char *p = malloc(n);
+    snprintf(p, n, "%s%s", tmpl, suffix);
+    return p;
+}
+
+char *temp_file_with(const char *data, size_t len)
+{
+    char *p = temp_path(".cube");
+    FILE *fp = fopen(p, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, len, fp), len);
+    fclose(fp);
+    return p;
+}
+
+cube_t *read_string_ok(const char *xml)
+{
+    char *p = temp_file_with(xml, strlen(xml));
+    cube_t *c = read_ok(p);
+    unlink(p);
+    free(p);
+    return c;
+}
+
+char *read_string_error(const char *xml)
+{
+    char *p = temp_file_with(xml, strlen(xml));
+    char *msg = read_error(p);
+    unlink(p);
+    free(p);
+    return msg;
+}
+
+char *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n - 1, fp)) > 0) {
+        n += got;
+        if (cap - n - 1 == 0)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(fp);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static void assert_same_string(const char *what, const char *a, const char *b)
+{
+    if (strcmp(a, b) != 0)
+        fail_msg("%s differs: \"%s\" vs \"%s\"", what, a, b);
+}
+
+void assert_same_model(const cube_t *a, const cube_t *b)
+{
+    assert_int_equal(cube_num_attrs(a), cube_num_attrs(b));
+    for (size_t i = 0; i < cube_num_attrs(a); i++) {
+        assert_same_string("attribute key", cube_attr_key(a, i), cube_attr_key(b, i));
+        assert_same_string("attribute value", cube_attr_value(a, i), cube_attr_value(b, i));
+    }
+    assert_int_equal(cube_num_mirrors(a), cube_num_mirrors(b));
+    for (size_t i = 0; i < cube_num_mirrors(a); i++)
+        assert_same_string("mirror", cube_mirror(a, i), cube_mirror(b, i));
+
+    assert_int_equal(cube_num_metrics(a), cube_num_metrics(b));
+    for (size_t i = 0; i < cube_num_metrics(a); i++) {
+        const cube_metric *x = cube_get_metric(a, i), *y = cube_get_metric(b, i);
+        assert_same_string("metric disp_name", x->disp_name, y->disp_name);
+        assert_same_string("metric uniq_name", x->uniq_name, y->uniq_name);
+        assert_same_string("metric dtype", x->dtype, y->dtype);
+        assert_same_string("metric uom", x->uom, y->uom);
+        assert_same_string("metric val", x->val, y->val);
+        assert_same_string("metric url", x->url, y->url);
+        assert_same_string("metric descr", x->descr, y->descr);
+        assert_int_equal(x->parent ? (long)x->parent->index : -1,
+                         y->parent ? (long)y->parent->index : -1);
+        assert_int_equal(x->num_children, y->num_children);
+        assert_int_equal(x->is_void, y->is_void);
+    }
+    assert_int_equal(cube_num_regions(a), cube_num_regions(b));
+    for (size_t i = 0; i < cube_num_regions(a); i++) {
+        const cube_region *x = cube_get_region(a, i), *y = cube_get_region(b, i);
+        assert_same_string("region name", x->name, y->name);
+        assert_same_string("region mod", x->mod, y->mod);
+        assert_same_string("region url", x->url, y->url);
+        assert_same_string("region descr", x->descr, y->descr);
+        assert_int_equal(x->begin_line, y->begin_line);
+        assert_int_equal(x->end_line, y->end_line);
+    }
+    assert_int_equal(cube_num_cnodes(a), cube_num_cnodes(b));
+    assert_int_equal(cube_num_root_cnodes(a), cube_num_root_cnodes(b));
+    for (size_t i = 0; i < cube_num_cnodes(a); i++) {
+        const cube_cnode *x = cube_get_cnode(a, i), *y = cube_get_cnode(b, i);
+        assert_int_equal(x->callee->index, y->callee->index);
+        assert_same_string("cnode mod", x->mod, y->mod);
+        assert_int_equal(x->line, y->line);
+        assert_int_equal(x->parent ? (long)x->parent->index : -1,
+                         y->parent ? (long)y->parent->index : -1);
+        assert_int_equal(x->num_children, y->num_children);
+    }
+    assert_int_equal(cube_num_machines(a), cube_num_machines(b));
+    for (size_t i = 0; i < cube_num_machines(a); i++) {
+        const cube_machine *x = cube_get_machine(a, i), *y = cube_get_machine(b, i);
+        assert_same_string("machine name", x->name, y->name);
+        assert_same_string("machine descr", x->descr, y->descr);
+        assert_int_equal(x->num_nodes, y->num_nodes);
+    }
+    assert_int_equal(cube_num_nodes(a), cube_num_nodes(b));
+    for (size_t i = 0; i < cube_num_nodes(a); i++) {
+        const cube_node *x = cube_get_node(a, i), *y = cube_get_node(b, i);
+        assert_same_string("node name", x->name, y->name);
+        assert_int_equal(x->machine->index, y->machine->index);
+        assert_int_equal(x->num_processes, y->num_processes);
+    }
+    assert_int_equal(cube_num_processes(a), cube_num_processes(b));
+    for (size_t i = 0; i < cube_num_processes(a); i++) {
+        const cube_process *x = cube_get_process(a, i), *y = cube_get_process(b, i);
+        assert_same_string("process name", x->name, y->name);
+        assert_int_equal(x->rank, y->rank);
+        assert_int_equal(x->node->index, y->node->index);
+        assert_int_equal(x->num_threads, y->num_threads);
+    }
+    assert_int_equal(cube_num_threads(a), cube_num_threads(b));
+    for (size_t i = 0; i < cube_num_threads(a); i++) {
+        const cube_thread *x = cube_get_thread(a, i), *y = cube_get_thread(b, i);
+        assert_same_string("thread name", x->name, y->name);
+        assert_int_equal(x->rank, y->rank);
+        assert_int_equal(x->process->index, y->process->index);
+    }
+    assert_int_equal(cube_num_carts(a), cube_num_carts(b));
+    for (size_t i = 0; i < cube_num_carts(a); i++) {
+        const cube_cartesian *x = cube_get_cart(a, i), *y = cube_get_cart(b, i);
+        assert_same_string("cart name", x->name, y->name);
+        assert_int_equal(x->ndims, y->ndims);
+        for (long d = 0; d < x->ndims; d++) {
+            assert_int_equal(x->dims[d], y->dims[d]);
+            assert_int_equal(x->periods[d], y->periods[d]);
+            assert_int_equal(x->dim_names != NULL, y->dim_names != NULL);
+            if (x->dim_names)
+                assert_same_string("dim name", x->dim_names[d] ? x->dim_names[d] : "",
+                                   y->dim_names[d] ? y->dim_names[d] : "");
+        }
+        assert_int_equal(x->num_coords, y->num_coords);
+        for (size_t k = 0; k < x->num_coords; k++) {
+            assert_int_equal(x->coords[k].kind, y->coords[k].kind);
+            assert_memory_equal(x->coords[k].coords, y->coords[k].coords,
+                                (size_t)x->ndims * sizeof(long));
+        }
+    }
+    /* values: every row of either side equals the other's (absent = 0) */
+    size_t nthreads = cube_num_threads(a);
+    for (int side = 0; side < 2; side++) {
+        const cube_t *p = side ? b : a, *q = side ? a : b;
+        for (size_t r = 0; r < cube_num_rows(p); r++) {
+            cube_metric *m;
+            cube_cnode *n;
+            const double *v = cube_row_at(p, r, &m, &n);
+            const double *w = cube_get_row(q, cube_get_metric(q, m->index),
+                                           cube_get_cnode(q, n->index));
+            for (size_t t = 0; t < nthreads; t++) {
+                double other = w ? w[t] : 0.0;
+                if (memcmp(&v[t], &other, sizeof other) != 0 && !(v[t] == 0 && other == 0))
+                    fail_msg("value of metric %s, cnode %zu, thread %zu differs: %.17g vs %.17g",
+                             m->uniq_name, n->index, t, v[t], other);
+            }
+        }
+    }
+}

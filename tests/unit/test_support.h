@@ -1,0 +1,42 @@
+/*
+ * test_support.h - what the unit tests share: paths to test data, reading
+ * that must succeed or fail, temporary files, and a deep comparison of two
+ * experiments.
+ */
+#ifndef TEST_SUPPORT_H
+#define TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cube.h"
+
+/* "testdata/<rel>" (the tests run from the repository root). */
+const char *testdata(const char *rel);
+/* The real experiments made by the original tools, NULL-terminated. */
+extern const char *const real_cube_files[];
+
+/* Read a file that must read; fails the test otherwise. */
+cube_t *read_ok(const char *path);
+/* Read a file that must fail; returns a copy of the error (caller frees). */
+char *read_error(const char *path);
+/* Read from a string (written to a temporary file). */
+cube_t *read_string_ok(const char *xml);
+char *read_string_error(const char *xml);
+
+/* A fresh temporary file name (the file does not exist); caller frees. */
+char *temp_path(const char *suffix);
+/* Write `data` to a new temporary file; returns its path (caller frees). */
+char *temp_file_with(const char *data, size_t len);
+/* Whole content of a file; caller frees; *len set when non-NULL. */
+char *slurp(const char *path, size_t *len);
+
+/* Assert that two experiments are the same model: every dimension with
+ * every name and attribute in the same order, and every severity value
+ * bit-identical (ids are labels and are not compared). */
+void assert_same_model(const cube_t *a, const cube_t *b);
+
+#endif
