@@ -68,7 +68,7 @@ tools: $(TOOL_BIN)
 
 # --- dependencies ---------------------------------------------------------
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config
-CHECK_DEPS := libcmocka-dev groff-base
+CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3
 PERF_DEPS  := libxml2-utils time
 
 deps:

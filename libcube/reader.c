@@ -1058,12 +1058,11 @@ static int pump(cube_reader *r)
                 break;
             if (!r->root_seen && !r->xml_error[0])
                 fail(r, "not a CUBE file: expected the root element <cube>, found no element");
-            else if (!r->root_closed && r->depth && !r->xml_error[0])
-                fail(r, "unexpected end of file: expected </%s> (the file is truncated)",
-                     kind_name(top(r)->kind) );
             else if (!r->root_closed && r->depth)
-                fail(r, "unexpected end of file inside <%s> (the file is truncated): %s",
-                     kind_name(top(r)->kind), r->xml_error);
+                /* libxml2's own words for this are misleading ("Extra content
+                 * at the end of the document"): say what happened */
+                fail(r, "unexpected end of file: expected </%s> (the file is truncated)",
+                     kind_name(top(r)->kind));
             else if (r->xml_error[0])
                 fail_at(r, r->xml_error_line, "not well-formed XML: %s", r->xml_error);
             break;

@@ -1,0 +1,38 @@
+#!/bin/sh
+# make demo: the tools on the real experiments shipped in testdata/.
+set -e
+BIN=${1:-build/bin}
+OUT=${DEMO_OUT:-build/demo}
+mkdir -p "$OUT"
+if [ -t 1 ]; then
+    say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+else
+    say() { printf '\n$ %s\n' "$*"; }
+fi
+
+say "cube_info testdata/cube/scalasca-bgpBT_experiment1.cube | head -30"
+"$BIN/cube_info" testdata/cube/scalasca-bgpBT_experiment1.cube | head -30
+
+say "cube_info --json testdata/cube/scorep-1.1_profile.cube   (one JSON object per file)"
+"$BIN/cube_info" --json testdata/cube/scorep-1.1_profile.cube | cut -c1-400
+echo "..."
+
+say "cube_info testdata/cube/cubelib-test1.1_equal_raw-amp.cube >/dev/null   (not well-formed, read anyway)"
+"$BIN/cube_info" testdata/cube/cubelib-test1.1_equal_raw-amp.cube >/dev/null
+
+say "cube_clean -o $OUT/trace.cube.gz testdata/cube/scalasca_trace.cube   (canonical, gzip)"
+"$BIN/cube_clean" -o "$OUT/trace.cube.gz" testdata/cube/scalasca_trace.cube
+ls -l testdata/cube/scalasca_trace.cube "$OUT/trace.cube.gz"
+
+say "cube_info $OUT/trace.cube.gz | head -12   (gzip is read transparently)"
+"$BIN/cube_info" "$OUT/trace.cube.gz" | head -12
+
+say "cube_info on every shipped experiment: the counts per file"
+for f in testdata/cube/*.cube; do
+    "$BIN/cube_info" "$f" 2>/dev/null | awk -v f="$(basename "$f")" '
+        /^metrics:/    { m = $2 }
+        /^call paths:/ { c = $3 }
+        /^system:/     { t = $9 }
+        /^rows:/       { r = $2 }
+        END { printf "%-40s metrics %4d  call paths %4d  threads %4d  rows %5d\n", f, m, c, t, r }'
+done

@@ -1,0 +1,61 @@
+# cube_info on the shipped real experiments: the human and JSON outputs are
+# compared with expected files (whose metric totals were checked against an
+# independent exact sum of the files' values), plus options and errors.
+. tests/cli/lib.sh
+EXP=tests/cli/expected
+
+for f in testdata/cube/*.cube; do
+    name=$(basename "$f" .cube)
+    run cube_info "$f"
+    expect_rc 0 "cube_info $name exits 0"
+    expect_file_eq "$EXP/cube_info.$name.txt" "$TMP/out" "cube_info $name output"
+    run cube_info --json "$f"
+    expect_file_eq "$EXP/cube_info.$name.json" "$TMP/out" "cube_info --json $name output"
+done
+
+# the raw '&' file reads with exactly one warning naming the line
+run cube_info testdata/cube/cubelib-test1.1_equal_raw-amp.cube
+expect_text_eq "cube_info: warning: testdata/cube/cubelib-test1.1_equal_raw-amp.cube:1268: raw '&' is not well-formed XML; read as a literal '&' (1 in the file)" \
+    "$TMP/err" "cube_info warns once about the raw '&', with its line"
+
+# gzip and standard input give the same output as the plain file
+gzip -9nc testdata/cube/tau2cube_template1.cube >"$TMP/t.cube.gz"
+run cube_info --json "$TMP/t.cube.gz"
+sed 's|"file":"[^"]*"|"file":"X"|' "$TMP/out" >"$TMP/gz.json"
+sed 's|"file":"[^"]*"|"file":"X"|' "$EXP/cube_info.tau2cube_template1.json" >"$TMP/plain.json"
+expect_file_eq "$TMP/plain.json" "$TMP/gz.json" "cube_info reads gzip input transparently"
+"$BIN/cube_info" --json - <"$TMP/t.cube.gz" >"$TMP/out" 2>"$TMP/err"
+sed 's|"file":"[^"]*"|"file":"X"|' "$TMP/out" >"$TMP/stdin.json"
+expect_file_eq "$TMP/plain.json" "$TMP/stdin.json" "cube_info reads '-' from standard input"
+
+# several files: one JSON object per line, valid JSON each
+run cube_info --json testdata/cube/tau2cube_template1.cube testdata/cube/scorep-1.1_profile.cube
+if [ "$(wc -l <"$TMP/out")" -eq 2 ] && python3 -c '
+import json, sys
+for line in open(sys.argv[1]): json.loads(line)' "$TMP/out" 2>/dev/null; then
+    ok "cube_info --json on two files prints two JSON lines"
+else
+    not_ok "cube_info --json on two files prints two JSON lines"
+fi
+
+# usage and errors
+run cube_info --help
+expect_rc 0 "cube_info --help exits 0"
+expect_grep "usage: cube_info" "$TMP/out" "cube_info --help prints the usage"
+run cube_info --version
+expect_grep "cube_info (libcube) " "$TMP/out" "cube_info --version"
+run cube_info
+expect_rc 2 "cube_info without a file exits 2"
+run cube_info --frobnicate x
+expect_rc 2 "cube_info with an unknown option exits 2"
+run cube_info testdata/no-such.cube
+expect_rc 2 "cube_info on a missing file exits 2"
+expect_text_eq "cube_info: testdata/no-such.cube: cannot open: No such file or directory" \
+    "$TMP/err" "cube_info names the missing file"
+run cube_info testdata/no-such.cube testdata/cube/tau2cube_template1.cube
+expect_rc 2 "cube_info goes on after a bad file, and still exits 2"
+expect_grep "^file: testdata/cube/tau2cube_template1.cube" "$TMP/out" "cube_info prints the good file after a bad one"
+printf '<html><body/></html>\n' >"$TMP/bad.cube"
+run cube_info "$TMP/bad.cube"
+expect_text_eq "cube_info: $TMP/bad.cube:1: not a CUBE file: expected the root element <cube>, found <html>" \
+    "$TMP/err" "cube_info rejects a non-CUBE XML file with file and line"
