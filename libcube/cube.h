@@ -305,8 +305,9 @@ int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
 
 /* Each metric's total: the sum of its stored values over all call paths and
  * threads (metric-inclusive, as stored), into totals[metric index].  Sums
- * are compensated (Neumaier) and taken in a fixed order, so the same file
- * always gives the same totals.  0, or -1 when out of memory. */
+ * are compensated (Neumaier) and taken in the order the rows were stored,
+ * so the same file always gives the same totals.  0, or -1 when out of
+ * memory. */
 int cube_metric_totals(const cube_t *c, double *totals);
 /* Depth of the call tree (1 for roots only, 0 when empty). */
 size_t cube_cnode_depth_max(const cube_t *c);

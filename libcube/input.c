@@ -22,6 +22,9 @@
 #define READ_CHUNK (256 * 1024)
 /* Longest look-ahead a decision needs: "<![CDATA[" or an entity name. */
 #define LOOKAHEAD 64
+/* Filtered output is produced in pieces of at most this size (each raw
+ * byte may become the five of "&amp;"). */
+#define OUT_CAP (64 * 1024)
 
 typedef enum { IN_MARKUP_OR_TEXT, IN_CDATA, IN_COMMENT, IN_PI } filter_state;
 
@@ -29,8 +32,8 @@ struct cube_input {
     gzFile gz;
     char *raw;       /* bytes read, not yet filtered: carry + new data */
     size_t raw_len;
-    char *out;       /* filtered bytes handed to the caller */
-    size_t out_cap;
+    size_t handed_out; /* raw bytes given to the caller as they are */
+    char *out;       /* filtered bytes handed to the caller, allocated when needed */
     int eof;
     filter_state state;
     long line;       /* line number at raw[0] */
@@ -41,12 +44,9 @@ struct cube_input {
 static cube_input *input_from_gz(gzFile gz, char *err, size_t errlen)
 {
     cube_input *in = calloc(1, sizeof *in);
-    if (in) {
+    if (in)
         in->raw = malloc(READ_CHUNK + LOOKAHEAD);
-        in->out_cap = (READ_CHUNK + LOOKAHEAD) * 5; /* every byte may become "&amp;" */
-        in->out = malloc(in->out_cap);
-    }
-    if (!in || !in->raw || !in->out) {
+    if (!in || !in->raw) {
         if (in) {
             free(in->raw);
             free(in->out);
@@ -166,13 +166,13 @@ static int has_prefix(const char *s, size_t n, const char *prefix, int *undecide
     return 1;
 }
 
-/* Filter raw[0..n) into out; returns how many raw bytes were consumed (the
- * rest must wait for more data unless `final`). */
+/* Filter raw[0..n) into out (OUT_CAP bytes); returns how many raw bytes
+ * were consumed (the rest waits for more data, or for room in `out`). */
 static size_t filter_bytes(cube_input *in, const char *raw, size_t n, int final, char *out,
                            size_t *out_len)
 {
     size_t i = 0, o = 0;
-    while (i < n) {
+    while (i < n && o + 16 <= OUT_CAP) {
         char ch = raw[i];
         size_t avail = n - i;
         int undecided = 0;
@@ -249,23 +249,46 @@ static size_t count_newlines(const char *s, size_t n)
     return lines;
 }
 
+/* zlib prefixes its messages with the name the file was opened under,
+ * "<fd:3>" after gzdopen: noise in a message that already starts with the
+ * real file name. */
+static const char *gz_message(const char *msg)
+{
+    const char *p;
+    if (strncmp(msg, "<fd:", 4) == 0 && (p = strstr(msg, ">: ")) != NULL)
+        return p + 3;
+    return msg;
+}
+
 long input_read(cube_input *in, const char **data, char *err, size_t errlen)
 {
     for (;;) {
-        if (!in->eof) {
+        /* what the caller got last time is done with: drop it, keep the carry */
+        if (in->handed_out) {
+            memmove(in->raw, in->raw + in->handed_out, in->raw_len - in->handed_out);
+            in->raw_len -= in->handed_out;
+            in->handed_out = 0;
+        }
+        if (!in->eof && in->raw_len < LOOKAHEAD) {
             int got = gzread(in->gz, in->raw + in->raw_len, READ_CHUNK);
             if (got < 0) {
                 int code;
-                const char *msg = gzerror(in->gz, &code);
-                snprintf(err, errlen, "%s",
-                         code == Z_ERRNO ? strerror(errno) : msg);
+                const char *msg = gz_message(gzerror(in->gz, &code));
+                if (code == Z_ERRNO)
+                    snprintf(err, errlen, "read error: %s", strerror(errno));
+                else if (code == Z_MEM_ERROR)
+                    snprintf(err, errlen, "out of memory");
+                else /* said only "incorrect data check" or the like */
+                    snprintf(err, errlen, "corrupt gzip stream: %s", msg);
                 return -1;
             }
             if (got == 0) {
                 int code;
-                const char *msg = gzerror(in->gz, &code);
+                const char *msg = gz_message(gzerror(in->gz, &code));
                 if (code != Z_OK && code != Z_STREAM_END) {
-                    snprintf(err, errlen, "corrupt or truncated gzip stream: %s", msg);
+                    /* zlib reports a cut stream as Z_BUF_ERROR at its end */
+                    snprintf(err, errlen, "%s gzip stream: %s",
+                             code == Z_BUF_ERROR ? "truncated" : "corrupt", msg);
                     return -1;
                 }
                 in->eof = 1;
@@ -275,25 +298,41 @@ long input_read(cube_input *in, const char **data, char *err, size_t errlen)
         if (in->raw_len == 0)
             return 0;
         size_t n = in->raw_len;
-        int pristine = in->state == IN_MARKUP_OR_TEXT && !memchr(in->raw, '&', n) &&
-                       !memchr(in->raw, '!', n) && !memchr(in->raw, '?', n);
-        size_t consumed, out_len;
-        if (pristine) {
-            /* hold back a trailing '<' that might open "<!" or "<?" */
-            consumed = (!in->eof && in->raw[n - 1] == '<') ? n - 1 : n;
-            memcpy(in->out, in->raw, consumed);
-            out_len = consumed;
-            in->line += (long)count_newlines(in->raw, consumed);
+        if (in->state == IN_MARKUP_OR_TEXT && !memchr(in->raw, '&', n) &&
+            !memchr(in->raw, '!', n) && !memchr(in->raw, '?', n)) {
+            /* nothing to repair: hand out the bytes where they are, holding
+             * back a trailing '<' that might open "<!" or "<?" */
+            size_t k = (!in->eof && in->raw[n - 1] == '<') ? n - 1 : n;
+            if (k) {
+                in->line += (long)count_newlines(in->raw, k);
+                in->handed_out = k;
+                *data = in->raw;
+                return (long)k;
+            }
         } else {
-            consumed = filter_bytes(in, in->raw, n, in->eof, in->out, &out_len);
-        }
-        memmove(in->raw, in->raw + consumed, n - consumed);
-        in->raw_len = n - consumed;
-        if (out_len) {
-            *data = in->out;
-            return (long)out_len;
+            if (!in->out && !(in->out = malloc(OUT_CAP))) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            size_t out_len;
+            size_t consumed = filter_bytes(in, in->raw, n, in->eof, in->out, &out_len);
+            memmove(in->raw, in->raw + consumed, n - consumed);
+            in->raw_len = n - consumed;
+            if (out_len) {
+                *data = in->out;
+                return (long)out_len;
+            }
         }
         if (in->eof && in->raw_len == 0)
             return 0;
+        if (in->eof) {
+            /* at the end nothing is undecided any more: filter the rest */
+            continue;
+        }
+        if (in->raw_len >= LOOKAHEAD) {
+            /* cannot happen: only a short undecided tail is ever carried */
+            snprintf(err, errlen, "internal error: input filter stalled");
+            return -1;
+        }
     }
 }

@@ -24,7 +24,8 @@ static const double exact_powers_of_ten[] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-#if LDBL_MANT_DIG == 64
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+#define X87_FAST_PATH 1
 /* 10^k for k <= 27 is exact in the x87 extended format (5^27 < 2^64). */
 static const long double exact_ld_powers_of_ten[] = {
     1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
@@ -41,17 +42,22 @@ static const long double exact_ld_powers_of_ten[] = {
  * success. */
 static int extended_fast_path(uint64_t mantissa, int exp10, double *out)
 {
-#if LDBL_MANT_DIG == 64
+#ifdef X87_FAST_PATH
     if (exp10 < -27 || exp10 > 27)
         return 0;
     long double x = (long double)mantissa; /* exact: at most 64 bits */
     x = exp10 < 0 ? x / exact_ld_powers_of_ten[-exp10] : x * exact_ld_powers_of_ten[exp10];
-    int e;
-    long double frac = frexpl(x, &e);                   /* [0.5, 1) */
-    if (e < -1000 || e > 1000)
-        return 0;                                       /* keep clear of subnormals and overflow */
-    uint64_t bits = (uint64_t)ldexpl(frac, 64);         /* the 64-bit mantissa, exact */
-    unsigned low = (unsigned)(bits & 0x7ff);            /* the 11 bits double rounding drops */
+    /* The x87 format stores the 64-bit mantissa (explicit leading bit) in
+     * its first 8 bytes and the biased exponent in the next 15 bits; read
+     * them directly (frexpl and ldexpl cost more than the division). */
+    unsigned char raw[sizeof x];
+    memcpy(raw, &x, sizeof x);
+    uint64_t bits;
+    memcpy(&bits, raw, sizeof bits);
+    int biased = (raw[8] | (raw[9] << 8)) & 0x7fff;
+    if (biased < 16383 - 1000 || biased > 16383 + 1000)
+        return 0;                       /* keep clear of subnormals and overflow */
+    unsigned low = (unsigned)(bits & 0x7ff); /* the 11 bits double rounding drops */
     if (low >= 0x3ff && low <= 0x401)
         return 0;
     *out = (double)x;
@@ -84,72 +90,134 @@ static number_status slow_parse(const char *s, size_t len, locale_t c_locale, do
     return NUMBER_OK;
 }
 
-number_status parse_double_token(const char *s, size_t len, locale_t c_locale, double *out)
+static int is_space(char ch)
 {
-    const char *p = s, *end = s + len;
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_DIGITS 1
+/* Eight ASCII digits at once (values are mostly long digit strings): a byte
+ * is a digit when its high nibble is 3 both before and after adding 6. */
+static int eight_digits_at(const char *p, uint64_t *chunk)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    if ((((v & 0xF0F0F0F0F0F0F0F0ULL) |
+          (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) !=
+         0x3333333333333333ULL))
+        return 0;
+    /* first byte = most significant digit: fold pairs, then quads, then the
+     * two halves with one multiplication each */
+    v -= 0x3030303030303030ULL;
+    v = v * 10 + (v >> 8);
+    v = (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+         (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+    *chunk = v;
+    return 1;
+}
+#endif
+
+/* Append the digits at *pp to the mantissa while it stays exact (at most 19
+ * significant digits); returns how many digits were read.  *exact drops to
+ * 0 when digits had to be ignored. */
+static int read_digits(const char **pp, const char *end, uint64_t *mantissa, int *significant,
+                       int *exact)
+{
+    const char *p = *pp, *start = p;
+    if (*mantissa == 0) /* leading zeros are not significant */
+        while (p < end && *p == '0')
+            p++;
+#ifdef SWAR_DIGITS
+    uint64_t chunk;
+    while (end - p >= 8 && *significant <= 11 && eight_digits_at(p, &chunk)) {
+        *mantissa = *mantissa * 100000000u + chunk;
+        *significant += *mantissa ? 8 : 0;
+        p += 8;
+    }
+#endif
+    while (p < end && *p >= '0' && *p <= '9') {
+        if (*significant < 19) {
+            *mantissa = *mantissa * 10 + (uint64_t)(*p - '0');
+            *significant += *mantissa != 0;
+        } else {
+            *exact = 0;
+        }
+        p++;
+    }
+    *pp = p;
+    return (int)(p - start);
+}
+
+number_status parse_double_field(const char *s, const char *end, locale_t c_locale,
+                                 double *out, const char **next)
+{
+    const char *p = s;
     int negative = 0;
     if (p < end && (*p == '-' || *p == '+')) {
         negative = *p == '-';
         p++;
     }
     uint64_t mantissa = 0;
-    int digits = 0, exp10 = 0, seen_digit = 0;
-    while (p < end && *p >= '0' && *p <= '9') {
-        seen_digit = 1;
-        if (mantissa || *p != '0') {
-            if (digits >= 19)
-                return slow_parse(s, len, c_locale, out);
-            mantissa = mantissa * 10 + (uint64_t)(*p - '0');
-            digits++;
-        }
-        p++;
-    }
+    int significant = 0, exp10 = 0, exact = 1;
+    int seen_digit = read_digits(&p, end, &mantissa, &significant, &exact) > 0;
     if (p < end && *p == '.') {
         p++;
-        while (p < end && *p >= '0' && *p <= '9') {
-            seen_digit = 1;
-            if (mantissa || *p != '0') {
-                if (digits >= 19)
-                    return slow_parse(s, len, c_locale, out);
-                mantissa = mantissa * 10 + (uint64_t)(*p - '0');
-                digits++;
-            }
-            exp10--;
-            p++;
-        }
+        int n = read_digits(&p, end, &mantissa, &significant, &exact);
+        seen_digit |= n > 0;
+        /* each fraction digit divides by ten, a skipped leading zero as much
+         * as one in the mantissa (when digits were dropped, !exact, the
+         * slow path takes over and exp10 does not matter) */
+        exp10 -= n;
     }
-    if (!seen_digit)
-        return slow_parse(s, len, c_locale, out); /* inf, nan, hex, or junk */
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
+    if (seen_digit && p < end && (*p == 'e' || *p == 'E')) {
+        const char *e = p + 1;
         int exp_negative = 0, exp_value = 0, exp_digits = 0;
-        if (p < end && (*p == '-' || *p == '+')) {
-            exp_negative = *p == '-';
-            p++;
+        if (e < end && (*e == '-' || *e == '+')) {
+            exp_negative = *e == '-';
+            e++;
         }
-        while (p < end && *p >= '0' && *p <= '9') {
+        while (e < end && *e >= '0' && *e <= '9') {
             if (exp_value < 100000)
-                exp_value = exp_value * 10 + (*p - '0');
+                exp_value = exp_value * 10 + (*e - '0');
             exp_digits++;
-            p++;
+            e++;
         }
-        if (!exp_digits)
-            return NUMBER_MALFORMED;
-        exp10 += exp_negative ? -exp_value : exp_value;
+        if (exp_digits) {
+            exp10 += exp_negative ? -exp_value : exp_value;
+            p = e;
+        } else {
+            seen_digit = 0; /* "1e" is no number: let strtod_l judge the token */
+        }
     }
-    if (p != end)
-        return slow_parse(s, len, c_locale, out); /* e.g. "0x1p3", or junk like "1,5" */
     double v;
+    if (!seen_digit || !exact || (p < end && !is_space(*p)))
+        goto slow; /* inf, nan, hex, too many digits, or junk like "1,5" */
     if (mantissa == 0) {
         v = 0.0;
     } else if (mantissa <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
         v = (double)mantissa;
         v = exp10 < 0 ? v / exact_powers_of_ten[-exp10] : v * exact_powers_of_ten[exp10];
     } else if (!extended_fast_path(mantissa, exp10, &v)) {
-        return slow_parse(s, len, c_locale, out);
+        goto slow;
     }
     *out = negative ? -v : v;
+    *next = p;
     return NUMBER_OK;
+slow:
+    while (p < end && !is_space(*p))
+        p++;
+    *next = p;
+    return slow_parse(s, (size_t)(p - s), c_locale, out);
+}
+
+number_status parse_double_token(const char *s, size_t len, locale_t c_locale, double *out)
+{
+    const char *next;
+    number_status st = parse_double_field(s, s + len, c_locale, out, &next);
+    if (st == NUMBER_OK && next != s + len)
+        return NUMBER_MALFORMED; /* the token holds white space */
+    return st;
 }
 
 int parse_id(const char *s, int64_t *out)

@@ -23,6 +23,12 @@ typedef enum {
  * for the rare tokens the exact fast path cannot take. */
 number_status parse_double_token(const char *s, size_t len, locale_t c_locale, double *out);
 
+/* Parse the field that starts at `s` (not white space) and ends at the next
+ * white space or at `end`; *next is set past it whatever the verdict, so
+ * that a caller can report the field and go on scanning. */
+number_status parse_double_field(const char *s, const char *end, locale_t c_locale,
+                                 double *out, const char **next);
+
 /* Parse a whole string as a non-negative decimal integer (no sign, no
  * spaces); -1 when it is not one or does not fit. */
 int parse_id(const char *s, int64_t *out);

@@ -81,6 +81,11 @@ struct cube_reader {
     size_t unknown_elements;
     long first_unknown_line;
     char first_unknown[64];
+    /* the start of the input, to say what a file without <cube> holds */
+    size_t bytes_in;
+    long first_text_line;    /* line of the first non-blank byte, 0 while none */
+    long blank_lines;        /* newlines before it */
+    char first_text[32];     /* the start of that line */
 
     idmap ids[7];            /* per kind, see ID_* */
     strbuf text;             /* text of the open text element, murl, coord or row */
@@ -280,13 +285,31 @@ static const char *const *fields_of(elem_kind kind)
     }
 }
 
-static int register_id(cube_reader *r, int kind, const char *what, int64_t id, void *entity)
+/* `line` is where the element carrying the id starts: most entities are
+ * registered only when they close (or when their first child opens), and
+ * the current line would point there instead of at the duplicate id. */
+/* Ids are labels, but most files number each kind densely in definition
+ * order: try the entity at that index before the hash map. */
+static void *lookup_id(const cube_reader *r, int kind, const ptr_list *list, int64_t id)
+{
+    if (id >= 0 && (uint64_t)id < list->count) {
+        /* every entity struct starts with its int64_t id */
+        void *candidate = list->items[id];
+        if (*(const int64_t *)candidate == id)
+            return candidate;
+    }
+    return idmap_get(&r->ids[kind], id);
+}
+
+static int register_id(cube_reader *r, int kind, const char *what, int64_t id, void *entity,
+                       long line)
 {
     int rc = idmap_add(&r->ids[kind], id, entity);
     if (rc < 0)
         fail_oom(r);
     else if (rc > 0)
-        fail(r, "duplicate %s id %lld: ids of one kind must be unique", what, (long long)id);
+        fail_at(r, line, "duplicate %s id %lld: ids of one kind must be unique", what,
+                (long long)id);
     return rc == 0 ? 0 : -1;
 }
 
@@ -302,7 +325,7 @@ static void *ensure_metric(cube_reader *r, frame *f, frame *parent)
         parent && parent->kind == E_METRIC ? parent->entity : NULL);
     if (!m)
         fail_oom(r);
-    else if (register_id(r, ID_METRIC, "metric", f->id, m) == 0)
+    else if (register_id(r, ID_METRIC, "metric", f->id, m, f->line) == 0)
         f->entity = m;
     return f->entity;
 }
@@ -326,7 +349,7 @@ static void *ensure_machine(cube_reader *r, frame *f)
     cube_machine *m = model_add_machine(r->cube, f->id, field_text(f, 0), field_text(f, 1));
     if (!m)
         fail_oom(r);
-    else if (register_id(r, ID_MACHINE, "machine", f->id, m) == 0)
+    else if (register_id(r, ID_MACHINE, "machine", f->id, m, f->line) == 0)
         f->entity = m;
     return f->entity;
 }
@@ -338,7 +361,7 @@ static void *ensure_node(cube_reader *r, frame *f, frame *parent)
     cube_node *n = model_add_node(r->cube, f->id, field_text(f, 0), parent->entity);
     if (!n)
         fail_oom(r);
-    else if (register_id(r, ID_NODE, "node", f->id, n) == 0)
+    else if (register_id(r, ID_NODE, "node", f->id, n, f->line) == 0)
         f->entity = n;
     return f->entity;
 }
@@ -356,7 +379,7 @@ static void *ensure_process(cube_reader *r, frame *f, frame *parent)
                                         rank, parent->entity);
     if (!p)
         fail_oom(r);
-    else if (register_id(r, ID_PROCESS, "process", f->id, p) == 0)
+    else if (register_id(r, ID_PROCESS, "process", f->id, p, f->line) == 0)
         f->entity = p;
     return f->entity;
 }
@@ -373,7 +396,7 @@ static void create_thread(cube_reader *r, frame *f, frame *parent)
     if (!t)
         fail_oom(r);
     else
-        register_id(r, ID_THREAD, "thread", f->id, t);
+        register_id(r, ID_THREAD, "thread", f->id, t, f->line);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -449,9 +472,6 @@ static void finish_row(cube_reader *r)
         if (p == end)
             break;
         const char *token = p;
-        while (p < end && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-            p++;
-        size_t len = (size_t)(p - token);
         if (count == nthreads) {
             fail_at(r, line,
                     "row for cnode %lld has more values than the %zu threads, expected </row>",
@@ -459,7 +479,8 @@ static void finish_row(cube_reader *r)
             return;
         }
         double v;
-        number_status st = parse_double_token(token, len, r->c_locale, &v);
+        number_status st = parse_double_field(token, end, r->c_locale, &v, &p);
+        size_t len = (size_t)(p - token);
         if (st != NUMBER_OK) {
             fail_at(r, line, "%s in row for cnode %lld: found \"%.*s\"",
                     st == NUMBER_NOT_FINITE ? "severity values must be finite (no NaN or infinity)"
@@ -478,11 +499,13 @@ static void finish_row(cube_reader *r)
         return;
     }
     /* A repeated (metric, cnode) row overwrites the values it gives; an
-     * all-zero row that adds nothing is not stored at all. */
-    double *row = sev_store_find(&r->cube->sev, r->matrix_metric->index, r->row_cnode->index);
-    if (!row && !any_nonzero)
+     * all-zero row that adds nothing is not stored at all (one hash look-up
+     * for the common non-zero row, two only for all-zero ones). */
+    if (!any_nonzero &&
+        !sev_store_find(&r->cube->sev, r->matrix_metric->index, r->row_cnode->index))
         return;
-    if (!row && !(row = model_row_for_update(r->cube, r->matrix_metric, r->row_cnode))) {
+    double *row = model_row_for_update(r->cube, r->matrix_metric, r->row_cnode);
+    if (!row) {
         fail_oom(r);
         return;
     }
@@ -586,7 +609,7 @@ static void start_cnode(cube_reader *r, frame *parent, const xmlChar **attrs, in
         fail_oom(r);
         return;
     }
-    if (register_id(r, ID_CNODE, "cnode", id, n) != 0)
+    if (register_id(r, ID_CNODE, "cnode", id, n, current_line(r)) != 0)
         return;
     frame *f = push(r, E_CNODE);
     if (f)
@@ -738,7 +761,7 @@ static void start_matrix(cube_reader *r, const xmlChar **attrs, int nattrs)
     int64_t id;
     if (id_attr(r, attrs, nattrs, "metricId", "matrix", 0, &id) != 0)
         return;
-    cube_metric *m = idmap_get(&r->ids[ID_METRIC], id);
+    cube_metric *m = lookup_id(r, ID_METRIC, &r->cube->metrics, id);
     if (!m) {
         fail(r, "<matrix metricId=\"%lld\"> refers to a metric that is not defined",
              (long long)id);
@@ -753,7 +776,7 @@ static void start_row(cube_reader *r, const xmlChar **attrs, int nattrs)
     int64_t id;
     if (id_attr(r, attrs, nattrs, "cnodeId", "row", 0, &id) != 0)
         return;
-    r->row_cnode = idmap_get(&r->ids[ID_CNODE], id);
+    r->row_cnode = lookup_id(r, ID_CNODE, &r->cube->cnodes, id);
     if (!r->row_cnode) {
         fail(r, "<row cnodeId=\"%lld\"> refers to a call-tree node that is not defined",
              (long long)id);
@@ -790,6 +813,18 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
             { start_row(r, attrs, na); return; }
         break;
     case E_CUBE:
+        /* The definitions must be complete when <severity> opens: the row
+         * width and the thread order are fixed there, and the streaming
+         * reader has already handed the definitions out.  (Metrics, cnodes
+         * or threads defined later were accepted silently, with rows read
+         * before them not matching; a second <severity> leaked the first
+         * one's buffers.) */
+        if (r->defs_done && (strcmp(name, "metrics") == 0 || strcmp(name, "program") == 0 ||
+                             strcmp(name, "system") == 0 || strcmp(name, "severity") == 0)) {
+            fail(r, "expected </cube> after </severity>, found <%s> (the definitions must "
+                    "come before the severity data, and there is only one <severity>)", name);
+            return;
+        }
         if (strcmp(name, "attr") == 0) {
             strbuf buf = {0}, buf2 = {0};
             const char *key = get_attr(r, attrs, na, "key", 0, &buf);
@@ -934,7 +969,7 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix,
         if (!reg)
             fail_oom(r);
         else
-            register_id(r, ID_REGION, "region", f->id, reg);
+            register_id(r, ID_REGION, "region", f->id, reg, f->line);
         break;
     }
     case E_MACHINE:
@@ -1039,6 +1074,40 @@ static const char *kind_name(elem_kind k)
     return elem_names[k];
 }
 
+/* Remember where the input's first non-blank line is, and its start. */
+static void note_first_text(cube_reader *r, const char *data, size_t n)
+{
+    size_t i = 0;
+    r->bytes_in += n;
+    for (; i < n && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n');
+         i++)
+        r->blank_lines += data[i] == '\n';
+    if (i == n)
+        return;
+    r->first_text_line = r->blank_lines + 1;
+    size_t k = 0;
+    for (; i < n && k + 1 < sizeof r->first_text && data[i] != '\n' && data[i] != '\r'; i++)
+        r->first_text[k++] = data[i] >= 0x20 && data[i] < 0x7f ? data[i] : '?';
+    r->first_text[k] = '\0';
+}
+
+/* A document without a <cube> root.  libxml2's own words do not fit here:
+ * it calls an empty file "Extra content at the end of the document" and a
+ * text file "Document is empty".  `at_end`: the input ended before any
+ * element opened. */
+static void fail_not_cube(cube_reader *r, int at_end)
+{
+    static const char expected[] = "not a CUBE file: expected an XML document with root <cube>";
+    if (!r->first_text_line)
+        fail_at(r, 1, "%s, found %s", expected, r->bytes_in ? "only white space" : "an empty file");
+    else if (r->first_text[0] != '<')
+        fail_at(r, r->first_text_line, "%s, found text \"%s\"", expected, r->first_text);
+    else if (at_end)
+        fail(r, "%s, found no element", expected);
+    else
+        fail_at(r, r->xml_error_line, "%s: %s", expected, r->xml_error);
+}
+
 /* Feed the parser until a row is queued (streaming) or the input ends.
  * Returns 0 when more may come, 1 at the end, -1 on error. */
 static int pump(cube_reader *r)
@@ -1056,8 +1125,8 @@ static int pump(cube_reader *r)
             r->at_end = 1;
             if (r->failed)
                 break;
-            if (!r->root_seen && !r->xml_error[0])
-                fail(r, "not a CUBE file: expected the root element <cube>, found no element");
+            if (!r->root_seen)
+                fail_not_cube(r, 1);
             else if (!r->root_closed && r->depth)
                 /* libxml2's own words for this are misleading ("Extra content
                  * at the end of the document"): say what happened */
@@ -1067,14 +1136,14 @@ static int pump(cube_reader *r)
                 fail_at(r, r->xml_error_line, "not well-formed XML: %s", r->xml_error);
             break;
         }
+        if (!r->first_text_line)
+            note_first_text(r, data, (size_t)n);
         int rc = xmlParseChunk(r->xml, data, (int)n, 0);
         if (r->failed)
             break;
         if (rc != 0 || r->xml_error[0]) {
             if (!r->root_seen && !r->depth)
-                fail_at(r, r->xml_error_line,
-                        "not a CUBE file: expected an XML document with root <cube>: %s",
-                        r->xml_error);
+                fail_not_cube(r, 0);
             else
                 fail_at(r, r->xml_error_line, "not well-formed XML: %s", r->xml_error);
             break;

@@ -14,13 +14,10 @@ int cube_metric_totals(const cube_t *c, double *totals)
     if (!compensation)
         return -1;
     memset(totals, 0, nm * sizeof *totals);
-    size_t *order = c->sev.num_rows ? sev_store_sorted(&c->sev) : NULL;
-    if (c->sev.num_rows && !order) {
-        free(compensation);
-        return -1;
-    }
+    /* Rows in creation order (file order): the same file always sums in the
+     * same order, and no sorted copy of the row list is needed. */
     for (size_t k = 0; k < c->sev.num_rows; k++) {
-        const severity_row *r = &c->sev.rows[order[k]];
+        const severity_row *r = &c->sev.rows[k];
         double sum = totals[r->metric], comp = compensation[r->metric];
         for (size_t t = 0; t < nthreads; t++) {
             /* Neumaier's variant of Kahan summation */
@@ -33,7 +30,6 @@ int cube_metric_totals(const cube_t *c, double *totals)
     }
     for (size_t m = 0; m < nm; m++)
         totals[m] += compensation[m];
-    free(order);
     free(compensation);
     return 0;
 }
