@@ -68,6 +68,22 @@ static int extended_fast_path(uint64_t mantissa, int exp10, double *out)
 #endif
 }
 
+/* mantissa x 10^exp10 correctly rounded, when a fast path can do it
+ * exactly: 1 done, 0 the caller must take the slow path. */
+static int decimal_to_double(uint64_t mantissa, int exp10, double *out)
+{
+    if (mantissa == 0) {
+        *out = 0.0;
+        return 1;
+    }
+    if (mantissa <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
+        double v = (double)mantissa;
+        *out = exp10 < 0 ? v / exact_powers_of_ten[-exp10] : v * exact_powers_of_ten[exp10];
+        return 1;
+    }
+    return extended_fast_path(mantissa, exp10, out);
+}
+
 /* Tokens longer than this are never numbers anyone wrote; they go to the
  * slow path through a bounded copy. */
 #define MAX_TOKEN 128
@@ -193,14 +209,8 @@ number_status parse_double_field(const char *s, const char *end, locale_t c_loca
     double v;
     if (!seen_digit || !exact || (p < end && !is_space(*p)))
         goto slow; /* inf, nan, hex, too many digits, or junk like "1,5" */
-    if (mantissa == 0) {
-        v = 0.0;
-    } else if (mantissa <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
-        v = (double)mantissa;
-        v = exp10 < 0 ? v / exact_powers_of_ten[-exp10] : v * exact_powers_of_ten[exp10];
-    } else if (!extended_fast_path(mantissa, exp10, &v)) {
+    if (!decimal_to_double(mantissa, exp10, &v))
         goto slow;
-    }
     *out = negative ? -v : v;
     *next = p;
     return NUMBER_OK;
@@ -250,6 +260,130 @@ int parse_long(const char *s, long *out)
     return 0;
 }
 
+static const uint64_t powers_of_ten_u64[] = {
+    1ULL,          10ULL,          100ULL,          1000ULL,          10000ULL,
+    100000ULL,     1000000ULL,     10000000ULL,     100000000ULL,     1000000000ULL,
+    10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL};
+
+/* Write `digits` (n digits, no trailing zeros) with decimal exponent `x` of
+ * its first digit the way printf's "%.Pg" does: scientific when x < -4 or
+ * x >= P, plain otherwise. */
+static int print_like_g(char *buf, int negative, const char *digits, int n, int x, int precision)
+{
+    char *o = buf;
+    if (negative)
+        *o++ = '-';
+    if (x < -4 || x >= precision) {
+        *o++ = digits[0];
+        if (n > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)(n - 1));
+            o += n - 1;
+        }
+        int e = x < 0 ? -x : x;
+        *o++ = 'e';
+        *o++ = x < 0 ? '-' : '+';
+        if (e >= 100)
+            *o++ = (char)('0' + e / 100);
+        *o++ = (char)('0' + e / 10 % 10);
+        *o++ = (char)('0' + e % 10);
+    } else if (x >= 0) {
+        for (int i = 0; i <= x; i++)
+            *o++ = i < n ? digits[i] : '0';
+        if (n > x + 1) {
+            *o++ = '.';
+            memcpy(o, digits + x + 1, (size_t)(n - x - 1));
+            o += n - x - 1;
+        }
+    } else {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -x - 1; i++)
+            *o++ = '0';
+        memcpy(o, digits, (size_t)n);
+        o += n;
+    }
+    *o = '\0';
+    return (int)(o - buf);
+}
+
+/* The shortest form without printf for the common range: scale by an
+ * exact power of ten in extended precision to get 17 digits, then look for
+ * the fewest digits (15, 16, 17; a normal double never reads back from
+ * fewer unless 15 do too) whose floor or ceiling reads back to the same
+ * double, checked with the exact parser.  0 when it cannot decide. */
+static int shortest_fast(double v, char *buf)
+{
+#ifdef X87_FAST_PATH
+    double a = fabs(v);
+    if (!(a >= 1e-7 && a < 1e15))
+        return 0;
+    int e10 = (int)floor(log10(a));
+    uint64_t d17 = 0;
+    long double scaled = 0;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        int k = 16 - e10; /* 2 <= k <= 23: exact powers */
+        if (k < 0 || k > 27)
+            return 0;
+        scaled = (long double)a * exact_ld_powers_of_ten[k];
+        /* Near 10^17 the extended format resolves 1/128 of a unit and the
+         * product is off by at most half of that, so any fraction but
+         * exactly .5 tells the rounding of the exact value. */
+        if (scaled - floorl(scaled) == 0.5L)
+            return 0;
+        d17 = (uint64_t)llrintl(scaled);
+        if (d17 >= powers_of_ten_u64[17])
+            e10++;
+        else if (d17 < powers_of_ten_u64[16])
+            e10--;
+        else
+            break;
+    }
+    if (d17 < powers_of_ten_u64[16] || d17 >= powers_of_ten_u64[17])
+        return 0;
+    for (int precision = 15; precision <= 17; precision++) {
+        uint64_t div = powers_of_ten_u64[17 - precision];
+        uint64_t floor_digits = d17 / div, rem = d17 % div;
+        uint64_t candidates[2] = {floor_digits, floor_digits + 1};
+        /* A tie in d17's digits is decided by where the exact value lies
+         * relative to d17 (exactly on it: printf's rounding rule applies). */
+        long double above = scaled - (long double)d17;
+        if (precision < 17 && rem * 2 == div && above == 0)
+            return 0;
+        if (rem * 2 > div || (rem * 2 == div && above > 0)) {
+            candidates[0] = floor_digits + 1;
+            candidates[1] = floor_digits;
+        }
+        for (int c = 0; c < (precision == 17 ? 1 : 2); c++) {
+            uint64_t digits = precision == 17 ? d17 : candidates[c];
+            int scale = e10 - (precision - 1);
+            double back;
+            if (!decimal_to_double(digits, scale, &back))
+                return 0;
+            if (back != a)
+                continue;
+            /* the decimal exponent of the first digit: a ceiling may have
+             * carried into one more digit (999.. + 1) */
+            int x = e10 + (digits >= powers_of_ten_u64[precision] ? 1 : 0);
+            char text[24];
+            int n = 0;
+            for (uint64_t rest = digits; rest; rest /= 10)
+                n++;
+            for (uint64_t rest = digits, i = (uint64_t)n; i-- > 0; rest /= 10)
+                text[i] = (char)('0' + rest % 10);
+            while (n > 1 && text[n - 1] == '0')
+                n--;
+            return print_like_g(buf, v < 0, text, n, x, precision);
+        }
+    }
+    return 0;
+#else
+    (void)v, (void)buf;
+    return 0;
+#endif
+}
+
 int format_double_shortest(double v, char *buf)
 {
     /* Integers (visit counts, byte counts) are the common case in files and
@@ -258,6 +392,12 @@ int format_double_shortest(double v, char *buf)
         return (int)strlen(strcpy(buf, signbit(v) ? "-0" : "0"));
     if (fabs(v) < 1e15 && v == (double)(int64_t)v)
         return snprintf(buf, 32, "%lld", (long long)v);
+    int n = shortest_fast(v, buf);
+    return n ? n : format_double_shortest_slow(v, buf);
+}
+
+int format_double_shortest_slow(double v, char *buf)
+{
     /* A normal double holds at least 15 significant decimal digits, so a
      * shorter form that reads back is also what "%.15g" prints (trailing
      * zeros stripped); subnormals hold fewer and are searched from 1. */

@@ -39,5 +39,8 @@ int parse_long(const char *s, long *out);
  * `buf` holds at least 32 bytes; returns the length.  Must be called with
  * the "C" locale in effect for the calling thread (uselocale). */
 int format_double_shortest(double v, char *buf);
+/* The same by printf and strtod alone: the reference the fast path is
+ * tested against, and its fallback. */
+int format_double_shortest_slow(double v, char *buf);
 
 #endif

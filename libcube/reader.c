@@ -915,6 +915,19 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
             { start_system_item(r, f, E_THREAD, name, attrs, na); return; }
         fields = fields_of(f->kind);
         slot = text_slot(fields, name);
+        if (slot >= 0 && f->entity) {
+            /* The entity was created when its first child element opened; a
+             * text child after that used to be dropped silently (a late
+             * <val>VOID</val> even let the metric's rows through). */
+            const char *child = f->kind == E_METRIC    ? "metric"
+                                : f->kind == E_MACHINE ? "node"
+                                : f->kind == E_NODE    ? "process"
+                                                       : "thread";
+            fail(r, "expected <%s> or </%s>, found <%s> (the text children of <%s> must "
+                    "come before its <%s> children)",
+                 child, elem_names[f->kind], name, elem_names[f->kind], child);
+            return;
+        }
         if (slot >= 0) {
             frame *t = push(r, E_TEXT);
             if (t) {

@@ -50,6 +50,14 @@ static uint64_t next_random(uint64_t *s)
     return *s;
 }
 
+static double exact_power(uint64_t k)
+{
+    double p = 1;
+    while (k--)
+        p *= 10;
+    return p;
+}
+
 static void test_forms(void **state)
 {
     (void)state;
@@ -127,7 +135,7 @@ static void test_format_shortest_round_trips(void **state)
         assert_memory_equal(&back, &v, sizeof v);
         /* shortest: one digit fewer does not read back (for non-integers) */
         if (v != floor(v) && n > 0) {
-            char shorter[64];
+            char shorter[400];
             int digits = 0;
             for (const char *p = buf; *p && *p != 'e'; p++)
                 digits += *p >= '0' && *p <= '9';
@@ -144,6 +152,27 @@ static void test_format_shortest_round_trips(void **state)
     assert_string_equal(buf, "123456");
     format_double_shortest(-0.0, buf);
     assert_string_equal(buf, "-0");
+}
+
+static void test_fast_format_matches_printf(void **state)
+{
+    (void)state;
+    /* the printf-free formatter gives exactly what the printf-based
+     * reference gives, on values of every magnitude it handles */
+    uint64_t seed = 7;
+    char fast[CUBE_DOUBLE_BUFSIZE], slow[CUBE_DOUBLE_BUFSIZE];
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t r = next_random(&seed);
+        double v = ldexp((double)(r >> 11), -53) * pow(10, (int)(r % 24) - 8);
+        if (r & 1)
+            v = -v;
+        if (i % 3 == 0) /* short decimals: 0.1, 2.5, 1e-5 and the like */
+            v = (double)(r % 100000) / exact_power(r % 9);
+        format_double_shortest(v, fast);
+        format_double_shortest_slow(v, slow);
+        if (strcmp(fast, slow) != 0)
+            fail_msg("%a: fast \"%s\", printf \"%s\"", v, fast, slow);
+    }
 }
 
 static void test_public_format_ignores_locale(void **state)
@@ -184,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_rejects),
         cmocka_unit_test(test_random_values_parse_exactly),
         cmocka_unit_test(test_format_shortest_round_trips),
+        cmocka_unit_test(test_fast_format_matches_printf),
         cmocka_unit_test(test_public_format_ignores_locale),
         cmocka_unit_test(test_ids),
     };
