@@ -34,7 +34,9 @@ static int write_fd(cube_t *c, int fd, int gzip, const char *name)
     }
     int rc = -1;
     if (gzip) {
-        gzFile gz = gzdopen(fd, "wb6");
+        /* level 1: on these files (mostly digits) level 6 saves about 8% of the
+         * size for 4 to 5 times the time */
+        gzFile gz = gzdopen(fd, "wb1");
         if (!gz) {
             close(fd);
             cube_set_error(c, "%s: out of memory", name);

@@ -1112,7 +1112,8 @@ static void fail_not_cube(cube_reader *r, int at_end)
 {
     static const char expected[] = "not a CUBE file: expected an XML document with root <cube>";
     if (!r->first_text_line)
-        fail_at(r, 1, "%s, found %s", expected, r->bytes_in ? "only white space" : "an empty file");
+        fail_at(r, 1, "%s, found %s", expected,
+                r->bytes_in ? "only white space" : "an empty file");
     else if (r->first_text[0] != '<')
         fail_at(r, r->first_text_line, "%s, found text \"%s\"", expected, r->first_text);
     else if (at_end)
