@@ -1,0 +1,384 @@
+/*
+ * test_reader_reject.c - every input the reader must refuse, one small file
+ * under testdata/reader/ each, and the exact message it must refuse it with
+ * ("PATH:LINE: what was expected, what was found").
+ */
+#include "test_support.h"
+
+#include <fcntl.h>
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Read testdata/reader/<file>, which must fail with exactly
+ * "testdata/reader/<file>:<line>: <msg>". */
+static void expect_error(const char *file, long line, const char *msg)
+{
+    char rel[256], path[512], want[2048];
+    snprintf(rel, sizeof rel, "reader/%s", file);
+    snprintf(path, sizeof path, "%s", testdata(rel));
+    snprintf(want, sizeof want, "%s:%ld: %s", path, line, msg);
+    char *got = read_error(path);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* ---- not a CUBE document ------------------------------------------------ */
+
+static void test_root_is_not_cube(void **state)
+{
+    (void)state;
+    expect_error("reject-root-foo.cube", 3,
+                 "not a CUBE file: expected the root element <cube>, found <foo>");
+}
+
+static void test_plain_text_file(void **state)
+{
+    (void)state;
+    expect_error("reject-plain-text.cube", 1,
+                 "not a CUBE file: expected an XML document with root <cube>, "
+                 "found text \"This is not a CUBE file,\"");
+}
+
+static void test_empty_file(void **state)
+{
+    (void)state;
+    expect_error("reject-empty.cube", 1,
+                 "not a CUBE file: expected an XML document with root <cube>, "
+                 "found an empty file");
+}
+
+static void test_version_4(void **state)
+{
+    (void)state;
+    expect_error("reject-version-4.cube", 3,
+                 "unsupported CUBE version \"4.0\": expected 3.0 "
+                 "(CUBE 2 and CUBE 4 files are not read)");
+}
+
+static void test_version_2(void **state)
+{
+    (void)state;
+    expect_error("reject-version-2.cube", 3,
+                 "unsupported CUBE version \"2.0\": expected 3.0 "
+                 "(CUBE 2 and CUBE 4 files are not read)");
+}
+
+static void test_mismatched_tags(void **state)
+{
+    (void)state;
+    /* libxml2's description of the mismatch, behind our prefix */
+    expect_error("reject-mismatched-tags.cube", 16,
+                 "not well-formed XML: Opening and ending tag mismatch: name line 16 and nam");
+}
+
+/* ---- references to what is not defined ---------------------------------- */
+
+static void test_undefined_callee(void **state)
+{
+    (void)state;
+    expect_error("reject-undefined-callee.cube", 20,
+                 "cnode 0 calls region 1, which is not defined "
+                 "(regions must come before call-tree nodes)");
+}
+
+static void test_row_for_unknown_cnode(void **state)
+{
+    (void)state;
+    expect_error("reject-row-unknown-cnode.cube", 49,
+                 "<row cnodeId=\"3\"> refers to a call-tree node that is not defined");
+}
+
+static void test_matrix_for_unknown_metric(void **state)
+{
+    (void)state;
+    expect_error("reject-matrix-unknown-metric.cube", 48,
+                 "<matrix metricId=\"5\"> refers to a metric that is not defined");
+}
+
+/* ---- severity values ----------------------------------------------------- */
+
+static void test_row_too_long(void **state)
+{
+    (void)state;
+    /* the line of the first value too many, not of <row> */
+    expect_error("reject-row-too-long.cube", 52,
+                 "row for cnode 0 has more values than the 2 threads, expected </row>");
+}
+
+static void test_nan(void **state)
+{
+    (void)state;
+    expect_error("reject-nan.cube", 50,
+                 "severity values must be finite (no NaN or infinity) in row for cnode 0: "
+                 "found \"nan\"");
+}
+
+static void test_inf(void **state)
+{
+    (void)state;
+    expect_error("reject-inf.cube", 50,
+                 "severity values must be finite (no NaN or infinity) in row for cnode 0: "
+                 "found \"inf\"");
+}
+
+static void test_minus_inf(void **state)
+{
+    (void)state;
+    expect_error("reject-minus-inf.cube", 51,
+                 "severity values must be finite (no NaN or infinity) in row for cnode 0: "
+                 "found \"-inf\"");
+}
+
+static void test_decimal_comma(void **state)
+{
+    (void)state;
+    expect_error("reject-decimal-comma.cube", 50,
+                 "expected a number ('.' as decimal point) in row for cnode 0: found \"1,5\"");
+}
+
+/* ---- ids ----------------------------------------------------------------- */
+
+/* A duplicate is reported at the line of the element that repeats the id,
+ * even for entities only registered when they close. */
+static void test_duplicate_metric_id(void **state)
+{
+    (void)state;
+    expect_error("reject-duplicate-metric-id.cube", 13,
+                 "duplicate metric id 0: ids of one kind must be unique");
+}
+
+static void test_duplicate_region_id(void **state)
+{
+    (void)state;
+    expect_error("reject-duplicate-region-id.cube", 20,
+                 "duplicate region id 0: ids of one kind must be unique");
+}
+
+static void test_duplicate_cnode_id(void **state)
+{
+    (void)state;
+    expect_error("reject-duplicate-cnode-id.cube", 21,
+                 "duplicate cnode id 0: ids of one kind must be unique");
+}
+
+static void test_duplicate_thread_id(void **state)
+{
+    (void)state;
+    expect_error("reject-duplicate-thread-id.cube", 39,
+                 "duplicate thread id 0: ids of one kind must be unique");
+}
+
+static void test_id_with_junk(void **state)
+{
+    (void)state;
+    expect_error("reject-id-junk.cube", 5,
+                 "<metric id=...> must be a non-negative integer, found \"1a\"");
+}
+
+static void test_negative_id(void **state)
+{
+    (void)state;
+    expect_error("reject-id-negative.cube", 20,
+                 "<cnode id=...> must be a non-negative integer, found \"-1\"");
+}
+
+/* ---- topologies ---------------------------------------------------------- */
+
+static void test_coord_outside_dimension(void **state)
+{
+    (void)state;
+    expect_error("reject-coord-outside.cube", 50, "coordinate 2 of dimension 0 is outside 0..1");
+}
+
+static void test_cart_with_missing_dim(void **state)
+{
+    (void)state;
+    expect_error("reject-cart-missing-dim.cube", 49,
+                 "<cart> declares ndims=2 but has 1 <dim> elements before <coord>");
+}
+
+/* ---- element order -------------------------------------------------------- */
+
+static void test_definitions_after_severity(void **state)
+{
+    (void)state;
+    expect_error("reject-system-after-severity.cube", 54,
+                 "expected </cube> after </severity>, found <system> (the definitions must "
+                 "come before the severity data, and there is only one <severity>)");
+}
+
+static void test_second_severity(void **state)
+{
+    (void)state;
+    expect_error("reject-severity-twice.cube", 54,
+                 "expected </cube> after </severity>, found <severity> (the definitions must "
+                 "come before the severity data, and there is only one <severity>)");
+}
+
+static void test_metric_text_after_child_metric(void **state)
+{
+    (void)state;
+    /* a <val>VOID</val> after the child metric was dropped silently */
+    expect_error("reject-metric-text-after-child.cube", 26,
+                 "expected <metric> or </metric>, found <val> (the text children of <metric> "
+                 "must come before its <metric> children)");
+}
+
+/* ---- truncated and corrupt input ----------------------------------------- */
+
+static void test_truncated_in_row(void **state)
+{
+    (void)state;
+    expect_error("reject-truncated-row.cube", 50,
+                 "unexpected end of file: expected </row> (the file is truncated)");
+}
+
+static void test_truncated_in_definitions(void **state)
+{
+    (void)state;
+    /* cut inside the start tag of the second <process> */
+    expect_error("reject-truncated-definitions.cube", 36,
+                 "unexpected end of file: expected </node> (the file is truncated)");
+}
+
+static void test_corrupt_gzip(void **state)
+{
+    (void)state;
+    /* bytes flipped in the middle: the CRC check at the end catches it, and
+     * nothing of the garbled text reaches the parser */
+    expect_error("reject-gzip-corrupt.cube.gz", 1, "corrupt gzip stream: incorrect data check");
+}
+
+static void test_truncated_gzip(void **state)
+{
+    (void)state;
+    /* the first half of a valid .gz: the line is where the text ran out */
+    expect_error("reject-gzip-truncated.cube.gz", 33,
+                 "truncated gzip stream: unexpected end of file");
+}
+
+/* ---- DOCTYPE: no DTD and no entity is ever loaded ------------------------ */
+
+static int external_loads;
+
+static xmlParserInputPtr counting_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt)
+{
+    (void)url, (void)id, (void)ctxt;
+    external_loads++;
+    return NULL;
+}
+
+static void test_doctype_external_entity(void **state)
+{
+    (void)state;
+    /* Any attempt to resolve the entity would go through libxml2's entity
+     * loader: replace it for the duration of the read and count. */
+    xmlExternalEntityLoader saved = xmlGetExternalEntityLoader();
+    xmlSetExternalEntityLoader(counting_loader);
+    external_loads = 0;
+    expect_error("reject-doctype-external-entity.cube", 2,
+                 "a DOCTYPE is not allowed in a CUBE file (no DTD or entity is ever loaded)");
+    xmlSetExternalEntityLoader(saved);
+    assert_int_equal(external_loads, 0);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void test_billion_laughs(void **state)
+{
+    (void)state;
+    double start = seconds_now();
+    expect_error("reject-billion-laughs.cube", 2,
+                 "a DOCTYPE is not allowed in a CUBE file (no DTD or entity is ever loaded)");
+    /* refused before a single entity is declared: nothing is expanded (the
+     * bound is generous for a sanitizer build on a busy machine) */
+    assert_true(seconds_now() - start < 1.0);
+}
+
+/* ---- the name given for a stream is the name in messages ---------------- */
+
+static void test_error_from_fd_uses_given_name(void **state)
+{
+    (void)state;
+    int fd = open(testdata("reader/reject-row-too-long.cube"), O_RDONLY);
+    assert_true(fd >= 0);
+    cube_t *c = cube_create();
+    assert_int_equal(cube_read_fd(c, fd, "<pipe>"), -1);
+    assert_string_equal(cube_error(c),
+                        "<pipe>:52: row for cnode 0 has more values than the 2 threads, "
+                        "expected </row>");
+    cube_free(c);
+    close(fd);
+}
+
+/* The streaming reader refuses the same row with the same message (when
+ * the file is read in one piece, already while opening: then the
+ * definitions are not handed out either). */
+static void test_streaming_reader_rejects_too(void **state)
+{
+    (void)state;
+    const char *path = testdata("reader/reject-nan.cube");
+    cube_reader *r = cube_reader_open(path);
+    assert_non_null(r);
+    const cube_metric *m;
+    const cube_cnode *n;
+    const double *v;
+    assert_int_equal(cube_reader_next_row(r, &m, &n, &v), -1);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s:50: severity values must be finite (no NaN or infinity) in row for cnode 0: "
+             "found \"nan\"",
+             path);
+    assert_string_equal(cube_reader_error(r), want);
+    cube_reader_close(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_root_is_not_cube),
+        cmocka_unit_test(test_plain_text_file),
+        cmocka_unit_test(test_empty_file),
+        cmocka_unit_test(test_version_4),
+        cmocka_unit_test(test_version_2),
+        cmocka_unit_test(test_mismatched_tags),
+        cmocka_unit_test(test_undefined_callee),
+        cmocka_unit_test(test_row_for_unknown_cnode),
+        cmocka_unit_test(test_matrix_for_unknown_metric),
+        cmocka_unit_test(test_row_too_long),
+        cmocka_unit_test(test_nan),
+        cmocka_unit_test(test_inf),
+        cmocka_unit_test(test_minus_inf),
+        cmocka_unit_test(test_decimal_comma),
+        cmocka_unit_test(test_duplicate_metric_id),
+        cmocka_unit_test(test_duplicate_region_id),
+        cmocka_unit_test(test_duplicate_cnode_id),
+        cmocka_unit_test(test_duplicate_thread_id),
+        cmocka_unit_test(test_id_with_junk),
+        cmocka_unit_test(test_negative_id),
+        cmocka_unit_test(test_coord_outside_dimension),
+        cmocka_unit_test(test_cart_with_missing_dim),
+        cmocka_unit_test(test_definitions_after_severity),
+        cmocka_unit_test(test_second_severity),
+        cmocka_unit_test(test_metric_text_after_child_metric),
+        cmocka_unit_test(test_truncated_in_row),
+        cmocka_unit_test(test_truncated_in_definitions),
+        cmocka_unit_test(test_corrupt_gzip),
+        cmocka_unit_test(test_truncated_gzip),
+        cmocka_unit_test(test_doctype_external_entity),
+        cmocka_unit_test(test_billion_laughs),
+        cmocka_unit_test(test_error_from_fd_uses_given_name),
+        cmocka_unit_test(test_streaming_reader_rejects_too),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
