@@ -97,6 +97,12 @@ struct cube_reader {
     const cube_metric *matrix_metric; /* NULL: rows of this matrix are ignored (VOID) */
     const cube_cnode *row_cnode;
     double *scratch;          /* the values of the row being parsed, file order */
+    /* A metric's first matrix can only hold rows the store has not seen,
+     * except for a cnode repeated inside it: such rows are appended without
+     * a hash look-up (see sev_store_append). */
+    unsigned char *metric_had_matrix; /* per metric index */
+    unsigned char *cnode_in_matrix;   /* bit per cnode index, for the open matrix */
+    int fresh_matrix;
 
     /* queue of rows for the streaming interface */
     queued_row *queue;
@@ -185,8 +191,25 @@ static const char *get_attr(cube_reader *r, const xmlChar **attrs, int nattrs,
 static int id_attr(cube_reader *r, const xmlChar **attrs, int nattrs, const char *name,
                    const char *elem, int any_case, int64_t *out)
 {
+    /* the common case, a short id, is parsed from a stack copy: one row
+     * start must not cost a malloc */
+    char small[24];
     strbuf buf = {0};
-    const char *v = get_attr(r, attrs, nattrs, name, any_case, &buf);
+    const char *v = NULL;
+    for (int i = 0; i < nattrs && !v; i++) {
+        const char *local = (const char *)attrs[5 * i];
+        if (any_case ? strcasecmp(local, name) != 0 : strcmp(local, name) != 0)
+            continue;
+        const char *value = (const char *)attrs[5 * i + 3];
+        size_t len = (size_t)((const char *)attrs[5 * i + 4] - value);
+        if (len < sizeof small) {
+            memcpy(small, value, len);
+            small[len] = '\0';
+            v = small;
+        } else {
+            v = get_attr(r, attrs, nattrs, name, any_case, &buf);
+        }
+    }
     int rc = 0;
     if (r->failed) {
         rc = -1;
@@ -416,6 +439,12 @@ static void prepare_severity(cube_reader *r)
     r->defs_done = 1;
     r->thread_order = malloc((n ? n : 1) * sizeof *r->thread_order);
     r->scratch = malloc((n ? n : 1) * sizeof *r->scratch);
+    r->metric_had_matrix = calloc(r->cube->metrics.count + 1, 1);
+    r->cnode_in_matrix = calloc(r->cube->cnodes.count / 8 + 1, 1);
+    if (!r->metric_had_matrix || !r->cnode_in_matrix) {
+        fail_oom(r);
+        return;
+    }
     cube_thread **sorted = malloc((n ? n : 1) * sizeof *sorted);
     if (!r->thread_order || !r->scratch || !sorted) {
         free(sorted);
@@ -455,6 +484,17 @@ static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn,
         dst[r->thread_order[i]] = values[i];
     r->queue[r->queue_len++] = (queued_row){m, cn};
     return 0;
+}
+
+/* Put the `count` values parsed (file order) into a row (thread order). */
+static void place_values(const cube_reader *r, double *row, size_t count)
+{
+    if (r->thread_order_identity) {
+        memcpy(row, r->scratch, count * sizeof *row);
+    } else {
+        for (size_t i = 0; i < count; i++)
+            row[r->thread_order[i]] = r->scratch[i];
+    }
 }
 
 static void finish_row(cube_reader *r)
@@ -498,6 +538,20 @@ static void finish_row(cube_reader *r)
             fail_oom(r);
         return;
     }
+    size_t cn = r->row_cnode->index;
+    if (r->fresh_matrix && !(r->cnode_in_matrix[cn >> 3] & (1u << (cn & 7)))) {
+        /* the first row of this (metric, cnode): no look-up needed */
+        r->cnode_in_matrix[cn >> 3] |= (unsigned char)(1u << (cn & 7));
+        if (!any_nonzero)
+            return;
+        double *row = sev_store_append(&r->cube->sev, r->matrix_metric->index, cn);
+        if (!row) {
+            fail_oom(r);
+            return;
+        }
+        place_values(r, row, count);
+        return;
+    }
     /* A repeated (metric, cnode) row overwrites the values it gives; an
      * all-zero row that adds nothing is not stored at all (one hash look-up
      * for the common non-zero row, two only for all-zero ones). */
@@ -509,12 +563,7 @@ static void finish_row(cube_reader *r)
         fail_oom(r);
         return;
     }
-    if (r->thread_order_identity) {
-        memcpy(row, r->scratch, count * sizeof *row);
-    } else {
-        for (size_t i = 0; i < count; i++)
-            row[r->thread_order[i]] = r->scratch[i];
-    }
+    place_values(r, row, count);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -768,6 +817,11 @@ static void start_matrix(cube_reader *r, const xmlChar **attrs, int nattrs)
         return;
     }
     r->matrix_metric = m->is_void ? NULL : m;
+    r->fresh_matrix = !r->metric_had_matrix[m->index];
+    if (r->fresh_matrix) {
+        r->metric_had_matrix[m->index] = 1;
+        memset(r->cnode_in_matrix, 0, r->cube->cnodes.count / 8 + 1);
+    }
     push(r, E_MATRIX);
 }
 
@@ -1247,6 +1301,8 @@ static void reader_free(cube_reader *r, int free_cube)
     strbuf_free(&r->text);
     free(r->thread_order);
     free(r->scratch);
+    free(r->metric_had_matrix);
+    free(r->cnode_in_matrix);
     free(r->queue);
     free(r->queue_values);
     free(r->name);

@@ -62,48 +62,90 @@ static double *arena_alloc(severity_store *s, size_t n)
     return v;
 }
 
-double *sev_store_find(const severity_store *s, size_t metric, size_t cnode)
+#define SLOT_ROW(slot) ((uint32_t)(slot))
+#define SLOT_FINGERPRINT(slot) ((uint32_t)((slot) >> 32))
+
+static void place(uint64_t *slots, size_t num_slots, uint64_t h, uint32_t row_plus_one)
 {
-    if (!s->num_slots)
-        return NULL;
-    size_t mask = s->num_slots - 1;
-    for (size_t i = row_hash(metric, cnode) & mask;; i = (i + 1) & mask) {
-        uint32_t slot = s->slots[i];
-        if (!slot)
-            return NULL;
-        const severity_row *r = &s->rows[slot - 1];
-        if (r->metric == metric && r->cnode == cnode)
-            return r->values;
-    }
+    size_t mask = num_slots - 1;
+    size_t i = h & mask;
+    while (slots[i])
+        i = (i + 1) & mask;
+    slots[i] = (h & 0xffffffff00000000ULL) | row_plus_one;
 }
 
 static int rehash(severity_store *s, size_t num_slots)
 {
-    uint32_t *slots = calloc(num_slots, sizeof *slots);
+    uint64_t *slots = calloc(num_slots, sizeof *slots);
     if (!slots)
         return -1;
-    size_t mask = num_slots - 1;
-    for (size_t r = 0; r < s->num_rows; r++) {
-        size_t i = row_hash(s->rows[r].metric, s->rows[r].cnode) & mask;
-        while (slots[i])
-            i = (i + 1) & mask;
-        slots[i] = (uint32_t)(r + 1);
-    }
+    for (size_t r = 0; r < s->num_indexed; r++)
+        place(slots, num_slots, row_hash(s->rows[r].metric, s->rows[r].cnode),
+              (uint32_t)(r + 1));
     free(s->slots);
     s->slots = slots;
     s->num_slots = num_slots;
     return 0;
 }
 
-double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode)
+/* Bring the hash table up to date with the appended rows; -1 when out of
+ * memory (the store is still consistent, merely not fully indexed). */
+static int index_appended(severity_store *s)
 {
-    double *found = sev_store_find(s, metric, cnode);
-    if (found)
-        return found;
-    if (metric > UINT32_MAX || cnode > UINT32_MAX || s->num_rows >= UINT32_MAX - 1)
+    if (s->num_indexed == s->num_rows)
+        return 0;
+    size_t needed = s->num_slots ? s->num_slots : 64;
+    while (s->num_rows * 2 > needed)
+        needed *= 2;
+    if (needed != s->num_slots && rehash(s, needed) != 0)
+        return -1;
+    for (; s->num_indexed < s->num_rows; s->num_indexed++) {
+        const severity_row *r = &s->rows[s->num_indexed];
+        place(s->slots, s->num_slots, row_hash(r->metric, r->cnode),
+              (uint32_t)(s->num_indexed + 1));
+    }
+    return 0;
+}
+
+#define SLOT_ROW(slot) ((uint32_t)(slot))
+#define SLOT_FINGERPRINT(slot) ((uint32_t)((slot) >> 32))
+
+static double *find_indexed(const severity_store *s, size_t metric, size_t cnode)
+{
+    if (!s->num_slots)
         return NULL;
-    if ((s->num_rows + 1) * 2 > s->num_slots &&
-        rehash(s, s->num_slots ? s->num_slots * 2 : 64) != 0)
+    uint64_t h = row_hash(metric, cnode);
+    uint32_t fingerprint = (uint32_t)(h >> 32);
+    size_t mask = s->num_slots - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        uint64_t slot = s->slots[i];
+        if (!slot)
+            return NULL;
+        if (SLOT_FINGERPRINT(slot) != fingerprint)
+            continue;
+        const severity_row *r = &s->rows[SLOT_ROW(slot) - 1];
+        if (r->metric == metric && r->cnode == cnode)
+            return r->values;
+    }
+}
+
+double *sev_store_find(const severity_store *s, size_t metric, size_t cnode)
+{
+    if (s->num_indexed != s->num_rows) {
+        severity_store *writable = (severity_store *)s; /* see the header */
+        if (index_appended(writable) != 0) {
+            /* no memory for the index: look through the unindexed rows */
+            for (size_t r = s->num_indexed; r < s->num_rows; r++)
+                if (s->rows[r].metric == metric && s->rows[r].cnode == cnode)
+                    return s->rows[r].values;
+        }
+    }
+    return find_indexed(s, metric, cnode);
+}
+
+static double *new_row(severity_store *s, size_t metric, size_t cnode)
+{
+    if (metric > UINT32_MAX || cnode > UINT32_MAX || s->num_rows >= UINT32_MAX - 1)
         return NULL;
     if (s->num_rows == s->rows_cap) {
         size_t cap = s->rows_cap ? s->rows_cap * 2 : 64;
@@ -116,15 +158,33 @@ double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode)
     double *values = arena_alloc(s, s->row_len ? s->row_len : 1);
     if (!values)
         return NULL;
-    severity_row *r = &s->rows[s->num_rows];
+    severity_row *r = &s->rows[s->num_rows++];
     r->metric = (uint32_t)metric;
     r->cnode = (uint32_t)cnode;
     r->values = values;
-    size_t mask = s->num_slots - 1;
-    size_t i = row_hash(metric, cnode) & mask;
-    while (s->slots[i])
-        i = (i + 1) & mask;
-    s->slots[i] = (uint32_t)(++s->num_rows);
+    return values;
+}
+
+double *sev_store_append(severity_store *s, size_t metric, size_t cnode)
+{
+    return new_row(s, metric, cnode);
+}
+
+double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode)
+{
+    double *found = sev_store_find(s, metric, cnode);
+    if (found)
+        return found;
+    if (s->num_indexed != s->num_rows)
+        return NULL; /* the index could not be brought up to date */
+    if ((s->num_rows + 1) * 2 > s->num_slots &&
+        rehash(s, s->num_slots ? s->num_slots * 2 : 64) != 0)
+        return NULL;
+    double *values = new_row(s, metric, cnode);
+    if (!values)
+        return NULL;
+    place(s->slots, s->num_slots, row_hash(metric, cnode), (uint32_t)s->num_rows);
+    s->num_indexed = s->num_rows;
     return values;
 }
 
