@@ -462,8 +462,18 @@ static void prepare_severity(cube_reader *r)
     free(sorted);
 }
 
-static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn,
-                     const double *values, size_t count)
+/* Put the `count` values parsed (file order) into a row (thread order). */
+static void place_values(const cube_reader *r, double *row, size_t count)
+{
+    if (r->thread_order_identity) {
+        memcpy(row, r->scratch, count * sizeof *row);
+    } else {
+        for (size_t i = 0; i < count; i++)
+            row[r->thread_order[i]] = r->scratch[i];
+    }
+}
+
+static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn, size_t count)
 {
     size_t nthreads = r->cube->threads.count;
     if (r->queue_len == r->queue_cap) {
@@ -480,21 +490,9 @@ static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn,
     }
     double *dst = r->queue_values + r->queue_len * nthreads;
     memset(dst, 0, nthreads * sizeof *dst);
-    for (size_t i = 0; i < count; i++)
-        dst[r->thread_order[i]] = values[i];
+    place_values(r, dst, count);
     r->queue[r->queue_len++] = (queued_row){m, cn};
     return 0;
-}
-
-/* Put the `count` values parsed (file order) into a row (thread order). */
-static void place_values(const cube_reader *r, double *row, size_t count)
-{
-    if (r->thread_order_identity) {
-        memcpy(row, r->scratch, count * sizeof *row);
-    } else {
-        for (size_t i = 0; i < count; i++)
-            row[r->thread_order[i]] = r->scratch[i];
-    }
 }
 
 static void finish_row(cube_reader *r)
@@ -534,7 +532,7 @@ static void finish_row(cube_reader *r)
     if (!r->matrix_metric)
         return; /* rows of a VOID metric are checked but not kept */
     if (!r->store_rows) {
-        if (queue_row(r, r->matrix_metric, r->row_cnode, r->scratch, count) != 0)
+        if (queue_row(r, r->matrix_metric, r->row_cnode, count) != 0)
             fail_oom(r);
         return;
     }
