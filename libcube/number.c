@@ -40,10 +40,21 @@ static const long double exact_ld_powers_of_ten[] = {
  * a halfway point between two doubles.  Those rare cases (and every case on
  * platforms without x87 long double) return 0 and take strtod.  1 on
  * success. */
+#ifdef X87_FAST_PATH
+/* Does extended precision really carry 64 bits here?  Emulators do not
+ * always (valgrind computes x87 operations in double precision), and the
+ * fast paths are only exact when it does. */
+static int extended_precision_works(void)
+{
+    volatile long double one = 1.0L, tiny = LDBL_EPSILON;
+    return one + tiny != one;
+}
+#endif
+
 static int extended_fast_path(uint64_t mantissa, int exp10, double *out)
 {
 #ifdef X87_FAST_PATH
-    if (exp10 < -27 || exp10 > 27)
+    if (exp10 < -27 || exp10 > 27 || !extended_precision_works())
         return 0;
     long double x = (long double)mantissa; /* exact: at most 64 bits */
     x = exp10 < 0 ? x / exact_ld_powers_of_ten[-exp10] : x * exact_ld_powers_of_ten[exp10];
@@ -317,7 +328,7 @@ static int shortest_fast(double v, char *buf)
 {
 #ifdef X87_FAST_PATH
     double a = fabs(v);
-    if (!(a >= 1e-7 && a < 1e15))
+    if (!(a >= 1e-7 && a < 1e15) || !extended_precision_works())
         return 0;
     int e10 = (int)floor(log10(a));
     uint64_t d17 = 0;

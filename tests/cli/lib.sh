@@ -37,7 +37,7 @@ expect_rc() {
 expect_file_eq() {
     if cmp -s "$1" "$2"; then ok "$3"; else
         not_ok "$3"
-        diff "$1" "$2" | head -20 | sed 's/^/#   /'
+        diff "$1" "$2" | head -20 | cut -c1-200 | sed 's/^/#   /'
     fi
 }
 
