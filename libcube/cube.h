@@ -231,6 +231,11 @@ cube_t *cube_reader_take_definitions(cube_reader *r);
  * call); 0: end of file; -1: error (cube_reader_error). */
 int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
                          const double **values);
+/* 1 when the row cube_reader_next_row returned last may repeat a (metric,
+ * cnode) that came before in the file (a second matrix for a metric, or a
+ * row repeated inside one).  cube_read lets the later values win where
+ * they are given; a streaming consumer that adds rows up must handle it. */
+int cube_reader_row_may_repeat(const cube_reader *r);
 const char *cube_reader_error(const cube_reader *r);
 size_t cube_reader_num_warnings(const cube_reader *r);
 const char *cube_reader_warning(const cube_reader *r, size_t i);
@@ -319,6 +324,91 @@ size_t cube_prune(cube_t *c);
  * `buf` must hold at least CUBE_DOUBLE_BUFSIZE bytes; returns the length. */
 #define CUBE_DOUBLE_BUFSIZE 32
 int cube_format_double(double v, char *buf);
+
+/* ------------------------------------------------------------------------
+ * The CUBE algebra (cube_diff, cube_merge, cube_mean, cube_cmp).
+ *
+ * Experiments are first lined up: their dimensions are united, and every
+ * metric, call path and thread of each input is mapped onto one of the
+ * result.  Metrics match by unique name under the matched parent; regions
+ * by name and module; call paths by callee region, call-site module and
+ * line under the matched parent (CUBE_MATCH_NAME: by callee name alone);
+ * threads by (process rank, thread rank).  See cube_diff(1).
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+    CUBE_MATCH_FULL, /* regions by name and module, call sites by module and line */
+    CUBE_MATCH_NAME  /* regions by name only, call-site modules and lines ignored */
+} cube_match;
+
+typedef enum {
+    CUBE_SYSTEM_AGREE,    /* the system trees must agree (each rank on the same node) */
+    CUBE_SYSTEM_FIRST,    /* -c: the first input's machines and nodes; other ranks on one extra node */
+    CUBE_SYSTEM_COLLAPSE  /* -C: one virtual machine and node holding every rank */
+} cube_system_rule;
+
+typedef struct cube_union cube_union;
+
+cube_union *cube_union_create(cube_match match, cube_system_rule rule);
+/* Line up one more experiment's definitions; `input` must stay alive until
+ * cube_union_finish.  `name` is used in messages.  0, or -1 (error). */
+int cube_union_add(cube_union *u, const cube_t *input, const char *name);
+/* Unite the system trees and topologies; 0, or -1 when they cannot be
+ * lined up (the message names the first conflict). */
+int cube_union_finish(cube_union *u);
+/* The united definitions (no values).  cube_union_take_result moves them
+ * to the caller, who then frees them with cube_free. */
+cube_t *cube_union_result(cube_union *u);
+cube_t *cube_union_take_result(cube_union *u);
+/* For input k: the result index of each of its metrics, call paths and
+ * threads (by the input's own index). */
+const size_t *cube_union_metric_map(const cube_union *u, size_t k);
+const size_t *cube_union_cnode_map(const cube_union *u, size_t k);
+const size_t *cube_union_thread_map(const cube_union *u, size_t k);
+/* Does input k have the result's metric / call path / thread? */
+int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_metric);
+int cube_union_input_has_cnode(const cube_union *u, size_t k, size_t result_cnode);
+int cube_union_input_has_thread(const cube_union *u, size_t k, size_t result_thread);
+const char *cube_union_error(const cube_union *u);
+void cube_union_free(cube_union *u);
+
+typedef enum {
+    CUBE_OP_DIFF,  /* first input minus the second */
+    CUBE_OP_MERGE, /* per metric, the values of the last input that has it */
+    CUBE_OP_MEAN   /* the arithmetic mean over the inputs (missing = 0) */
+} cube_operation;
+
+/* Combine the experiments at `paths` (at most one "-"): the inputs are
+ * read row by row, so memory holds the result and the inputs' definitions
+ * plus one row.  Returns the result, or NULL with the message in `err`. */
+cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
+                     cube_match match, cube_system_rule rule, char *err, size_t errlen);
+
+/* Comparing two experiments (cube_cmp). */
+typedef struct {
+    double rel_tol;            /* |a-b| <= rel_tol * max(|a|,|b|) counts as equal */
+    double abs_tol;            /* |a-b| <= abs_tol counts as equal */
+    const char *const *metrics;/* NULL, or unique names to compare (NULL-terminated) */
+    size_t max_reported;       /* differences passed to `report` at most */
+} cube_compare_options;
+
+/* One difference: what/where, and both values (absent = 0).  `what` is
+ * "value", or "metric", "call path" or "thread" for a dimension item that
+ * only one experiment has (then `where` names it and the values are 0). */
+typedef void (*cube_difference_fn)(void *user, const char *what, const char *metric,
+                                   const char *call_path, long long process_rank,
+                                   long long thread_rank, double a, double b);
+
+/* 0 equal, 1 not equal (differences reported), -1 error (message in err).
+ * *num_differences counts them all. */
+int cube_compare(const char *path_a, const char *path_b, cube_match match,
+                 cube_system_rule rule, const cube_compare_options *options,
+                 cube_difference_fn report, void *user, size_t *num_differences, char *err,
+                 size_t errlen);
+
+/* The call path of a node as "root/child/.../node" (region names); the
+ * caller frees it.  NULL when out of memory. */
+char *cube_call_path(const cube_cnode *cnode);
 
 #ifdef __cplusplus
 }

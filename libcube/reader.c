@@ -61,6 +61,7 @@ typedef struct {
 typedef struct {
     const cube_metric *metric;
     const cube_cnode *cnode;
+    int may_repeat; /* this (metric, cnode) may have come before in the file */
 } queued_row;
 
 struct cube_reader {
@@ -108,6 +109,7 @@ struct cube_reader {
     queued_row *queue;
     double *queue_values;
     size_t queue_len, queue_cap, queue_pos;
+    int last_may_repeat; /* of the row cube_reader_next_row returned last */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -473,7 +475,8 @@ static void place_values(const cube_reader *r, double *row, size_t count)
     }
 }
 
-static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn, size_t count)
+static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn, size_t count,
+                     int may_repeat)
 {
     size_t nthreads = r->cube->threads.count;
     if (r->queue_len == r->queue_cap) {
@@ -491,7 +494,7 @@ static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn,
     double *dst = r->queue_values + r->queue_len * nthreads;
     memset(dst, 0, nthreads * sizeof *dst);
     place_values(r, dst, count);
-    r->queue[r->queue_len++] = (queued_row){m, cn};
+    r->queue[r->queue_len++] = (queued_row){m, cn, may_repeat};
     return 0;
 }
 
@@ -531,15 +534,17 @@ static void finish_row(cube_reader *r)
     }
     if (!r->matrix_metric)
         return; /* rows of a VOID metric are checked but not kept */
+    size_t cn = r->row_cnode->index;
+    int first_of_pair = r->fresh_matrix && !(r->cnode_in_matrix[cn >> 3] & (1u << (cn & 7)));
+    if (first_of_pair)
+        r->cnode_in_matrix[cn >> 3] |= (unsigned char)(1u << (cn & 7));
     if (!r->store_rows) {
-        if (queue_row(r, r->matrix_metric, r->row_cnode, count) != 0)
+        if (queue_row(r, r->matrix_metric, r->row_cnode, count, !first_of_pair) != 0)
             fail_oom(r);
         return;
     }
-    size_t cn = r->row_cnode->index;
-    if (r->fresh_matrix && !(r->cnode_in_matrix[cn >> 3] & (1u << (cn & 7)))) {
+    if (first_of_pair) {
         /* the first row of this (metric, cnode): no look-up needed */
-        r->cnode_in_matrix[cn >> 3] |= (unsigned char)(1u << (cn & 7));
         if (!any_nonzero)
             return;
         double *row = sev_store_append(&r->cube->sev, r->matrix_metric->index, cn);
@@ -1423,10 +1428,16 @@ int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cno
             return -1;
     }
     size_t i = r->queue_pos++;
+    r->last_may_repeat = r->queue[i].may_repeat;
     *met = r->queue[i].metric;
     *cnode = r->queue[i].cnode;
     *values = r->queue_values + i * r->cube->threads.count;
     return 1;
+}
+
+int cube_reader_row_may_repeat(const cube_reader *r)
+{
+    return r ? r->last_may_repeat : 0;
 }
 
 const char *cube_reader_error(const cube_reader *r)

@@ -41,6 +41,13 @@ void sev_store_free(severity_store *s)
     memset(s, 0, sizeof *s);
 }
 
+void sev_store_clear(severity_store *s)
+{
+    size_t row_len = s->row_len;
+    sev_store_free(s);
+    s->row_len = row_len;
+}
+
 static double *arena_alloc(severity_store *s, size_t n)
 {
     severity_chunk *ch = s->chunks;

@@ -35,6 +35,8 @@ typedef struct {
 } severity_store;
 
 void sev_store_free(severity_store *s);
+/* Drop every row, keeping the row length. */
+void sev_store_clear(severity_store *s);
 /* The row, or NULL when absent.  Indexes appended rows first (so the store
  * changes even through a const pointer: a handle shared between threads
  * must have seen one look-up before it is shared). */
