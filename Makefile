@@ -43,9 +43,9 @@ LIB_A    := $(BUILD)/lib/libcube.a
 LIB_SO   := $(BUILD)/lib/libcube.so.$(VERSION)
 LIB_PC   := $(BUILD)/lib/libcube.pc
 
-CLI_COMMON_SRC := cli/cli_common.c
 CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o
-TOOLS    := cube_info cube_clean
+ALGEBRA_CLI_OBJ := $(BUILD)/obj/cli/algebra_cli.o
+TOOLS    := cube_info cube_clean cube_diff cube_merge cube_mean cube_cmp
 TOOL_BIN := $(addprefix $(BUILD)/bin/,$(TOOLS))
 
 TEST_SRC := $(filter-out tests/unit/test_support.c,$(wildcard tests/unit/test_*.c))
@@ -99,11 +99,17 @@ $(LIB_PC): libcube/libcube.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- the tools (linked statically against libcube: they run from build/) --
-$(BUILD)/obj/cli/%.o: cli/%.c cli/cli_common.h libcube/cube.h | deps
+$(BUILD)/obj/cli/%.o: cli/%.c cli/cli_common.h cli/algebra_cli.h libcube/cube.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(CLI_COMMON_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# the algebra tools share their whole body
+ALGEBRA_TOOLS := $(addprefix $(BUILD)/bin/,cube_diff cube_merge cube_mean cube_cmp)
+$(ALGEBRA_TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(ALGEBRA_CLI_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -44,10 +45,24 @@ static const long double exact_ld_powers_of_ten[] = {
 /* Does extended precision really carry 64 bits here?  Emulators do not
  * always (valgrind computes x87 operations in double precision), and the
  * fast paths are only exact when it does. */
-static int extended_precision_works(void)
+static int measure_extended_precision(void)
 {
     volatile long double one = 1.0L, tiny = LDBL_EPSILON;
     return one + tiny != one;
+}
+
+/* The answer is a fact of the machine the process runs on, so it is
+ * measured once and kept: the only static in the library, written with the
+ * same value by whichever thread comes first (atomically, so no race). */
+static int extended_precision_works(void)
+{
+    static _Atomic int known; /* 0 unknown, 1 no, 2 yes */
+    int state = atomic_load_explicit(&known, memory_order_relaxed);
+    if (!state) {
+        state = measure_extended_precision() ? 2 : 1;
+        atomic_store_explicit(&known, state, memory_order_relaxed);
+    }
+    return state == 2;
 }
 #endif
 
@@ -330,20 +345,27 @@ static int shortest_fast(double v, char *buf)
     double a = fabs(v);
     if (!(a >= 1e-7 && a < 1e15) || !extended_precision_works())
         return 0;
-    int e10 = (int)floor(log10(a));
+    /* the decimal exponent from the binary one (off by one at most: the
+     * loop below corrects it) */
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int e2 = (int)((bits >> 52) & 0x7ff) - 1023;
+    int e10 = (int)floor(e2 * 0.30102999566398120);
     uint64_t d17 = 0;
     long double scaled = 0;
+    int k = 0;
     for (int attempt = 0; attempt < 3; attempt++) {
-        int k = 16 - e10; /* 2 <= k <= 23: exact powers */
+        k = 16 - e10; /* 2 <= k <= 23: exact powers */
         if (k < 0 || k > 27)
             return 0;
         scaled = (long double)a * exact_ld_powers_of_ten[k];
         /* Near 10^17 the extended format resolves 1/128 of a unit and the
          * product is off by at most half of that, so any fraction but
          * exactly .5 tells the rounding of the exact value. */
-        if (scaled - floorl(scaled) == 0.5L)
-            return 0;
         d17 = (uint64_t)llrintl(scaled);
+        long double off = (long double)d17 - scaled;
+        if (off == 0.5L || off == -0.5L)
+            return 0;
         if (d17 >= powers_of_ten_u64[17])
             e10++;
         else if (d17 < powers_of_ten_u64[16])
@@ -353,6 +375,16 @@ static int shortest_fast(double v, char *buf)
     }
     if (d17 < powers_of_ten_u64[16] || d17 >= powers_of_ten_u64[17])
         return 0;
+    /* The decimals that read back as `a` lie between the halfway points to
+     * its neighbours.  Those points have 54 significant bits (exact in
+     * extended precision); scaled like d17 they are off by less than 1/256
+     * of a unit, so a candidate clearly inside or outside needs no exact
+     * conversion, and only one near a bound does. */
+    long double lower = ((long double)a - ((long double)a - nextafter(a, 0.0)) / 2) *
+                        exact_ld_powers_of_ten[k];
+    long double upper = ((long double)a + ((long double)nextafter(a, INFINITY) - a) / 2) *
+                        exact_ld_powers_of_ten[k];
+    const long double margin = 1.0L / 32;
     for (int precision = 15; precision <= 17; precision++) {
         uint64_t div = powers_of_ten_u64[17 - precision];
         uint64_t floor_digits = d17 / div, rem = d17 % div;
@@ -368,23 +400,28 @@ static int shortest_fast(double v, char *buf)
         }
         for (int c = 0; c < (precision == 17 ? 1 : 2); c++) {
             uint64_t digits = precision == 17 ? d17 : candidates[c];
-            int scale = e10 - (precision - 1);
-            double back;
-            if (!decimal_to_double(digits, scale, &back))
-                return 0;
-            if (back != a)
+            long double at = (long double)(digits * powers_of_ten_u64[17 - precision]);
+            if (at < lower - margin || at > upper + margin)
                 continue;
+            if (at <= lower + margin || at >= upper - margin) {
+                double back;
+                if (!decimal_to_double(digits, e10 - (precision - 1), &back))
+                    return 0;
+                if (back != a)
+                    continue;
+            }
             /* the decimal exponent of the first digit: a ceiling may have
              * carried into one more digit (999.. + 1) */
-            int x = e10 + (digits >= powers_of_ten_u64[precision] ? 1 : 0);
-            char text[24];
-            int n = 0;
-            for (uint64_t rest = digits; rest; rest /= 10)
-                n++;
-            for (uint64_t rest = digits, i = (uint64_t)n; i-- > 0; rest /= 10)
-                text[i] = (char)('0' + rest % 10);
-            while (n > 1 && text[n - 1] == '0')
+            int carry = digits >= powers_of_ten_u64[precision];
+            int x = e10 + carry;
+            int n = precision + carry;
+            while (n > 1 && digits % 10 == 0) { /* trailing zeros are not printed */
+                digits /= 10;
                 n--;
+            }
+            char text[24];
+            for (int i = n; i-- > 0; digits /= 10)
+                text[i] = (char)('0' + digits % 10);
             return print_like_g(buf, v < 0, text, n, x, precision);
         }
     }

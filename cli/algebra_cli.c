@@ -1,0 +1,92 @@
+/*
+ * algebra_cli.c - the common body of the algebra tools: they differ only in
+ * the operation, the number of inputs and the default output name.
+ */
+#include "algebra_cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+cube_match algebra_parse_match(const char *arg, const char *usage)
+{
+    if (strcmp(arg, "full") == 0)
+        return CUBE_MATCH_FULL;
+    if (strcmp(arg, "name") == 0)
+        return CUBE_MATCH_NAME;
+    cli_usage_error(usage, "--match takes 'full' or 'name', not '%s'", arg);
+}
+
+static void print_help(const char *usage, const char *summary, const char *default_output)
+{
+    printf("usage: %s\n%s\n\n"
+           "  -o, --output OUT  the result (default %s; '-' is standard output);\n"
+           "                    a name ending in .gz is written gzip-compressed\n"
+           "  -z, --gzip        gzip-compress the result whatever its name\n"
+           ALGEBRA_LINEUP_HELP
+           "  -h, --help        this help\n"
+           "      --version     the version\n\n"
+           "Inputs may be gzip-compressed; one of them may be '-' (standard input).\n"
+           "Exit status: 0 on success, 2 on a usage error or bad input.\n"
+           "See %s(1).\n",
+           usage, summary, default_output, cli_tool());
+}
+
+int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usage,
+                      const char *summary, const char *default_output, size_t min_inputs,
+                      size_t max_inputs)
+{
+    cli_init(argv[0]);
+    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
+                                            {"gzip", no_argument, NULL, 'z'},
+                                            {"match", required_argument, NULL, 'm'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {"version", no_argument, NULL, 'V'},
+                                            {NULL, 0, NULL, 0}};
+    const char *output = default_output;
+    int gzip = 0, opt;
+    cube_match match = CUBE_MATCH_FULL;
+    cube_system_rule rule = CUBE_SYSTEM_AGREE;
+    while ((opt = getopt_long(argc, argv, "o:zcCh", options, NULL)) != -1) {
+        switch (opt) {
+        case 'o': output = optarg; break;
+        case 'z': gzip = 1; break;
+        case 'c':
+            if (rule != CUBE_SYSTEM_COLLAPSE)
+                rule = CUBE_SYSTEM_FIRST;
+            break;
+        case 'C': rule = CUBE_SYSTEM_COLLAPSE; break; /* -C wins over -c */
+        case 'm': match = algebra_parse_match(optarg, usage); break;
+        case 'h': print_help(usage, summary, default_output); return EXIT_OK;
+        case 'V': cli_print_version(); return EXIT_OK;
+        default: cli_usage_error(usage, "unknown option");
+        }
+    }
+    size_t n = (size_t)(argc - optind);
+    if (n < min_inputs || n > max_inputs) {
+        if (min_inputs == max_inputs)
+            cli_usage_error(usage, "%zu experiments needed, %zu given", min_inputs, n);
+        cli_usage_error(usage, "at least %zu experiment%s needed, %zu given", min_inputs,
+                        min_inputs == 1 ? "" : "s", n);
+    }
+    size_t stdin_uses = 0;
+    for (int i = optind; i < argc; i++)
+        stdin_uses += strcmp(argv[i], "-") == 0;
+    if (stdin_uses > 1)
+        cli_usage_error(usage, "standard input ('-') can be read only once");
+
+    char err[1024];
+    cube_t *result =
+        cube_combine(op, (const char *const *)argv + optind, n, match, rule, err, sizeof err);
+    if (!result) {
+        cli_error("%s", err);
+        return EXIT_TROUBLE;
+    }
+    int rc = EXIT_OK;
+    if (cube_write_file(result, output, gzip ? CUBE_WRITE_GZIP : 0) != 0) {
+        cli_error("%s", cube_error(result));
+        rc = EXIT_TROUBLE;
+    }
+    cube_free(result);
+    return rc;
+}

@@ -1,0 +1,490 @@
+/*
+ * algebra.c - diff, merge and mean of experiments, and their comparison.
+ *
+ * The definitions of every input are read first and lined up (cube_union);
+ * then the inputs' rows stream through, one at a time, mapped onto the
+ * result's rows.  Memory holds the result and the inputs' definitions, not
+ * the inputs' values.
+ *
+ * Stored values are metric-inclusive and call-tree-exclusive; sums,
+ * differences and means commute with both, so values are combined as
+ * stored, element by element, a value missing in an input counting as 0.
+ *
+ * A file may repeat a (metric, call path) row; reading it whole lets the
+ * later values win.  A streamed row cannot undo what an earlier one added,
+ * so when the reader says a row may repeat, the rows are gathered again
+ * from the start with that input read whole (rare: hand-made files).
+ */
+#include "cube_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *path;
+    cube_reader *reader; /* streams the rows, or NULL */
+    int reader_used;     /* its rows were consumed: open a new one for another pass */
+    cube_t *full;        /* the whole input (standard input, or rows that repeat) */
+} source;
+
+typedef struct {
+    source *sources;
+    size_t n;
+    cube_union *u;
+    char *err;
+    size_t errlen;
+} combination;
+
+static int fail(combination *cb, const char *fmt, ...) CUBE_PRINTF(2, 3);
+
+static int fail(combination *cb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cb->err, cb->errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const cube_t *definitions(const source *s)
+{
+    return s->full ? s->full : cube_reader_definitions(s->reader);
+}
+
+static int read_whole(combination *cb, source *s)
+{
+    cube_t *c = cube_create();
+    if (!c)
+        return fail(cb, "out of memory");
+    int rc = strcmp(s->path, "-") == 0 ? cube_read_fd(c, 0, "-") : cube_read(c, s->path);
+    if (rc != 0) {
+        fail(cb, "%s", cube_error(c));
+        cube_free(c);
+        return -1;
+    }
+    s->full = c;
+    return 0;
+}
+
+static int open_sources(combination *cb, const char *const *paths)
+{
+    for (size_t k = 0; k < cb->n; k++) {
+        source *s = &cb->sources[k];
+        s->path = paths[k];
+        /* standard input can be read once only: keep it whole */
+        if (strcmp(paths[k], "-") == 0) {
+            if (read_whole(cb, s) != 0)
+                return -1;
+            continue;
+        }
+        s->reader = cube_reader_open(paths[k]);
+        if (!s->reader)
+            return fail(cb, "out of memory");
+        if (!cube_reader_definitions(s->reader))
+            return fail(cb, "%s", cube_reader_error(s->reader));
+    }
+    return 0;
+}
+
+static void close_sources(combination *cb)
+{
+    for (size_t k = 0; cb->sources && k < cb->n; k++) {
+        cube_reader_close(cb->sources[k].reader);
+        cube_free(cb->sources[k].full);
+    }
+    free(cb->sources);
+}
+
+static int line_up(combination *cb, cube_match match, cube_system_rule rule)
+{
+    cb->u = cube_union_create(match, rule);
+    if (!cb->u)
+        return fail(cb, "out of memory");
+    for (size_t k = 0; k < cb->n; k++)
+        if (cube_union_add(cb->u, definitions(&cb->sources[k]), cb->sources[k].path) != 0)
+            return fail(cb, "%s", cube_union_error(cb->u));
+    if (cube_union_finish(cb->u) != 0)
+        return fail(cb, "%s", cube_union_error(cb->u));
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the row pass                                                            */
+
+/* Where input k's rows go: into `target`, times `weight`, only for the
+ * result metrics `take` allows (NULL: all). */
+typedef struct {
+    severity_store *target;
+    double weight;
+    const unsigned char *take;
+} row_sink;
+
+static int add_row(combination *cb, size_t k, const row_sink *sink, size_t metric, size_t cnode,
+                   const double *values, size_t nthreads)
+{
+    const cube_t *res = cube_union_result(cb->u);
+    size_t rm = cube_union_metric_map(cb->u, k)[metric];
+    if (((const cube_metric *)res->metrics.items[rm])->is_void || (sink->take && !sink->take[rm]))
+        return 0;
+    size_t t = 0;
+    while (t < nthreads && values[t] == 0.0)
+        t++;
+    if (t == nthreads)
+        return 0;
+    double *row = sev_store_get_or_add(sink->target, rm, cube_union_cnode_map(cb->u, k)[cnode]);
+    if (!row)
+        return fail(cb, "out of memory");
+    const size_t *tmap = cube_union_thread_map(cb->u, k);
+    for (; t < nthreads; t++)
+        row[tmap[t]] += sink->weight * values[t];
+    return 0;
+}
+
+/* 0 done, 1 the input's rows may repeat (gather again), -1 error. */
+static int pass_input(combination *cb, size_t k, const row_sink *sink)
+{
+    source *s = &cb->sources[k];
+    if (s->full) {
+        for (size_t i = 0; i < s->full->sev.num_rows; i++) {
+            const severity_row *r = &s->full->sev.rows[i];
+            if (add_row(cb, k, sink, r->metric, r->cnode, r->values, s->full->threads.count))
+                return -1;
+        }
+        return 0;
+    }
+    if (s->reader_used || !s->reader) {
+        cube_reader_close(s->reader);
+        s->reader = cube_reader_open(s->path);
+        if (!s->reader)
+            return fail(cb, "out of memory");
+        if (!cube_reader_definitions(s->reader))
+            return fail(cb, "%s", cube_reader_error(s->reader));
+    }
+    s->reader_used = 1;
+    size_t nthreads = cube_num_threads(cube_reader_definitions(s->reader));
+    const cube_metric *m;
+    const cube_cnode *c;
+    const double *values;
+    int rc;
+    while ((rc = cube_reader_next_row(s->reader, &m, &c, &values)) == 1) {
+        if (cube_reader_row_may_repeat(s->reader))
+            return 1;
+        if (add_row(cb, k, sink, m->index, c->index, values, nthreads) != 0)
+            return -1;
+    }
+    return rc < 0 ? fail(cb, "%s", cube_reader_error(s->reader)) : 0;
+}
+
+/* Gather the rows of every input into the sinks (sinks[k] for input k),
+ * starting over with an input read whole when its rows may repeat. */
+static int gather_rows(combination *cb, const row_sink *sinks)
+{
+    for (;;) {
+        int again = 0;
+        for (size_t k = 0; k < cb->n && !again; k++) {
+            int rc = pass_input(cb, k, &sinks[k]);
+            if (rc < 0)
+                return -1;
+            if (rc == 0 && cb->sources[k].reader) {
+                /* its definitions are no longer needed: free them before
+                 * the next input is read */
+                cube_reader_close(cb->sources[k].reader);
+                cb->sources[k].reader = NULL;
+            }
+            if (rc == 1) {
+                cube_reader_close(cb->sources[k].reader);
+                cb->sources[k].reader = NULL;
+                if (read_whole(cb, &cb->sources[k]) != 0)
+                    return -1;
+                again = 1;
+            }
+        }
+        if (!again)
+            return 0;
+        for (size_t k = 0; k < cb->n; k++)
+            sev_store_clear(sinks[k].target);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* diff, merge, mean                                                       */
+
+static int ascii_ieq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char x = a[i], y = b[i];
+        if (x >= 'a' && x <= 'z')
+            x = (char)(x - 'a' + 'A');
+        if (y >= 'a' && y <= 'z')
+            y = (char)(y - 'a' + 'A');
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
+static int set_dtype(cube_t *c, cube_metric *m, const char *dtype)
+{
+    char *copy = cube_strdup(dtype);
+    if (!copy)
+        return -1;
+    free(m->dtype);
+    m->dtype = copy;
+    (void)c;
+    return 0;
+}
+
+/* A difference can be negative: unsigned types become signed (UINT64 ->
+ * INT64).  A mean is fractional: integer types become FLOAT. */
+static int adjust_dtypes(cube_t *res, cube_operation op)
+{
+    for (size_t i = 0; i < res->metrics.count; i++) {
+        cube_metric *m = res->metrics.items[i];
+        const char *d = m->dtype;
+        int is_unsigned = (d[0] == 'U' || d[0] == 'u') && ascii_ieq(d + 1, "INT", 3);
+        int is_integer = is_unsigned || ascii_ieq(d, "INT", 3);
+        if (op == CUBE_OP_DIFF && is_unsigned && set_dtype(res, m, d + 1) != 0)
+            return -1;
+        if (op == CUBE_OP_MEAN && is_integer && set_dtype(res, m, "FLOAT") != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The attribute that records how the result was made. */
+static int record_origin(cube_t *res, cube_operation op, const char *const *paths, size_t n)
+{
+    strbuf text = {0};
+    int rc = 0;
+    const char *key = op == CUBE_OP_DIFF ? "cube_diff" : op == CUBE_OP_MERGE ? "cube_merge"
+                                                                             : "cube_mean";
+    if (op == CUBE_OP_DIFF) {
+        rc |= strbuf_append(&text, paths[0], strlen(paths[0]));
+        rc |= strbuf_append(&text, " - ", 3);
+        rc |= strbuf_append(&text, paths[1], strlen(paths[1]));
+    } else {
+        rc |= strbuf_append(&text, op == CUBE_OP_MERGE ? "merge(" : "mean(", op == CUBE_OP_MERGE ? 6 : 5);
+        for (size_t k = 0; k < n; k++) {
+            if (k)
+                rc |= strbuf_append(&text, ", ", 2);
+            rc |= strbuf_append(&text, paths[k], strlen(paths[k]));
+        }
+        rc |= strbuf_append_char(&text, ')');
+    }
+    if (rc == 0)
+        rc = model_set_attr(res, key, strbuf_str(&text));
+    strbuf_free(&text);
+    return rc;
+}
+
+cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
+                     cube_match match, cube_system_rule rule, char *err, size_t errlen)
+{
+    combination cb = {calloc(n ? n : 1, sizeof(source)), n, NULL, err, errlen};
+    row_sink *sinks = calloc(n ? n : 1, sizeof *sinks);
+    unsigned char **owned = calloc(n ? n : 1, sizeof *owned);
+    cube_t *res = NULL;
+    int rc = 0;
+    err[0] = '\0';
+    if (!cb.sources || !sinks || !owned) {
+        rc = fail(&cb, "out of memory");
+    } else if (n == 0 || (op == CUBE_OP_DIFF && n != 2)) {
+        rc = fail(&cb, op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
+                                          : "no experiment given");
+    } else {
+        rc = open_sources(&cb, paths);
+        if (rc == 0)
+            rc = line_up(&cb, match, rule);
+    }
+    if (rc == 0) {
+        res = cube_union_result(cb.u);
+        size_t nm = res->metrics.count;
+        for (size_t k = 0; k < n && rc == 0; k++) {
+            sinks[k].target = &res->sev;
+            sinks[k].weight = op == CUBE_OP_DIFF && k == 1 ? -1.0 : 1.0;
+            if (op == CUBE_OP_MERGE) {
+                /* a metric's values all come from the last input that has it */
+                owned[k] = calloc(nm ? nm : 1, 1);
+                if (!owned[k]) {
+                    rc = fail(&cb, "out of memory");
+                    break;
+                }
+                for (size_t m = 0; m < nm; m++) {
+                    size_t last = n;
+                    while (last-- > 0 && !cube_union_input_has_metric(cb.u, last, m))
+                        ;
+                    owned[k][m] = last == k;
+                }
+                sinks[k].take = owned[k];
+            }
+        }
+        if (rc == 0)
+            rc = gather_rows(&cb, sinks);
+        if (rc == 0 && op == CUBE_OP_MEAN)
+            for (size_t r = 0; r < res->sev.num_rows; r++)
+                for (size_t t = 0; t < res->sev.row_len; t++)
+                    res->sev.rows[r].values[t] /= (double)n;
+        if (rc == 0 && (adjust_dtypes(res, op) != 0 || record_origin(res, op, paths, n) != 0))
+            rc = fail(&cb, "out of memory");
+    }
+    if (rc == 0)
+        res = cube_union_take_result(cb.u);
+    else
+        res = NULL;
+    for (size_t k = 0; owned && k < n; k++)
+        free(owned[k]);
+    free(owned);
+    free(sinks);
+    cube_union_free(cb.u);
+    close_sources(&cb);
+    return res;
+}
+
+/* ---------------------------------------------------------------------- */
+/* comparison                                                              */
+
+char *cube_call_path(const cube_cnode *cnode)
+{
+    size_t len = 0;
+    for (const cube_cnode *n = cnode; n; n = n->parent)
+        len += strlen(n->callee->name) + 1;
+    char *path = malloc(len ? len : 1);
+    if (!path)
+        return NULL;
+    size_t end = len ? len - 1 : 0;
+    path[end] = '\0';
+    for (const cube_cnode *n = cnode; n; n = n->parent) {
+        size_t k = strlen(n->callee->name);
+        end -= k;
+        memcpy(path + end, n->callee->name, k);
+        if (end)
+            path[--end] = '/';
+    }
+    return path;
+}
+
+static int close_enough(double a, double b, const cube_compare_options *o)
+{
+    if (a == b)
+        return 1;
+    double d = fabs(a - b);
+    return d <= o->abs_tol || d <= o->rel_tol * fmax(fabs(a), fabs(b));
+}
+
+typedef struct {
+    cube_difference_fn report;
+    void *user;
+    size_t count, max_reported;
+    int failed;
+} difference_log;
+
+static void note(difference_log *log, const char *what, const char *metric,
+                 const cube_cnode *cnode, const cube_thread *thread, double a, double b)
+{
+    if (log->count++ >= log->max_reported || !log->report)
+        return;
+    char *path = cnode ? cube_call_path(cnode) : NULL;
+    if (cnode && !path) {
+        log->failed = 1;
+        return;
+    }
+    log->report(log->user, what, metric ? metric : "", path ? path : "",
+                thread ? (long long)thread->process->rank : -1,
+                thread ? (long long)thread->rank : -1, a, b);
+    free(path);
+}
+
+static void compare_rows(const cube_t *res, const severity_store *mine,
+                         const severity_store *other, int mine_is_a, const unsigned char *take,
+                         const cube_compare_options *o, difference_log *log)
+{
+    for (size_t i = 0; i < mine->num_rows; i++) {
+        const severity_row *r = &mine->rows[i];
+        if (!take[r->metric])
+            continue;
+        const double *theirs = sev_store_find(other, r->metric, r->cnode);
+        if (!mine_is_a && theirs)
+            continue; /* compared from A's side already */
+        for (size_t t = 0; t < res->threads.count; t++) {
+            double x = r->values[t], y = theirs ? theirs[t] : 0.0;
+            double a = mine_is_a ? x : y, b = mine_is_a ? y : x;
+            if (!close_enough(a, b, o))
+                note(log, "value", ((cube_metric *)res->metrics.items[r->metric])->uniq_name,
+                     res->cnodes.items[r->cnode], res->threads.items[t], a, b);
+        }
+    }
+}
+
+int cube_compare(const char *path_a, const char *path_b, cube_match match,
+                 cube_system_rule rule, const cube_compare_options *options,
+                 cube_difference_fn report, void *user, size_t *num_differences, char *err,
+                 size_t errlen)
+{
+    const char *paths[2] = {path_a, path_b};
+    combination cb = {calloc(2, sizeof(source)), 2, NULL, err, errlen};
+    severity_store other;
+    memset(&other, 0, sizeof other);
+    unsigned char *take = NULL;
+    difference_log log = {report, user, 0, options->max_reported, 0};
+    int rc = cb.sources ? 0 : fail(&cb, "out of memory");
+    err[0] = '\0';
+    if (rc == 0)
+        rc = open_sources(&cb, paths);
+    if (rc == 0)
+        rc = line_up(&cb, match, rule);
+    cube_t *res = rc == 0 ? cube_union_result(cb.u) : NULL;
+    if (rc == 0) {
+        size_t nm = res->metrics.count;
+        take = calloc(nm ? nm : 1, 1);
+        if (!take)
+            rc = fail(&cb, "out of memory");
+        for (size_t m = 0; rc == 0 && m < nm; m++)
+            take[m] = !options->metrics;
+        for (const char *const *name = options->metrics; rc == 0 && name && *name; name++) {
+            int found = 0;
+            for (size_t m = 0; m < nm; m++)
+                if (strcmp(((cube_metric *)res->metrics.items[m])->uniq_name, *name) == 0)
+                    take[m] = 1, found = 1;
+            if (!found)
+                rc = fail(&cb, "no metric with the unique name '%s' in %s or %s", *name,
+                          path_a, path_b);
+        }
+    }
+    if (rc == 0) {
+        other.row_len = res->threads.count;
+        row_sink sinks[2] = {{&res->sev, 1.0, take}, {&other, 1.0, take}};
+        rc = gather_rows(&cb, sinks);
+    }
+    if (rc == 0) {
+        /* the dimensions first: an item only one side has is a difference */
+        for (size_t m = 0; m < res->metrics.count; m++)
+            if (take[m] && (!cube_union_input_has_metric(cb.u, 0, m) ||
+                            !cube_union_input_has_metric(cb.u, 1, m)))
+                note(&log, cube_union_input_has_metric(cb.u, 0, m) ? "metric only in A"
+                                                                   : "metric only in B",
+                     ((cube_metric *)res->metrics.items[m])->uniq_name, NULL, NULL, 0, 0);
+        for (size_t c = 0; c < res->cnodes.count; c++)
+            if (!cube_union_input_has_cnode(cb.u, 0, c) || !cube_union_input_has_cnode(cb.u, 1, c))
+                note(&log, cube_union_input_has_cnode(cb.u, 0, c) ? "call path only in A"
+                                                                  : "call path only in B",
+                     NULL, res->cnodes.items[c], NULL, 0, 0);
+        for (size_t t = 0; t < res->threads.count; t++)
+            if (!cube_union_input_has_thread(cb.u, 0, t) || !cube_union_input_has_thread(cb.u, 1, t))
+                note(&log, cube_union_input_has_thread(cb.u, 0, t) ? "thread only in A"
+                                                                   : "thread only in B",
+                     NULL, NULL, res->threads.items[t], 0, 0);
+        compare_rows(res, &res->sev, &other, 1, take, options, &log);
+        compare_rows(res, &other, &res->sev, 0, take, options, &log);
+        if (log.failed)
+            rc = fail(&cb, "out of memory");
+    }
+    free(take);
+    sev_store_free(&other);
+    cube_union_free(cb.u);
+    close_sources(&cb);
+    if (num_differences)
+        *num_differences = log.count;
+    return rc < 0 ? -1 : log.count ? 1 : 0;
+}
