@@ -92,6 +92,16 @@ if [[ ! -x $BIN/cube_info ]]; then
     have_info=0
     note "$BIN/cube_info not found or not executable: skipping its columns"
 fi
+have_algebra=1
+for tool in cube_diff cube_mean cube_merge; do
+    if [[ ! -x $BIN/$tool ]]; then
+        have_algebra=0
+        note "$BIN/$tool not found or not executable: skipping the algebra table"
+    fi
+done
+MEAN10_MAX=${PERF_MEAN10_MAX_MB:-60}
+algebra_rows=()
+
 if [[ ! -x $BIN/cube_clean ]]; then
     have_clean=0
     note "$BIN/cube_clean not found or not executable: skipping its columns"
@@ -197,6 +207,31 @@ for i in "${!sizes[@]}"; do
     fi
     rm -f -- "$WORK/out.cube" "$WORK/out.cube.gz"
 
+    # the algebra on the same file: diff and mean of the file with itself,
+    # merge of it with itself, and (up to PERF_MEAN10_MAX_MB) the mean of ten
+    # copies; each also as a multiple of cube_info's time on one input
+    if ((have_algebra)); then
+        arow=$(printf '%8s | %8s |' "$mb" "$is")
+        for op in diff mean merge mean10; do
+            case $op in
+                mean10)
+                    if awk -v m="$mb" -v max="$MEAN10_MAX" 'BEGIN { exit !(m > max) }'; then
+                        arow+=$(printf ' %8s %7s %6s |' - - -)
+                        continue
+                    fi
+                    measure "$runs" "$BIN/cube_mean" -o "$WORK/out.cube" \
+                        "$file" "$file" "$file" "$file" "$file" "$file" "$file" "$file" "$file" "$file" ;;
+                *)  measure "$runs" "$BIN/cube_$op" -o "$WORK/out.cube" "$file" "$file" ;;
+            esac
+            arow+=$(awk -v s="$M_S" -v kb="$M_KB" -v is="$is" 'BEGIN {
+                if (s == "FAIL") { printf " %8s %7s %6s |", s, s, s; exit }
+                x = (is ~ /^[0-9.]+$/ && is > 0) ? sprintf("%.2f", s / is) : "-"
+                printf " %8.3f %7.1f %6s |", s, kb * 1024 / 1e6, x }')
+            rm -f -- "$WORK/out.cube"
+        done
+        algebra_rows+=("$arow")
+    fi
+
     # values' bytes as doubles (rows x threads x 8), cube_info RSS relative
     # to it, and cube_info time relative to xmllint's
     extra=$(awk -v rows="$rows" -v th="$threads" -v is="$is" -v ik="$ik" -v xs="$xs" 'BEGIN {
@@ -222,6 +257,23 @@ cat <<'EOF'
 # (xmllint --stream --noout is the floor: parsing the XML at all, no model built).
 # '-': tool not found or not run; FAIL: the command exited non-zero (stderr shown above).
 EOF
+
+if ((have_algebra)); then
+    echo
+    printf '%8s | %8s | %-24s | %-24s | %-24s | %-24s |\n' "" "cube_info" \
+        "cube_diff F F" "cube_mean F F" "cube_merge F F" "cube_mean F x10"
+    printf '%8s | %8s |' MB s
+    for _ in 1 2 3 4; do printf ' %8s %7s %6s |' s RSS x; done
+    echo
+    printf '%s\n' "${algebra_rows[@]}"
+    cat <<'EOF'
+# The algebra on each file F with itself: s wall seconds, RSS peak MB, x the
+# time as a multiple of cube_info's time reading F once (reading both inputs
+# of a two-input operation is x = 2, so "3x the time of reading the inputs"
+# is x <= 6).  cube_mean x10 is the mean of ten copies of F (files up to
+# PERF_MEAN10_MAX_MB, default 60 MB).
+EOF
+fi
 
 if ((failures > 0)); then
     note "$failures command(s) failed"
