@@ -41,6 +41,67 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
     exit(EXIT_TROUBLE);
 }
 
+/* Does option `ch` (a short option, or the value of a long one) require an
+ * argument?  0 when it takes none, -1 when there is no such option. */
+static int needs_argument(int ch, const char *optstring, const struct option *longopts)
+{
+    const char *p = ch > 0 && ch != ':' ? strchr(optstring, ch) : NULL;
+    if (p)
+        return p[1] == ':' && p[2] != ':';
+    for (const struct option *o = longopts; o && o->name; o++)
+        if (!o->flag && o->val == ch)
+            return o->has_arg == required_argument;
+    return -1;
+}
+
+/* How many long options `arg` ("--name" or "--name=value") is a prefix
+ * of, an exact match counting as the only one. */
+static int long_matches(const char *arg, const struct option *longopts)
+{
+    size_t n = strcspn(arg + 2, "=");
+    int count = 0;
+    for (const struct option *o = longopts; o && o->name; o++) {
+        if (strncmp(o->name, arg + 2, n) != 0)
+            continue;
+        if (o->name[n] == '\0')
+            return 1;
+        count++;
+    }
+    return count;
+}
+
+int cli_getopt(int argc, char *const argv[], const char *optstring,
+               const struct option *longopts, const char *usage)
+{
+    opterr = 0; /* getopt's messages name the full program path; ours do not */
+    int opt = getopt_long(argc, argv, optstring, longopts, NULL);
+    if (opt != '?')
+        return opt;
+    /* getopt_long says only '?': tell the cases apart.  After a long option
+     * argv[optind - 1] is that option; after a short one in a group such as
+     * "-zx" it may not be, so short options are named by optopt. */
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    int is_long = strncmp(arg, "--", 2) == 0 && arg[2];
+    if (optopt == 0) { /* a long option that is unknown or ambiguous */
+        if (is_long && long_matches(arg, longopts) > 1)
+            cli_usage_error(usage, "option '%.*s' is ambiguous", (int)strcspn(arg, "="), arg);
+        cli_usage_error(usage, "unknown option '%s'", arg);
+    }
+    switch (needs_argument(optopt, optstring, longopts)) {
+    case 1: /* only the last argument can lack its argument: arg is it */
+        if (is_long)
+            cli_usage_error(usage, "option '%s' needs an argument", arg);
+        cli_usage_error(usage, "option '-%c' needs an argument", optopt);
+    case 0: /* "--json=1" */
+        if (is_long && strchr(arg, '='))
+            cli_usage_error(usage, "option '%.*s' doesn't allow an argument",
+                            (int)strcspn(arg, "="), arg);
+        break;
+    default: break;
+    }
+    cli_usage_error(usage, "unknown option '-%c'", optopt);
+}
+
 void cli_print_version(void)
 {
     printf("%s (libcube) %s\n", tool, LIBCUBE_VERSION);

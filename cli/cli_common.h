@@ -8,6 +8,7 @@
 
 #include "cube.h"
 
+#include <getopt.h>
 #include <stdio.h>
 
 enum { EXIT_OK = 0, EXIT_NEGATIVE = 1, EXIT_TROUBLE = 2 };
@@ -22,6 +23,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void cli_usage_error(const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cli_print_version(void);
+
+/* getopt_long for every tool: returns the next option (as getopt_long
+ * does) or -1 after the last.  A bad option is never returned: it gets one
+ * message of our own ("tool: unknown option '-x'", "tool: option '-o'
+ * needs an argument", "tool: option '--json' doesn't allow an argument"),
+ * then `usage` and the pointer to --help, and exit status 2
+ * (getopt's own messages, with the full program path, are off). */
+int cli_getopt(int argc, char *const argv[], const char *optstring,
+               const struct option *longopts, const char *usage);
 
 /* Read a whole experiment ("-" is stdin); warnings are printed.  NULL after
  * printing the error. */

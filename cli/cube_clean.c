@@ -5,7 +5,6 @@
  */
 #include "cli_common.h"
 
-#include <getopt.h>
 #include <string.h>
 
 static const char usage[] = "cube_clean [-o OUT] [-z] [--prune] FILE";
@@ -38,14 +37,14 @@ int main(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     const char *output = "clean.cube";
     int gzip = 0, prune = 0, opt;
-    while ((opt = getopt_long(argc, argv, "o:zph", options, NULL)) != -1) {
+    /* cli_getopt reports bad options itself and never returns them */
+    while ((opt = cli_getopt(argc, argv, "o:zph", options, usage)) != -1) {
         switch (opt) {
         case 'o': output = optarg; break;
         case 'z': gzip = 1; break;
         case 'p': prune = 1; break;
         case 'h': print_help(); return EXIT_OK;
         case 'V': cli_print_version(); return EXIT_OK;
-        default: cli_usage_error(usage, "unknown option");
         }
     }
     if (argc - optind != 1)

@@ -6,7 +6,6 @@
  */
 #include "cli_common.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,7 +279,10 @@ static void print_json(const char *path, const cube_t *c, const double *totals,
     printf("]}\n");
 }
 
-static int info(const char *path, int json, int separator)
+/* `*printed`: a human summary was printed before; set when this one is
+ * (the empty line goes between summaries, not before the first one that
+ * was printed when earlier files could not be read). */
+static int info(const char *path, int json, int *printed)
 {
     cube_t *c = cli_read(path);
     if (!c)
@@ -295,9 +297,10 @@ static int info(const char *path, int json, int separator)
     } else if (json) {
         print_json(path, c, totals, order);
     } else {
-        if (separator)
+        if (*printed)
             putchar('\n');
         print_human(path, c, totals, order);
+        *printed = 1;
     }
     free(totals);
     free(order);
@@ -313,12 +316,12 @@ int main(int argc, char **argv)
                                             {"version", no_argument, NULL, 'V'},
                                             {NULL, 0, NULL, 0}};
     int json = 0, opt;
-    while ((opt = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+    /* cli_getopt reports bad options itself and never returns them */
+    while ((opt = cli_getopt(argc, argv, "jh", options, usage)) != -1) {
         switch (opt) {
         case 'j': json = 1; break;
         case 'h': print_help(); return EXIT_OK;
         case 'V': cli_print_version(); return EXIT_OK;
-        default: cli_usage_error(usage, "unknown option");
         }
     }
     if (optind == argc)
@@ -328,9 +331,9 @@ int main(int argc, char **argv)
         stdin_uses += strcmp(argv[i], "-") == 0;
     if (stdin_uses > 1)
         cli_usage_error(usage, "standard input ('-') can be read only once");
-    int rc = EXIT_OK;
+    int rc = EXIT_OK, printed = 0;
     for (int i = optind; i < argc; i++) {
-        if (info(argv[i], json, i > optind) != EXIT_OK)
+        if (info(argv[i], json, &printed) != EXIT_OK)
             rc = EXIT_TROUBLE;
         fflush(stdout);
     }

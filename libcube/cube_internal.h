@@ -37,7 +37,8 @@ struct cube_t {
 
     severity_store sev;
 
-    /* Next id label handed out by the writer API, per kind. */
+    /* Next id label handed out by the writer API, per kind: above every id
+     * of that kind added so far, whoever added it (model.c). */
     int64_t next_id[7];
 
     char error[1024];
@@ -45,6 +46,10 @@ struct cube_t {
 
     /* Streaming writer state (cube_write_def ... cube_write_finish). */
     size_t stream_metric; /* metric of the open <matrix>, or SIZE_MAX */
+    /* The output buffer of the writer API's FILE* functions, allocated on
+     * first use and kept: cube_write_sev_row is called once per row and
+     * must not allocate 64 KiB each time (writer.c). */
+    struct xml_out *stream_out;
 };
 
 enum { ID_METRIC, ID_REGION, ID_CNODE, ID_MACHINE, ID_NODE, ID_PROCESS, ID_THREAD };

@@ -187,6 +187,7 @@ void cube_free(cube_t *c)
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         ptr_list_free(lists[i]);
     sev_store_free(&c->sev);
+    free(c->stream_out);
     free(c);
 }
 
@@ -200,6 +201,15 @@ static int register_entity(cube_t *c, ptr_list *list, void *entity, size_t *inde
         return -1;
     }
     return 0;
+}
+
+/* The writer API's ids must not repeat a label already on the handle,
+ * such as one cube_read took from a file: keep next_id above every id
+ * added, from whatever source. */
+static void note_id(cube_t *c, int kind, int64_t id)
+{
+    if (id >= c->next_id[kind])
+        c->next_id[kind] = id < INT64_MAX ? id + 1 : INT64_MAX;
 }
 
 static int oom(cube_t *c)
@@ -243,6 +253,7 @@ cube_metric *model_add_metric(cube_t *c, int64_t id, const char *disp_name,
         oom(c);
         return NULL;
     }
+    note_id(c, ID_METRIC, id);
     return m;
 }
 
@@ -267,6 +278,7 @@ cube_region *model_add_region(cube_t *c, int64_t id, const char *name, long begi
         oom(c);
         return NULL;
     }
+    note_id(c, ID_REGION, id);
     return r;
 }
 
@@ -301,6 +313,7 @@ cube_cnode *model_add_cnode(cube_t *c, int64_t id, cube_region *callee, const ch
         oom(c);
         return NULL;
     }
+    note_id(c, ID_CNODE, id);
     return n;
 }
 
@@ -321,6 +334,7 @@ cube_machine *model_add_machine(cube_t *c, int64_t id, const char *name, const c
         oom(c);
         return NULL;
     }
+    note_id(c, ID_MACHINE, id);
     return m;
 }
 
@@ -352,6 +366,7 @@ cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine 
         oom(c);
         return NULL;
     }
+    note_id(c, ID_NODE, id);
     return n;
 }
 
@@ -385,6 +400,7 @@ cube_process *model_add_process(cube_t *c, int64_t id, const char *name, int64_t
         oom(c);
         return NULL;
     }
+    note_id(c, ID_PROCESS, id);
     return p;
 }
 
@@ -410,6 +426,7 @@ cube_thread *model_add_thread(cube_t *c, int64_t id, const char *name, int64_t r
         oom(c);
         return NULL;
     }
+    note_id(c, ID_THREAD, id); /* registered from here on, even on failure below */
     if (child_array_push((void ***)&process->threads, &process->num_threads,
                          &process->threads_cap, t) != 0 ||
         sev_store_set_row_len(&c->sev, c->threads.count) != 0) {

@@ -23,6 +23,30 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The process's umask, read without changing it: umask(2) can only be
+ * read by setting it, which would race with other threads creating files.
+ * Linux (4.7 and later) shows it in /proc/self/status; 022, the usual
+ * value, when that cannot be read. */
+static mode_t current_umask(void)
+{
+    mode_t mask = 022;
+    FILE *fp = fopen("/proc/self/status", "re");
+    if (!fp)
+        return mask;
+    char line[256];
+    while (fgets(line, sizeof line, fp)) {
+        if (strncmp(line, "Umask:", 6) == 0) {
+            char *end;
+            unsigned long v = strtoul(line + 6, &end, 8);
+            if (end != line + 6 && v <= 0777)
+                mask = (mode_t)v;
+            break;
+        }
+    }
+    fclose(fp);
+    return mask;
+}
+
 /* Write to an already open descriptor; closes it.  0 or -1. */
 static int write_fd(cube_t *c, int fd, int gzip, const char *name)
 {
@@ -100,10 +124,11 @@ int cube_write_file(cube_t *c, const char *path, unsigned flags)
         free(tmp);
         return -1;
     }
-    /* mkstemp makes the file private; an output gets the usual mode, or the
-     * mode of the file it replaces. */
+    /* mkstemp makes the file private (0600); an output gets the mode of the
+     * file it replaces, or the mode open(2) would give a new file: 0666
+     * less the umask. */
     struct stat st;
-    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 07777) : 0644;
+    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 07777) : (0666 & ~current_umask());
     fchmod(fd, mode);
     int rc = write_fd(c, fd, gzip, path);
     if (rc == 0) {

@@ -56,6 +56,7 @@ typedef struct {
     long begin, end;          /* region begin/end */
     long count;               /* cart: <dim>s read so far */
     char *mod;                /* region or cnode module */
+    char *name;               /* E_SKIP: the element's name, for messages */
 } frame;
 
 typedef struct {
@@ -152,6 +153,10 @@ static void on_xml_error(void *ctx, xmlErrorPtr err)
         return;
     char msg[400];
     snprintf(msg, sizeof msg, "%s", err->message ? err->message : "error");
+    /* Some messages span lines ("...indicate encoding !\nBytes: 0xFF ..."):
+     * every error and warning must be one line. */
+    for (char *nl = msg; (nl = strpbrk(nl, "\r\n")) != NULL; nl++)
+        *nl = ' ';
     size_t n = strlen(msg);
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = '\0';
@@ -290,6 +295,7 @@ static void release_frame(frame *f)
     for (int i = 0; i < MAX_FIELDS; i++)
         free(f->text[i]);
     free(f->mod);
+    free(f->name);
 }
 
 static const char *field_text(const frame *f, int slot)
@@ -355,12 +361,27 @@ static void *ensure_metric(cube_reader *r, frame *f, frame *parent)
     return f->entity;
 }
 
+static int is_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
 static int64_t rank_field(cube_reader *r, frame *f, const char *elem)
 {
     if (!f->text[1])
         return 0;
+    /* White space around the number, as in "<rank> 1 </rank>", is layout
+     * (as between the values of a row), not part of the rank. */
+    const char *s = f->text[1];
+    size_t n = strlen(s);
+    while (n && is_space(*s))
+        s++, n--;
+    while (n && is_space(s[n - 1]))
+        n--;
+    char digits[32];
     long rank;
-    if (parse_long(f->text[1], &rank) != 0) {
+    if (n >= sizeof digits || (memcpy(digits, s, n), digits[n] = '\0',
+                               parse_long(digits, &rank) != 0)) {
         fail(r, "<%s><rank> must be an integer, found \"%s\"", elem, f->text[1]);
         return 0;
     }
@@ -588,7 +609,10 @@ static void skip_unknown(cube_reader *r, const char *name)
         r->first_unknown_line = current_line(r);
         snprintf(r->first_unknown, sizeof r->first_unknown, "%s", name);
     }
-    push(r, E_SKIP);
+    /* the name is kept for the message of a file that ends inside it */
+    frame *f = push(r, E_SKIP);
+    if (f && !(f->name = cube_strdup(name)))
+        fail_oom(r);
 }
 
 static void start_cube(cube_reader *r, const xmlChar **attrs, int nattrs)
@@ -1139,9 +1163,38 @@ static void on_entity_decl(void *ctx, const xmlChar *name, int type, const xmlCh
 /* ---------------------------------------------------------------------- */
 /* driving the parser                                                      */
 
-static const char *kind_name(elem_kind k)
+/* A file that ends inside the open element `f`.  libxml2's own words for
+ * this are misleading ("Extra content at the end of the document"): say
+ * what happened, naming the element as the file does. */
+static void fail_truncated(cube_reader *r, const frame *f)
 {
-    return elem_names[k];
+    if (f->kind == E_SKIP) {
+        fail(r, "unexpected end of file: expected the end of the unknown element <%s> (the "
+                "file is truncated)", f->name ? f->name : "?");
+        return;
+    }
+    /* a text element's frame says only "text": its name is its field's */
+    const char *name = elem_names[f->kind];
+    if (f->kind == E_TEXT && f > r->stack && fields_of(f[-1].kind))
+        name = fields_of(f[-1].kind)[f->field];
+    fail(r, "unexpected end of file: expected </%s> (the file is truncated)", name);
+}
+
+/* UTF-16 and UTF-32, told by their start (XML 1.0, appendix F): a byte
+ * order mark, or a first character '<' or white space next to NUL bytes.
+ * libxml2 would read them, but the raw-'&' repair (input.c) works on bytes
+ * and corrupts them, and no CUBE writer makes them: refuse them. */
+static int starts_utf16_or_32(const unsigned char *s, size_t n)
+{
+    if (n < 2)
+        return 0;
+    if ((s[0] == 0xFE && s[1] == 0xFF) || (s[0] == 0xFF && s[1] == 0xFE))
+        return 1; /* UTF-16 BE and LE; FF FE 00 00 is UTF-32LE */
+    if (n >= 4 && s[0] == 0 && s[1] == 0 &&
+        ((s[2] == 0xFE && s[3] == 0xFF) || (s[2] == 0 && (s[3] == '<' || is_space((char)s[3])))))
+        return 1; /* UTF-32BE, with or without a byte order mark */
+    return (s[0] == 0 && (s[1] == '<' || is_space((char)s[1]))) ||
+           (s[1] == 0 && (s[0] == '<' || is_space((char)s[0]))); /* UTF-16, UTF-32LE */
 }
 
 /* Remember where the input's first non-blank line is, and its start. */
@@ -1199,12 +1252,14 @@ static int pump(cube_reader *r)
             if (!r->root_seen)
                 fail_not_cube(r, 1);
             else if (!r->root_closed && r->depth)
-                /* libxml2's own words for this are misleading ("Extra content
-                 * at the end of the document"): say what happened */
-                fail(r, "unexpected end of file: expected </%s> (the file is truncated)",
-                     kind_name(top(r)->kind));
+                fail_truncated(r, top(r));
             else if (r->xml_error[0])
                 fail_at(r, r->xml_error_line, "not well-formed XML: %s", r->xml_error);
+            break;
+        }
+        if (r->bytes_in == 0 && starts_utf16_or_32((const unsigned char *)data, (size_t)n)) {
+            fail_at(r, 1, "not a CUBE file: UTF-16/UTF-32 input is not supported (CUBE files "
+                          "are UTF-8)");
             break;
         }
         if (!r->first_text_line)

@@ -28,8 +28,11 @@ int cube_metric_totals(const cube_t *c, double *totals)
         totals[r->metric] = sum;
         compensation[r->metric] = comp;
     }
+    /* Once a sum overflows, the compensation is inf - inf = NaN: an
+     * infinite (or NaN) sum is returned as it is, not as NaN. */
     for (size_t m = 0; m < nm; m++)
-        totals[m] += compensation[m];
+        if (isfinite(totals[m]))
+            totals[m] += compensation[m];
     free(compensation);
     return 0;
 }

@@ -10,7 +10,8 @@
  * and row values are simply written in thread index order.  Trees are
  * walked with explicit stacks, never by recursion.  Numbers are written in
  * the shortest form that reads back to the same double; all-zero rows and
- * VOID metrics are not written.
+ * VOID metrics are not written, and a value that is not finite fails the
+ * write.  Strings are escaped into well-formed UTF-8 XML (xml_out.c).
  */
 #define _GNU_SOURCE
 #include "cube_internal.h"
@@ -18,12 +19,15 @@
 #include "writer.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Formatting must not depend on the caller's locale (a German LC_NUMERIC
  * would write "1,5"): every public entry point switches this thread to the
- * "C" locale and back. */
+ * "C" locale and back.  This costs no allocation: glibc's newlocale returns
+ * its static C locale object for "C" with LC_ALL_MASK (and freelocale
+ * ignores it), so cube_write_sev_row may do it once per row. */
 typedef struct {
     locale_t c_locale, saved;
 } c_locale_scope;
@@ -327,16 +331,39 @@ static int write_definitions(cube_t *c, xml_out *o)
     return rc;
 }
 
-static void write_row(cube_t *c, xml_out *o, const cube_metric *m, const cube_cnode *n,
-                      const double *values)
+/* A NaN or an infinity would be written as "nan" or "inf", which every
+ * CUBE reader rejects, libcube's own included: refuse the row instead of
+ * writing a file that cannot be read back.  Values before `from` are 0. */
+static int check_finite(cube_t *c, const cube_metric *m, const cube_cnode *n,
+                        const double *values, size_t from)
+{
+    for (size_t t = from; t < c->threads.count; t++) {
+        if (isfinite(values[t]))
+            continue;
+        cube_set_error(c,
+                       "cannot write a non-finite value (%s) for metric %s, cnode %lld, "
+                       "thread %zu",
+                       isnan(values[t]) ? "nan" : values[t] > 0 ? "inf" : "-inf",
+                       m->uniq_name, (long long)n->id, t);
+        return -1;
+    }
+    return 0;
+}
+
+/* One row, unless it is all zero or of a VOID metric; -1 (nothing of the
+ * row written) when a value is not finite. */
+static int write_row(cube_t *c, xml_out *o, const cube_metric *m, const cube_cnode *n,
+                     const double *values)
 {
     size_t nthreads = c->threads.count, i;
     if (m->is_void)
-        return;
+        return 0;
     for (i = 0; i < nthreads && values[i] == 0.0; i++)
         ;
     if (i == nthreads)
-        return; /* all zero: absent rows mean zero */
+        return 0; /* all zero: absent rows mean zero */
+    if (check_finite(c, m, n, values, i) != 0)
+        return -1;
     if (c->stream_metric != m->index) {
         if (c->stream_metric != SIZE_MAX)
             out_str(o, "    </matrix>\n");
@@ -355,6 +382,7 @@ static void write_row(cube_t *c, xml_out *o, const cube_metric *m, const cube_cn
         out_write(o, num, (size_t)len);
     }
     out_str(o, "      </row>\n");
+    return 0;
 }
 
 static int write_stored_rows(cube_t *c, xml_out *o)
@@ -366,12 +394,13 @@ static int write_stored_rows(cube_t *c, xml_out *o)
         cube_set_error(c, "out of memory");
         return -1;
     }
-    for (size_t k = 0; k < c->sev.num_rows && !o->failed; k++) {
+    int rc = 0;
+    for (size_t k = 0; k < c->sev.num_rows && !o->failed && rc == 0; k++) {
         const severity_row *r = &c->sev.rows[order[k]];
-        write_row(c, o, c->metrics.items[r->metric], c->cnodes.items[r->cnode], r->values);
+        rc = write_row(c, o, c->metrics.items[r->metric], c->cnodes.items[r->cnode], r->values);
     }
     free(order);
-    return 0;
+    return rc;
 }
 
 static void write_end(cube_t *c, xml_out *o)
@@ -382,9 +411,11 @@ static void write_end(cube_t *c, xml_out *o)
     out_str(o, "  </severity>\n</cube>\n");
 }
 
-static int finish_out(cube_t *c, xml_out *o)
+/* Hand what is buffered to the stream; `flush`: fflush it too (only where
+ * a write ends: cube_write_all, cube_write_finish, a whole file). */
+static int finish_out(cube_t *c, xml_out *o, int flush)
 {
-    if (out_flush(o) != 0) {
+    if ((flush ? out_flush(o) : out_drain(o)) != 0) {
         cube_set_error(c, "write failed: %s", o->error);
         return -1;
     }
@@ -404,22 +435,25 @@ int cube_write_to(cube_t *c, xml_out *o)
         rc = write_stored_rows(c, o);
     write_end(c, o);
     leave_c_locale(&scope);
-    return rc == 0 ? finish_out(c, o) : -1;
+    return rc == 0 ? finish_out(c, o, 1) : -1;
 }
 
 /* ---------------------------------------------------------------------- */
 /* the CUBE3 C writer API entry points                                     */
 
-/* xml_out holds a 64 KiB buffer: allocate it rather than put it on the
- * caller's stack. */
+/* The handle's output buffer (64 KiB: not on the caller's stack), pointed
+ * at `fp`.  It is allocated on first use and kept until cube_free, so that
+ * streaming a row costs no allocation; every call drains it into `fp`
+ * before returning, so calls may go to different streams.  NULL (error
+ * set) when out of memory. */
 static xml_out *file_out(cube_t *c, FILE *fp)
 {
-    xml_out *o = malloc(sizeof *o);
-    if (!o)
+    if (!c->stream_out && !(c->stream_out = malloc(sizeof *c->stream_out))) {
         cube_set_error(c, "out of memory");
-    else
-        out_init_file(o, fp);
-    return o;
+        return NULL;
+    }
+    out_init_file(c->stream_out, fp);
+    return c->stream_out;
 }
 
 void cube_write_all(cube_t *c, FILE *fp)
@@ -427,8 +461,11 @@ void cube_write_all(cube_t *c, FILE *fp)
     xml_out *o = c && fp ? file_out(c, fp) : NULL;
     if (o)
         cube_write_to(c, o);
-    free(o);
 }
+
+/* The streaming calls below leave their output in the stdio buffer of
+ * `fp` (fwrite, no fflush): a flush per row would cost a system call per
+ * row.  cube_write_finish flushes. */
 
 void cube_write_def(cube_t *c, FILE *fp)
 {
@@ -437,9 +474,8 @@ void cube_write_def(cube_t *c, FILE *fp)
     if (o && enter_c_locale(c, &scope) == 0) {
         write_definitions(c, o);
         leave_c_locale(&scope);
-        finish_out(c, o);
+        finish_out(c, o, 0);
     }
-    free(o);
 }
 
 void cube_write_sev_matrix(cube_t *c, FILE *fp)
@@ -447,11 +483,11 @@ void cube_write_sev_matrix(cube_t *c, FILE *fp)
     xml_out *o = c && fp ? file_out(c, fp) : NULL;
     c_locale_scope scope;
     if (o && enter_c_locale(c, &scope) == 0) {
-        write_stored_rows(c, o);
+        int rc = write_stored_rows(c, o);
         leave_c_locale(&scope);
-        finish_out(c, o);
+        if (rc == 0)
+            finish_out(c, o, 0);
     }
-    free(o);
 }
 
 void cube_write_sev_row(cube_t *c, FILE *fp, cube_metric *met, cube_cnode *cnode,
@@ -465,11 +501,11 @@ void cube_write_sev_row(cube_t *c, FILE *fp, cube_metric *met, cube_cnode *cnode
     xml_out *o = file_out(c, fp);
     c_locale_scope scope;
     if (o && enter_c_locale(c, &scope) == 0) {
-        write_row(c, o, met, cnode, sevs);
+        int rc = write_row(c, o, met, cnode, sevs);
         leave_c_locale(&scope);
-        finish_out(c, o);
+        if (rc == 0)
+            finish_out(c, o, 0);
     }
-    free(o);
 }
 
 void cube_write_finish(cube_t *c, FILE *fp)
@@ -477,9 +513,8 @@ void cube_write_finish(cube_t *c, FILE *fp)
     xml_out *o = c && fp ? file_out(c, fp) : NULL;
     if (o) {
         write_end(c, o);
-        finish_out(c, o);
+        finish_out(c, o, 1);
     }
-    free(o);
 }
 
 int cube_format_double(double v, char *buf)

@@ -3,8 +3,8 @@
  * writer API (CUBE3 manual, "Writer Library in C"), plus the extensions for
  * what the file format holds beyond that API.
  *
- * Ids are handed out per kind in creation order, so that a model built here
- * reads back with the same ids.  Functions that the original API declares
+ * Ids are handed out per kind in creation order (above any id already on
+ * the handle), so that a model built here reads back with the same ids.  Functions that the original API declares
  * void report errors through cube_error().
  */
 #include "cube_internal.h"
@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The model advances next_id past every id it is given (model.c), also
+ * the ids cube_read takes from a file: entities made here never repeat a
+ * label already on the handle. */
 static int64_t next_id(cube_t *c, int kind)
 {
-    return c->next_id[kind]++;
+    return c->next_id[kind];
 }
 
 void cube_def_attr(cube_t *c, const char *key, const char *value)

@@ -62,24 +62,90 @@ void out_str(xml_out *o, const char *s)
     out_write(o, s, strlen(s));
 }
 
-void out_escaped(xml_out *o, const char *s)
+/* The length of the well-formed UTF-8 sequence that starts at s[0] (a
+ * byte >= 0x80), or 0 when there is none; then *bad is the length of the
+ * maximal subpart of an ill-formed sequence there (at least 1), which is
+ * replaced as a whole (Unicode 3.9, "U+FFFD Substitution of Maximal
+ * Subparts").  A NUL byte never passes as a continuation byte, so nothing
+ * is read past the end of the string. */
+static size_t utf8_sequence(const unsigned char *s, size_t *bad)
 {
-    const char *run = s;
-    for (; *s; s++) {
-        const char *entity;
-        switch (*s) {
-        case '&': entity = "&amp;"; break;
-        case '<': entity = "&lt;"; break;
-        case '>': entity = "&gt;"; break;
-        case '"': entity = "&quot;"; break;
-        case '\'': entity = "&apos;"; break;
-        default: continue;
-        }
-        out_write(o, run, (size_t)(s - run));
-        out_str(o, entity);
-        run = s + 1;
+    unsigned char lead = s[0], lo = 0x80, hi = 0xBF;
+    size_t need;
+    *bad = 1;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        need = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        need = 3;
+        if (lead == 0xE0)
+            lo = 0xA0; /* no overlong forms */
+        else if (lead == 0xED)
+            hi = 0x9F; /* no surrogates */
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        need = 4;
+        if (lead == 0xF0)
+            lo = 0x90; /* no overlong forms */
+        else if (lead == 0xF4)
+            hi = 0x8F; /* nothing above U+10FFFF */
+    } else {
+        return 0; /* a continuation byte, C0, C1 or F5..FF */
     }
-    out_write(o, run, (size_t)(s - run));
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < need; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF) {
+            *bad = i;
+            return 0;
+        }
+    return need;
+}
+
+/* Strings reach the writer from callers of the API, not only from files
+ * libxml2 has checked: a control character or a byte that is not UTF-8
+ * written as it is would make a file that no XML parser (ours included)
+ * reads.  Such bytes become U+FFFD, the replacement character. */
+void out_escaped(xml_out *o, const char *text)
+{
+    static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
+    const unsigned char *s = (const unsigned char *)text, *run = s;
+    while (*s) {
+        const char *subst;
+        size_t len = 1;
+        if (*s >= 0x80) {
+            size_t bad;
+            len = utf8_sequence(s, &bad);
+            /* U+FFFE and U+FFFF are well-formed UTF-8 but not XML characters */
+            if (len && !(len == 3 && s[0] == 0xEF && s[1] == 0xBF && s[2] >= 0xBE)) {
+                s += len;
+                continue;
+            }
+            if (!len)
+                len = bad;
+            subst = replacement;
+        } else {
+            switch (*s) {
+            case '&': subst = "&amp;"; break;
+            case '<': subst = "&lt;"; break;
+            case '>': subst = "&gt;"; break;
+            case '"': subst = "&quot;"; break;
+            case '\'': subst = "&apos;"; break;
+            case '\t':
+            case '\n':
+            case '\r': s++; continue;
+            default:
+                if (*s >= 0x20) {
+                    s++;
+                    continue;
+                }
+                subst = replacement; /* not an XML 1.0 character */
+            }
+        }
+        out_write(o, (const char *)run, (size_t)(s - run));
+        out_str(o, subst);
+        s += len;
+        run = s;
+    }
+    out_write(o, (const char *)run, (size_t)(s - run));
 }
 
 void out_long(xml_out *o, long long v)
@@ -87,6 +153,12 @@ void out_long(xml_out *o, long long v)
     char buf[24];
     int n = snprintf(buf, sizeof buf, "%lld", v);
     out_write(o, buf, (size_t)n);
+}
+
+int out_drain(xml_out *o)
+{
+    drain(o);
+    return o->failed ? -1 : 0;
 }
 
 int out_flush(xml_out *o)

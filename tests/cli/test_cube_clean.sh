@@ -71,5 +71,27 @@ expect_grep "/nonexistent-dir/x.cube: cannot create the output" "$TMP/err" "cube
 
 run cube_clean a.cube b.cube
 expect_rc 2 "cube_clean with two inputs is a usage error"
+
+# bad options: one message of our own (not getopt's, with the program path),
+# the usage line and the pointer to --help, exit 2
+usage_lines="usage: cube_clean [-o OUT] [-z] [--prune] FILE
+Try 'cube_clean --help' for more information."
+run cube_clean -x a.cube
+expect_rc 2 "cube_clean -x exits 2"
+expect_text_eq "cube_clean: unknown option '-x'
+$usage_lines" "$TMP/err" "cube_clean -x says: unknown option '-x'"
+run cube_clean a.cube -o
+expect_rc 2 "cube_clean -o without its argument exits 2"
+expect_text_eq "cube_clean: option '-o' needs an argument
+$usage_lines" "$TMP/err" "cube_clean -o without its argument says so"
+run cube_clean a.cube --output
+expect_text_eq "cube_clean: option '--output' needs an argument
+$usage_lines" "$TMP/err" "cube_clean --output without its argument says so"
+run cube_clean --frobnicate=1 a.cube
+expect_text_eq "cube_clean: unknown option '--frobnicate=1'
+$usage_lines" "$TMP/err" "cube_clean names an unknown long option as given"
+run cube_clean --prune=yes a.cube
+expect_text_eq "cube_clean: option '--prune' doesn't allow an argument
+$usage_lines" "$TMP/err" "cube_clean --prune=yes says the option takes no argument"
 run cube_clean --help
 expect_rc 0 "cube_clean --help exits 0"

@@ -48,6 +48,13 @@ run cube_info
 expect_rc 2 "cube_info without a file exits 2"
 run cube_info --frobnicate x
 expect_rc 2 "cube_info with an unknown option exits 2"
+expect_text_eq "cube_info: unknown option '--frobnicate'
+usage: cube_info [--json] FILE...
+Try 'cube_info --help' for more information." "$TMP/err" "cube_info names the unknown option once, without getopt's message"
+run cube_info -jq x
+expect_text_eq "cube_info: unknown option '-q'
+usage: cube_info [--json] FILE...
+Try 'cube_info --help' for more information." "$TMP/err" "cube_info names an unknown short option in a group"
 run cube_info testdata/no-such.cube
 expect_rc 2 "cube_info on a missing file exits 2"
 expect_text_eq "cube_info: testdata/no-such.cube: cannot open: No such file or directory" \
@@ -55,6 +62,21 @@ expect_text_eq "cube_info: testdata/no-such.cube: cannot open: No such file or d
 run cube_info testdata/no-such.cube testdata/cube/tau2cube_template1.cube
 expect_rc 2 "cube_info goes on after a bad file, and still exits 2"
 expect_grep "^file: testdata/cube/tau2cube_template1.cube" "$TMP/out" "cube_info prints the good file after a bad one"
+# the empty line separates summaries: none before the first one printed
+if [ "$(head -n 1 "$TMP/out")" = "file: testdata/cube/tau2cube_template1.cube" ]; then
+    ok "cube_info prints no empty line before the first summary after a bad file"
+else not_ok "cube_info prints no empty line before the first summary after a bad file"; fi
+run cube_info testdata/cube/tau2cube_template1.cube testdata/no-such.cube testdata/cube/tau2cube_template1.cube
+if [ "$(grep -c '^$' "$TMP/out")" = 1 ] && [ "$(grep -c '^file: ' "$TMP/out")" = 2 ]; then
+    ok "cube_info separates two summaries by one empty line, a bad file between them"
+else not_ok "cube_info separates two summaries by one empty line, a bad file between them"; fi
+
+# a total whose sum overflows is infinite (not -nan; null in JSON)
+sed 's/^2\.5$/1e308/; s/^3$/1e308/' testdata/reader/plain.cube >"$TMP/overflow.cube"
+run cube_info "$TMP/overflow.cube"
+expect_grep "^  time	Time	FLOAT	sec	inf$" "$TMP/out" "cube_info prints an overflowing total as inf"
+run cube_info --json "$TMP/overflow.cube"
+expect_grep '"uniq_name":"time",[^}]*"total":null}' "$TMP/out" "cube_info --json prints an overflowing total as null"
 printf '<html><body/></html>\n' >"$TMP/bad.cube"
 run cube_info "$TMP/bad.cube"
 expect_text_eq "cube_info: $TMP/bad.cube:1: not a CUBE file: expected the root element <cube>, found <html>" \

@@ -52,6 +52,20 @@ static void test_empty_file(void **state)
                  "found an empty file");
 }
 
+/* libxml2 would read them, but the raw-'&' repair works on bytes and
+ * corrupted texts with an '&' (each of these files has one): refused at
+ * once, with or without a byte order mark. */
+static void test_utf16_and_utf32(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"reject-utf16-bom.cube", "reject-utf16be.cube",
+                                        "reject-utf32le.cube", "reject-utf32be.cube"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        expect_error(files[i], 1,
+                     "not a CUBE file: UTF-16/UTF-32 input is not supported "
+                     "(CUBE files are UTF-8)");
+}
+
 static void test_version_4(void **state)
 {
     (void)state;
@@ -74,6 +88,15 @@ static void test_mismatched_tags(void **state)
     /* libxml2's description of the mismatch, behind our prefix */
     expect_error("reject-mismatched-tags.cube", 16,
                  "not well-formed XML: Opening and ending tag mismatch: name line 16 and nam");
+}
+
+static void test_invalid_utf8_one_line(void **state)
+{
+    (void)state;
+    /* libxml2 puts the bytes on a second line of its message: one line */
+    expect_error("reject-invalid-utf8.cube", 43,
+                 "not well-formed XML: Input is not proper UTF-8, indicate encoding ! "
+                 "Bytes: 0xFF 0x53 0x65 0x6E");
 }
 
 /* ---- references to what is not defined ---------------------------------- */
@@ -246,6 +269,24 @@ static void test_truncated_in_definitions(void **state)
                  "unexpected end of file: expected </node> (the file is truncated)");
 }
 
+static void test_truncated_in_unknown_element(void **state)
+{
+    (void)state;
+    /* cut inside <detail> inside <extension>, both skipped: named as in the
+     * file, not as "</unknown>" */
+    expect_error("reject-truncated-unknown.cube", 38,
+                 "unexpected end of file: expected the end of the unknown element <detail> "
+                 "(the file is truncated)");
+}
+
+static void test_truncated_in_text_element(void **state)
+{
+    (void)state;
+    /* cut inside a metric's <disp_name>: named as in the file, not "</text>" */
+    expect_error("reject-truncated-text.cube", 19,
+                 "unexpected end of file: expected </disp_name> (the file is truncated)");
+}
+
 static void test_corrupt_gzip(void **state)
 {
     (void)state;
@@ -349,9 +390,11 @@ int main(void)
         cmocka_unit_test(test_root_is_not_cube),
         cmocka_unit_test(test_plain_text_file),
         cmocka_unit_test(test_empty_file),
+        cmocka_unit_test(test_utf16_and_utf32),
         cmocka_unit_test(test_version_4),
         cmocka_unit_test(test_version_2),
         cmocka_unit_test(test_mismatched_tags),
+        cmocka_unit_test(test_invalid_utf8_one_line),
         cmocka_unit_test(test_undefined_callee),
         cmocka_unit_test(test_row_for_unknown_cnode),
         cmocka_unit_test(test_matrix_for_unknown_metric),
@@ -373,6 +416,8 @@ int main(void)
         cmocka_unit_test(test_metric_text_after_child_metric),
         cmocka_unit_test(test_truncated_in_row),
         cmocka_unit_test(test_truncated_in_definitions),
+        cmocka_unit_test(test_truncated_in_unknown_element),
+        cmocka_unit_test(test_truncated_in_text_element),
         cmocka_unit_test(test_corrupt_gzip),
         cmocka_unit_test(test_truncated_gzip),
         cmocka_unit_test(test_doctype_external_entity),

@@ -258,6 +258,13 @@ static void test_number_forms(void **state)
     cube_free(c);
 }
 
+static void test_rank_with_white_space(void **state)
+{
+    (void)state;
+    /* "<rank> 0 </rank>", a rank on a line of its own, tabs, CR LF */
+    expect_plain_model("tolerate-rank-whitespace.cube");
+}
+
 static void test_raw_ampersand(void **state)
 {
     (void)state;
@@ -555,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_comments_anywhere),
         cmocka_unit_test(test_any_whitespace_between_values),
         cmocka_unit_test(test_number_forms),
+        cmocka_unit_test(test_rank_with_white_space),
         cmocka_unit_test(test_raw_ampersand),
         cmocka_unit_test(test_id_or_Id),
         cmocka_unit_test(test_metric_fields_any_order_or_missing),

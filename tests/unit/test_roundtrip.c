@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *write_file(cube_t *c, const char *suffix, unsigned flags)
@@ -154,6 +155,41 @@ static void test_failed_write_keeps_existing_file(void **state)
     cube_free(back), cube_free(c);
 }
 
+/* A new output gets 0666 less the umask, as open(2) would give it, and
+ * the process's umask is left as it was; a replaced file keeps its mode. */
+static void test_output_mode_follows_umask(void **state)
+{
+    (void)state;
+    cube_t *c = read_ok(testdata("cube/tau2cube_template1.cube"));
+    static const mode_t masks[] = {027, 0, 077, 022};
+    for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
+        mode_t saved = umask(masks[i]);
+        char *path = temp_path(i % 2 ? ".cube.gz" : ".cube");
+        int rc = cube_write_file(c, path, 0);
+        mode_t after = umask(saved);
+        assert_int_equal(rc, 0);
+        assert_int_equal(after, masks[i]);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0666 & ~masks[i]);
+        unlink(path);
+        free(path);
+    }
+    /* replacing: the existing file's mode, whatever the umask */
+    char *path = temp_file_with("old content\n", 12);
+    assert_int_equal(chmod(path, 0604), 0);
+    mode_t saved = umask(077);
+    int rc = cube_write_file(c, path, 0);
+    umask(saved);
+    assert_int_equal(rc, 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0604);
+    unlink(path);
+    free(path);
+    cube_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_stream_from_fd),
         cmocka_unit_test(test_reader_open_error),
         cmocka_unit_test(test_failed_write_keeps_existing_file),
+        cmocka_unit_test(test_output_mode_follows_umask),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

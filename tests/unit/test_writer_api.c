@@ -5,9 +5,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The manual's example: 3 metrics, 3 regions, 3 call paths, 2 threads. */
@@ -248,6 +250,236 @@ static void test_escaping_round_trips(void **state)
     free(path);
 }
 
+/* A NaN or an infinity is refused, naming where it is, instead of being
+ * written as "nan" or "inf", which no CUBE reader accepts. */
+static void test_non_finite_value_fails(void **state)
+{
+    (void)state;
+    static const struct {
+        double value;
+        const char *text;
+    } cases[] = {{NAN, "nan"}, {INFINITY, "inf"}, {-INFINITY, "-inf"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        example e = build_example();
+        cube_set_sev(e.cube, e.met[1], e.cnode[2], e.thrd[1], cases[i].value);
+        char want[256], want_path[1024];
+        snprintf(want, sizeof want,
+                 "cannot write a non-finite value (%s) for metric user, cnode 2, thread 1",
+                 cases[i].text);
+
+        /* to a stream */
+        char *path = temp_path(".cube");
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        cube_write_all(e.cube, fp);
+        assert_int_equal(fclose(fp), 0);
+        assert_string_equal(cube_error(e.cube), want);
+        unlink(path);
+        free(path);
+
+        /* to a path, plain and gzip: -1 and no output, not even a temporary
+         * file (rmdir fails on a directory that is not empty) */
+        char dir[] = "/tmp/libcube-test-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        const char *names[] = {"out.cube", "out.cube.gz"};
+        for (size_t k = 0; k < 2; k++) {
+            char out[256];
+            snprintf(out, sizeof out, "%s/%s", dir, names[k]);
+            assert_int_equal(cube_write_file(e.cube, out, 0), -1);
+            snprintf(want_path, sizeof want_path, "%s: %s", out, want);
+            assert_string_equal(cube_error(e.cube), want_path);
+        }
+        assert_int_equal(rmdir(dir), 0);
+        cube_free(e.cube);
+    }
+}
+
+/* cube_write_sev_row refuses such a row as a whole; the stream stays a
+ * readable experiment without it. */
+static void test_non_finite_streamed_row_fails(void **state)
+{
+    (void)state;
+    example e = build_example();
+    char *path = temp_path(".cube");
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    cube_write_def(e.cube, fp);
+    double good[2] = {1, 2}, bad[2] = {3, NAN};
+    cube_write_sev_row(e.cube, fp, e.met[0], e.cnode[0], good);
+    cube_write_sev_row(e.cube, fp, e.met[0], e.cnode[1], bad);
+    assert_string_equal(cube_error(e.cube),
+                        "cannot write a non-finite value (nan) for metric time, cnode 1, "
+                        "thread 1");
+    cube_write_finish(e.cube, fp);
+    assert_int_equal(fclose(fp), 0);
+    cube_t *back = read_ok(path);
+    assert_int_equal(cube_num_rows(back), 1);
+    assert_true(cube_get_sev(back, cube_get_metric(back, 0), cube_get_cnode(back, 0),
+                             cube_get_thread(back, 1)) == 2);
+    assert_null(cube_get_row(back, cube_get_metric(back, 0), cube_get_cnode(back, 1)));
+    cube_free(back);
+    cube_free(e.cube);
+    unlink(path);
+    free(path);
+}
+
+/* Strings given to the writer API are not checked by anyone: control
+ * characters and bytes that are not UTF-8 become U+FFFD, so that the file
+ * is always well-formed and reads back; valid UTF-8, tab and LF are kept. */
+#define U "\xEF\xBF\xBD" /* U+FFFD */
+static void test_strings_written_well_formed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *given, *read;
+    } cases[] = {
+        {"bell\a", "bell" U},
+        {"\x01x\x1f", U "x" U},
+        {"\x7f del", "\x7f del"},                  /* DEL is an XML character */
+        {"tab\tand\nline", "tab\tand\nline"},
+        {"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9D\x84\x9E", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9D\x84\x9E"},
+        {"latin1 caf\xE9!", "latin1 caf" U "!"},   /* E9 then '!': no sequence */
+        {"cut\xC3", "cut" U},                       /* truncated at the end */
+        {"\xE2\x82 x", U " x"},                    /* one U+FFFD per maximal subpart */
+        {"\xff\xfe", U U},
+        {"\xC0\xAF", U U},                         /* overlong '/' */
+        {"\xED\xA0\x80", U U U},                   /* a surrogate */
+        {"\xF4\x90\x80\x80", U U U U},             /* above U+10FFFF */
+        {"\xEF\xBF\xBE\xEF\xBF\xBF", U U},        /* U+FFFE, U+FFFF: no XML characters */
+        {"a&b\x02<c>", "a&b" U "<c>"},
+    };
+    size_t n = sizeof cases / sizeof cases[0];
+    cube_t *c = cube_create();
+    cube_cnode *cnode = NULL;
+    for (size_t i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "m%zu", i);
+        cube_def_met(c, cases[i].given, name, "FLOAT", "sec", "", "", cases[i].given, NULL);
+        cube_region *r = cube_def_region(c, cases[i].given, 1, 2, "", "", cases[i].given);
+        cnode = cube_def_cnode_cs(c, r, cases[i].given, 3, NULL);
+        snprintf(name, sizeof name, "k%zu", i);
+        cube_def_attr(c, name, cases[i].given);
+    }
+    cube_thread *t = cube_def_thrd(
+        c, cases[0].given, 0,
+        cube_def_proc(c, cases[1].given, 0, cube_def_node(c, cases[2].given, cube_def_mach(c, "m", ""))));
+    cube_set_sev(c, cube_get_metric(c, 0), cnode, t, 1);
+    char *path = write_with(c, cube_write_all);
+    cube_t *back = read_ok(path);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(cube_get_metric(back, i)->disp_name, cases[i].read);
+        assert_string_equal(cube_get_metric(back, i)->descr, cases[i].read);
+        assert_string_equal(cube_get_region(back, i)->name, cases[i].read);
+        /* attribute values: XML turns a tab or LF into a space on reading */
+        if (!strpbrk(cases[i].given, "\t\n")) {
+            assert_string_equal(cube_get_region(back, i)->mod, cases[i].read);
+            assert_string_equal(cube_get_cnode(back, i)->mod, cases[i].read);
+            assert_string_equal(cube_attr_value(back, i), cases[i].read);
+        }
+    }
+    assert_string_equal(cube_get_thread(back, 0)->name, cases[0].read);
+    cube_free(back);
+    cube_free(c);
+    unlink(path);
+    free(path);
+}
+#undef U
+
+/* Ids the writer API hands out after cube_read are above every id of the
+ * file (whose ids are labels with gaps), so no label repeats. */
+static void test_ids_after_read_are_fresh(void **state)
+{
+    (void)state;
+    cube_t *c = read_ok(testdata("reader/tolerate-id-gaps.cube"));
+    /* the largest ids of the file, per kind */
+    assert_int_equal(cube_get_region(c, 1)->id, 7);
+    assert_int_equal(cube_get_cnode(c, 2)->id, 9);
+    assert_int_equal(cube_get_machine(c, 0)->id, 3);
+    assert_int_equal(cube_get_node(c, 0)->id, 1);
+    assert_int_equal(cube_get_process(c, 1)->id, 9);
+    assert_int_equal(cube_get_thread(c, 1)->id, 5);
+    assert_int_equal(cube_num_metrics(c), 1);
+    assert_int_equal(cube_get_metric(c, 0)->id, 0);
+
+    cube_metric *m = cube_def_met(c, "New", "new", "FLOAT", "sec", "", "", "", NULL);
+    cube_region *r = cube_def_region(c, "new", -1, -1, "", "", "");
+    cube_cnode *n = cube_def_cnode(c, r, NULL);
+    cube_machine *mach = cube_def_mach(c, "new", "");
+    cube_node *node = cube_def_node(c, "new", mach);
+    cube_process *p = cube_def_proc(c, "new", 7, node);
+    cube_thread *t = cube_def_thrd(c, "new", 0, p);
+    assert_string_equal(cube_error(c), "");
+    assert_int_equal(m->id, 1);
+    assert_int_equal(r->id, 8);
+    assert_int_equal(n->id, 10);
+    assert_int_equal(mach->id, 4);
+    assert_int_equal(node->id, 2);
+    assert_int_equal(p->id, 10);
+    assert_int_equal(t->id, 6);
+    /* and the next ones count on from there */
+    assert_int_equal(cube_def_cnode(c, r, n)->id, 11);
+    assert_int_equal(cube_def_thrd(c, "new", 1, p)->id, 7);
+    cube_free(c);
+}
+
+/* cube_write_sev_row is called once per row: it must not flush the stream
+ * (a system call per row).  Everything stays in the stream's buffer until
+ * cube_write_finish flushes, and the bytes are still those of
+ * cube_write_all. */
+static void test_streaming_flushes_only_at_finish(void **state)
+{
+    (void)state;
+    static char stdio_buffer[1 << 20];
+    example e = build_example();
+    char *all = write_with(e.cube, cube_write_all);
+    char *path = temp_path(".cube");
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    assert_int_equal(setvbuf(fp, stdio_buffer, _IOFBF, sizeof stdio_buffer), 0);
+    struct stat st;
+    cube_write_def(e.cube, fp);
+    cube_write_sev_matrix(e.cube, fp);
+    assert_int_equal(fstat(fileno(fp), &st), 0);
+    assert_int_equal(st.st_size, 0);
+    cube_write_finish(e.cube, fp);
+    assert_int_equal(fstat(fileno(fp), &st), 0);
+    long written = ftell(fp);
+    assert_true(written > 0);
+    assert_int_equal(st.st_size, written);
+    assert_int_equal(fclose(fp), 0);
+    assert_string_equal(cube_error(e.cube), "");
+    size_t n1, n2;
+    char *a = slurp(all, &n1), *b = slurp(path, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(a, b, n1);
+    free(a), free(b);
+
+    /* the same with rows given one at a time, several hundred times */
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    assert_int_equal(setvbuf(fp, stdio_buffer, _IOFBF, sizeof stdio_buffer), 0);
+    cube_write_def(e.cube, fp);
+    double row[2];
+    for (int i = 0; i < 500; i++) {
+        row[0] = i;
+        row[1] = 0.5 * i;
+        cube_write_sev_row(e.cube, fp, e.met[i % 3], e.cnode[i % 3], row);
+    }
+    assert_int_equal(fstat(fileno(fp), &st), 0);
+    assert_int_equal(st.st_size, 0);
+    cube_write_finish(e.cube, fp);
+    assert_int_equal(fstat(fileno(fp), &st), 0);
+    assert_int_equal(st.st_size, ftell(fp));
+    assert_int_equal(fclose(fp), 0);
+    assert_string_equal(cube_error(e.cube), "");
+    cube_t *back = read_ok(path);
+    cube_free(back);
+
+    unlink(all), unlink(path);
+    free(all), free(path);
+    cube_free(e.cube);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +490,11 @@ int main(void)
         cmocka_unit_test(test_threads_defined_after_values),
         cmocka_unit_test(test_void_metric_gets_no_values),
         cmocka_unit_test(test_escaping_round_trips),
+        cmocka_unit_test(test_non_finite_value_fails),
+        cmocka_unit_test(test_non_finite_streamed_row_fails),
+        cmocka_unit_test(test_strings_written_well_formed),
+        cmocka_unit_test(test_ids_after_read_are_fresh),
+        cmocka_unit_test(test_streaming_flushes_only_at_finish),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
