@@ -47,7 +47,8 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
     int gzip = 0, opt;
     cube_match match = CUBE_MATCH_FULL;
     cube_system_rule rule = CUBE_SYSTEM_AGREE;
-    while ((opt = getopt_long(argc, argv, "o:zcCh", options, NULL)) != -1) {
+    /* cli_getopt reports bad options itself and never returns them */
+    while ((opt = cli_getopt(argc, argv, "o:zcCh", options, usage)) != -1) {
         switch (opt) {
         case 'o': output = optarg; break;
         case 'z': gzip = 1; break;
@@ -59,7 +60,6 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
         case 'm': match = algebra_parse_match(optarg, usage); break;
         case 'h': print_help(usage, summary, default_output); return EXIT_OK;
         case 'V': cli_print_version(); return EXIT_OK;
-        default: cli_usage_error(usage, "unknown option");
         }
     }
     size_t n = (size_t)(argc - optind);
