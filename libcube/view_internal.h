@@ -1,0 +1,59 @@
+/*
+ * view_internal.h - what the view_*.c modules share and nothing outside
+ * libcube sees: the layout of a cube_view and compensated accumulators.
+ *
+ * An accumulator of width w is one allocation of 2w doubles: the running
+ * sums in [0, w) and their Neumaier compensations in [w, 2w).  Folding
+ * adds the compensations to the sums and shrinks it to w doubles.
+ */
+#ifndef LIBCUBE_VIEW_INTERNAL_H
+#define LIBCUBE_VIEW_INTERNAL_H
+
+#include "cube_views.h"
+
+#include <math.h>
+#include <stddef.h>
+
+struct cube_view {
+    const cube_t *defs;
+    const cube_metric *metric;
+    cube_metric_flavour metric_flavour;
+    cube_call_flavour call_flavour;
+    unsigned flags;
+    size_t width;    /* values per row */
+    size_t nthreads; /* values per stored row */
+    size_t ncnodes;
+    double **rows;   /* ncnodes entries, NULL = all zero; accumulators
+                        (2 * width) until finished, then width values */
+    size_t num_rows; /* non-NULL entries of rows */
+    int finished;
+};
+
+/* sum += v, compensated (Neumaier's variant of Kahan summation). */
+static inline void view_neu_add(double *sum, double *comp, double v)
+{
+    double s = *sum + v;
+    *comp += fabs(*sum) >= fabs(v) ? (*sum - s) + v : (v - s) + *sum;
+    *sum = s;
+}
+
+/* The compensated result.  Once a sum is infinite the compensation is
+ * inf - inf = NaN: an infinite (or NaN) sum is returned as it is. */
+static inline double view_neu_result(double sum, double comp)
+{
+    return isfinite(sum) ? sum + comp : sum;
+}
+
+/* A zeroed accumulator of width w; NULL when out of memory. */
+double *view_acc_new(size_t w);
+/* acc += sign * row (w values). */
+void view_acc_add_row(double *acc, size_t w, const double *row, double sign);
+/* acc[0] += sign * (the sum of the n values of row), compensated. */
+void view_acc_add_sum(double *acc, size_t w, const double *row, size_t n, double sign);
+/* dst += src, both accumulators. */
+void view_acc_add_acc(double *dst, const double *src, size_t w);
+/* Fold the compensations into the sums and shrink to w doubles; returns
+ * the (possibly moved) array, never NULL. */
+double *view_acc_fold(double *acc, size_t w);
+
+#endif
