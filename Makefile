@@ -45,7 +45,8 @@ LIB_PC   := $(BUILD)/lib/libcube.pc
 
 CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o
 ALGEBRA_CLI_OBJ := $(BUILD)/obj/cli/algebra_cli.o
-TOOLS    := cube_info cube_clean cube_diff cube_merge cube_mean cube_cmp
+# every cli/cube_*.c is a tool (cli_common.c and algebra_cli.c are shared parts)
+TOOLS    := $(patsubst cli/%.c,%,$(wildcard cli/cube_*.c))
 TOOL_BIN := $(addprefix $(BUILD)/bin/,$(TOOLS))
 
 TEST_SRC := $(filter-out tests/unit/test_support.c,$(wildcard tests/unit/test_*.c))
