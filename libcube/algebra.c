@@ -114,11 +114,13 @@ static int line_up(combination *cb, cube_match match, cube_system_rule rule)
 /* the row pass                                                            */
 
 /* Where input k's rows go: into `target`, times `weight`, only for the
- * result metrics `take` allows (NULL: all). */
+ * result metrics `take` allows (NULL: all).  Rows of a metric that is VOID
+ * in the result are dropped unless `keep_void`. */
 typedef struct {
     severity_store *target;
     double weight;
     const unsigned char *take;
+    int keep_void;
 } row_sink;
 
 static int add_row(combination *cb, size_t k, const row_sink *sink, size_t metric, size_t cnode,
@@ -126,7 +128,8 @@ static int add_row(combination *cb, size_t k, const row_sink *sink, size_t metri
 {
     const cube_t *res = cube_union_result(cb->u);
     size_t rm = cube_union_metric_map(cb->u, k)[metric];
-    if (((const cube_metric *)res->metrics.items[rm])->is_void || (sink->take && !sink->take[rm]))
+    if ((((const cube_metric *)res->metrics.items[rm])->is_void && !sink->keep_void) ||
+        (sink->take && !sink->take[rm]))
         return 0;
     size_t t = 0;
     while (t < nthreads && values[t] == 0.0)
@@ -279,6 +282,15 @@ static int record_origin(cube_t *res, cube_operation op, const char *const *path
     return rc;
 }
 
+static int sums_overflowed(const severity_store *s)
+{
+    for (size_t r = 0; r < s->num_rows; r++)
+        for (size_t t = 0; t < s->row_len; t++)
+            if (isinf(s->rows[r].values[t]))
+                return 1;
+    return 0;
+}
+
 cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
                      cube_match match, cube_system_rule rule, char *err, size_t errlen)
 {
@@ -322,10 +334,19 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
         }
         if (rc == 0)
             rc = gather_rows(&cb, sinks);
-        if (rc == 0 && op == CUBE_OP_MEAN)
+        if (rc == 0 && op == CUBE_OP_MEAN && sums_overflowed(&res->sev)) {
+            /* Summing first keeps the mean of a file with itself exact, but
+             * sums of values near DBL_MAX overflow although their mean does
+             * not: then gather again with every value divided first. */
+            sev_store_clear(&res->sev);
+            for (size_t k = 0; k < n; k++)
+                sinks[k].weight = 1.0 / (double)n;
+            rc = gather_rows(&cb, sinks);
+        } else if (rc == 0 && op == CUBE_OP_MEAN) {
             for (size_t r = 0; r < res->sev.num_rows; r++)
                 for (size_t t = 0; t < res->sev.row_len; t++)
                     res->sev.rows[r].values[t] /= (double)n;
+        }
         if (rc == 0 && (adjust_dtypes(res, op) != 0 || record_origin(res, op, paths, n) != 0))
             rc = fail(&cb, "out of memory");
     }
@@ -454,7 +475,10 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
     }
     if (rc == 0) {
         other.row_len = res->threads.count;
-        row_sink sinks[2] = {{&res->sev, 1.0, take}, {&other, 1.0, take}};
+        /* Values of a metric that is VOID in one input only are compared
+         * too: dropping them because the result took VOID from A made
+         * cmp(A, B) "equal" but cmp(B, A) "not equal". */
+        row_sink sinks[2] = {{&res->sev, 1.0, take, 1}, {&other, 1.0, take, 1}};
         rc = gather_rows(&cb, sinks);
     }
     if (rc == 0) {

@@ -417,6 +417,24 @@ static int unite_agreeing(cube_union *u, system_keys *k)
 static int unite_first(cube_union *u, system_keys *k)
 {
     size_t extra_node = NONE;
+    /* The first input's machines and nodes first, in its tree order, also
+     * those without processes: created only as its processes came, a node
+     * without processes moved behind the others and a machine without
+     * nodes was lost. */
+    const cube_t *first = u->inputs[0].cube;
+    for (size_t mi = 0; mi < first->machines.count; mi++) {
+        const cube_machine *m = first->machines.items[mi];
+        size_t rm = find_machine(u, k, m->name, m->descr);
+        if (rm == NONE)
+            return oom(u);
+        u->inputs[0].machine_map[mi] = rm;
+        for (size_t ni = 0; ni < m->num_nodes; ni++) {
+            size_t rn = find_node(u, k, rm, m->nodes[ni]->name);
+            if (rn == NONE)
+                return oom(u);
+            u->inputs[0].node_map[m->nodes[ni]->index] = rn;
+        }
+    }
     for (size_t in = 0; in < u->num_inputs; in++) {
         union_input *ui = &u->inputs[in];
         const cube_t *c = ui->cube;
@@ -424,13 +442,7 @@ static int unite_first(cube_union *u, system_keys *k)
             const cube_process *p = c->processes.items[pi];
             size_t rp = get_process(u, k, p->rank);
             if (rp == NONE && in == 0) {
-                size_t rm = find_machine(u, k, p->node->machine->name, p->node->machine->descr);
-                size_t rn = rm == NONE ? NONE : find_node(u, k, rm, p->node->name);
-                if (rn == NONE)
-                    return oom(u);
-                ui->machine_map[p->node->machine->index] = rm;
-                ui->node_map[p->node->index] = rn;
-                rp = add_process(u, k, rn, p->name, p->rank);
+                rp = add_process(u, k, ui->node_map[p->node->index], p->name, p->rank);
             } else if (rp == NONE) {
                 if (extra_node == NONE) {
                     size_t rm = u->result->machines.count
@@ -454,17 +466,6 @@ static int unite_first(cube_union *u, system_keys *k)
                 ui->thread_map[t->index] = rt;
             }
         }
-        /* machines and nodes of the first input without processes */
-        if (in == 0)
-            for (size_t ni = 0; ni < c->nodes.count; ni++) {
-                const cube_node *n = c->nodes.items[ni];
-                size_t rm = find_machine(u, k, n->machine->name, n->machine->descr);
-                size_t rn = rm == NONE ? NONE : find_node(u, k, rm, n->name);
-                if (rn == NONE)
-                    return oom(u);
-                ui->machine_map[n->machine->index] = rm;
-                ui->node_map[ni] = rn;
-            }
     }
     return 0;
 }
