@@ -24,7 +24,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wpedantic
 CPPFLAGS_ALL := -D_POSIX_C_SOURCE=200809L -Ilibcube \
                 $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
-LDLIBS_ALL := -lxml2 -lz -lm
+LDLIBS_ALL := -lxml2 -lz -lm -pthread
 
 ifeq ($(SANITIZE),1)
 BUILD   ?= build/sanitize
@@ -34,7 +34,7 @@ BUILD   ?= build
 SANFLAGS :=
 endif
 
-ALL_CFLAGS  = $(WARN) $(CFLAGS) $(SANFLAGS) $(CPPFLAGS_ALL) $(CPPFLAGS)
+ALL_CFLAGS  = $(WARN) $(CFLAGS) $(SANFLAGS) -pthread $(CPPFLAGS_ALL) $(CPPFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC  := $(wildcard libcube/*.c)

@@ -16,6 +16,7 @@
  * from the start with that input read whole (rare: hand-made files).
  */
 #include "cube_internal.h"
+#include "row_feed.h"
 
 #include <float.h>
 #include <math.h>
@@ -24,8 +25,6 @@
 
 typedef struct {
     const char *path;
-    cube_reader *reader; /* streams the rows, or NULL */
-    int reader_used;     /* its rows were consumed: open a new one for another pass */
     cube_t *full;        /* the whole input (standard input, or rows that repeat) */
 } source;
 
@@ -46,11 +45,6 @@ static int fail(combination *cb, const char *fmt, ...)
     vsnprintf(cb->err, cb->errlen, fmt, ap);
     va_end(ap);
     return -1;
-}
-
-static const cube_t *definitions(const source *s)
-{
-    return s->full ? s->full : cube_reader_definitions(s->reader);
 }
 
 static int read_whole(combination *cb, source *s)
@@ -74,26 +68,33 @@ static int open_sources(combination *cb, const char *const *paths)
         source *s = &cb->sources[k];
         s->path = paths[k];
         /* standard input can be read once only: keep it whole */
-        if (strcmp(paths[k], "-") == 0) {
-            if (read_whole(cb, s) != 0)
-                return -1;
-            continue;
-        }
-        s->reader = cube_reader_open(paths[k]);
-        if (!s->reader)
-            return fail(cb, "out of memory");
-        if (!cube_reader_definitions(s->reader))
-            return fail(cb, "%s", cube_reader_error(s->reader));
+        if (strcmp(paths[k], "-") == 0 && read_whole(cb, s) != 0)
+            return -1;
     }
     return 0;
 }
 
+/* A streaming reader positioned after the definitions, or NULL (message
+ * set). */
+static cube_reader *open_reader(combination *cb, const char *path)
+{
+    cube_reader *r = cube_reader_open(path);
+    if (!r) {
+        fail(cb, "out of memory");
+        return NULL;
+    }
+    if (!cube_reader_definitions(r)) {
+        fail(cb, "%s", cube_reader_error(r));
+        cube_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
 static void close_sources(combination *cb)
 {
-    for (size_t k = 0; cb->sources && k < cb->n; k++) {
-        cube_reader_close(cb->sources[k].reader);
+    for (size_t k = 0; cb->sources && k < cb->n; k++)
         cube_free(cb->sources[k].full);
-    }
     free(cb->sources);
 }
 
@@ -102,9 +103,20 @@ static int line_up(combination *cb, cube_match match, cube_system_rule rule)
     cb->u = cube_union_create(match, rule);
     if (!cb->u)
         return fail(cb, "out of memory");
-    for (size_t k = 0; k < cb->n; k++)
-        if (cube_union_add(cb->u, definitions(&cb->sources[k]), cb->sources[k].path) != 0)
+    /* One input's definitions at a time: each is lined up and freed; its
+     * rows are read later through a new reader (parsing the definitions
+     * again costs a few percent of a file, holding every input's would cost
+     * memory that grows with the number of inputs). */
+    for (size_t k = 0; k < cb->n; k++) {
+        source *s = &cb->sources[k];
+        cube_reader *r = s->full ? NULL : open_reader(cb, s->path);
+        if (!s->full && !r)
+            return -1;
+        int rc = cube_union_add(cb->u, s->full ? s->full : cube_reader_definitions(r), s->path);
+        cube_reader_close(r);
+        if (rc != 0)
             return fail(cb, "%s", cube_union_error(cb->u));
+    }
     if (cube_union_finish(cb->u) != 0)
         return fail(cb, "%s", cube_union_error(cb->u));
     return 0;
@@ -145,70 +157,64 @@ static int add_row(combination *cb, size_t k, const row_sink *sink, size_t metri
     return 0;
 }
 
-/* 0 done, 1 the input's rows may repeat (gather again), -1 error. */
-static int pass_input(combination *cb, size_t k, const row_sink *sink)
-{
-    source *s = &cb->sources[k];
-    if (s->full) {
-        for (size_t i = 0; i < s->full->sev.num_rows; i++) {
-            const severity_row *r = &s->full->sev.rows[i];
-            if (add_row(cb, k, sink, r->metric, r->cnode, r->values, s->full->threads.count))
-                return -1;
-        }
-        return 0;
-    }
-    if (s->reader_used || !s->reader) {
-        cube_reader_close(s->reader);
-        s->reader = cube_reader_open(s->path);
-        if (!s->reader)
-            return fail(cb, "out of memory");
-        if (!cube_reader_definitions(s->reader))
-            return fail(cb, "%s", cube_reader_error(s->reader));
-    }
-    s->reader_used = 1;
-    size_t nthreads = cube_num_threads(cube_reader_definitions(s->reader));
-    const cube_metric *m;
-    const cube_cnode *c;
-    const double *values;
-    int rc;
-    while ((rc = cube_reader_next_row(s->reader, &m, &c, &values)) == 1) {
-        if (cube_reader_row_may_repeat(s->reader))
-            return 1;
-        if (add_row(cb, k, sink, m->index, c->index, values, nthreads) != 0)
-            return -1;
-    }
-    return rc < 0 ? fail(cb, "%s", cube_reader_error(s->reader)) : 0;
-}
-
 /* Gather the rows of every input into the sinks (sinks[k] for input k),
- * starting over with an input read whole when its rows may repeat. */
+ * in input order.  Inputs read whole give their stored rows; the others
+ * come through a row_feed, read ahead in parallel.  An input whose rows may
+ * repeat is read whole and everything is gathered again. */
 static int gather_rows(combination *cb, const row_sink *sinks)
 {
+    const char **paths = malloc(cb->n * sizeof *paths);
+    unsigned char *skip = malloc(cb->n);
+    if (!paths || !skip) {
+        free(paths);
+        free(skip);
+        return fail(cb, "out of memory");
+    }
+    int rc = 0;
     for (;;) {
+        for (size_t k = 0; k < cb->n; k++) {
+            paths[k] = cb->sources[k].path;
+            skip[k] = cb->sources[k].full != NULL;
+        }
+        row_feed *feed = row_feed_start(paths, cb->n, skip);
+        if (!feed) {
+            rc = fail(cb, "out of memory");
+            break;
+        }
         int again = 0;
-        for (size_t k = 0; k < cb->n && !again; k++) {
-            int rc = pass_input(cb, k, &sinks[k]);
-            if (rc < 0)
-                return -1;
-            if (rc == 0 && cb->sources[k].reader) {
-                /* its definitions are no longer needed: free them before
-                 * the next input is read */
-                cube_reader_close(cb->sources[k].reader);
-                cb->sources[k].reader = NULL;
+        for (size_t k = 0; k < cb->n && rc == 0 && !again; k++) {
+            const cube_t *full = cb->sources[k].full;
+            if (full) {
+                for (size_t i = 0; i < full->sev.num_rows && rc == 0; i++) {
+                    const severity_row *r = &full->sev.rows[i];
+                    rc = add_row(cb, k, &sinks[k], r->metric, r->cnode, r->values,
+                                 full->threads.count);
+                }
+                continue;
             }
-            if (rc == 1) {
-                cube_reader_close(cb->sources[k].reader);
-                cb->sources[k].reader = NULL;
-                if (read_whole(cb, &cb->sources[k]) != 0)
-                    return -1;
+            size_t metric, cnode, nthreads;
+            const double *values;
+            int st;
+            while ((st = row_feed_next(feed, k, &metric, &cnode, &values, &nthreads)) ==
+                       FEED_ROW &&
+                   rc == 0)
+                rc = add_row(cb, k, &sinks[k], metric, cnode, values, nthreads);
+            if (rc == 0 && st == FEED_ERROR)
+                rc = fail(cb, "%s", row_feed_error(feed));
+            if (rc == 0 && st == FEED_MAY_REPEAT) {
+                rc = read_whole(cb, &cb->sources[k]);
                 again = 1;
             }
         }
-        if (!again)
-            return 0;
+        row_feed_stop(feed);
+        if (rc != 0 || !again)
+            break;
         for (size_t k = 0; k < cb->n; k++)
             sev_store_clear(sinks[k].target);
     }
+    free(paths);
+    free(skip);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -325,7 +331,7 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
                 }
                 for (size_t m = 0; m < nm; m++) {
                     size_t last = n;
-                    while (last-- > 0 && !cube_union_input_has_metric(cb.u, last, m))
+                    while (last-- > 0 && !cube_union_input_has_metric_data(cb.u, last, m))
                         ;
                     owned[k][m] = last == k;
                 }
@@ -443,6 +449,9 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
                  cube_difference_fn report, void *user, size_t *num_differences, char *err,
                  size_t errlen)
 {
+    static const cube_compare_options defaults = {2 * DBL_EPSILON, DBL_MIN, NULL, 10};
+    if (!options)
+        options = &defaults;
     const char *paths[2] = {path_a, path_b};
     combination cb = {calloc(2, sizeof(source)), 2, NULL, err, errlen};
     severity_store other;

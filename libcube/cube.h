@@ -365,8 +365,10 @@ cube_t *cube_union_take_result(cube_union *u);
 const size_t *cube_union_metric_map(const cube_union *u, size_t k);
 const size_t *cube_union_cnode_map(const cube_union *u, size_t k);
 const size_t *cube_union_thread_map(const cube_union *u, size_t k);
-/* Does input k have the result's metric / call path / thread? */
+/* Does input k have the result's metric / call path / thread?  "Metric
+ * data": the input has the metric and it is not VOID there. */
 int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_metric);
+int cube_union_input_has_metric_data(const cube_union *u, size_t k, size_t result_metric);
 int cube_union_input_has_cnode(const cube_union *u, size_t k, size_t result_cnode);
 int cube_union_input_has_thread(const cube_union *u, size_t k, size_t result_thread);
 const char *cube_union_error(const cube_union *u);
@@ -393,14 +395,17 @@ typedef struct {
 } cube_compare_options;
 
 /* One difference: what/where, and both values (absent = 0).  `what` is
- * "value", or "metric", "call path" or "thread" for a dimension item that
- * only one experiment has (then `where` names it and the values are 0). */
+ * "value", or "metric only in A", "metric only in B", "call path only in A",
+ * "call path only in B", "thread only in A" or "thread only in B" for a
+ * dimension item only one experiment has (then the values are 0, and the
+ * ranks -1 unless it is a thread). */
 typedef void (*cube_difference_fn)(void *user, const char *what, const char *metric,
                                    const char *call_path, long long process_rank,
                                    long long thread_rank, double a, double b);
 
 /* 0 equal, 1 not equal (differences reported), -1 error (message in err).
- * *num_differences counts them all. */
+ * *num_differences counts them all.  `options` NULL: the defaults (2 ulp,
+ * DBL_MIN, every metric, 10 reported). */
 int cube_compare(const char *path_a, const char *path_b, cube_match match,
                  cube_system_rule rule, const cube_compare_options *options,
                  cube_difference_fn report, void *user, size_t *num_differences, char *err,

@@ -5,8 +5,11 @@
  * call paths are added as the input comes (cube_union_add): an item whose
  * key is already in the result is mapped onto it, any other one is created
  * under its mapped parent, so the subtrees only one input has are grafted
- * in.  The system trees are united at the end (cube_union_finish), because
- * collapsing them needs every input's ranks first.
+ * in.  The system trees are united as the inputs come too, except when
+ * they are collapsed, which needs every input's ranks first: then only the
+ * ranks are kept until cube_union_finish.  So an input's definitions are
+ * no longer needed once it was added, and a caller combining many large
+ * experiments holds one input's definitions at a time.
  *
  * Every key lives in a hash map (keymap), so lining up is linear in the
  * size of the inputs; the original tools compared every call path with
@@ -21,12 +24,33 @@
 #define NONE ((size_t)-1)
 
 typedef struct {
-    const cube_t *cube;
     char *name;
+    size_t num_metrics, num_cnodes, num_threads;
     size_t *metric_map, *region_map, *cnode_map;
     size_t *machine_map, *node_map, *process_map, *thread_map;
     int64_t *thread_rank; /* the rank a thread is matched by, see local_thread_ranks */
+    int64_t *thread_process_rank; /* -C only: each thread's process rank */
+    unsigned char *metric_void;   /* the input's metric carries no data */
 } union_input;
+
+/* A topology of the first input, its places already mapped to result
+ * indexes; created in the result at the end if the locations stay the
+ * first input's. */
+typedef struct {
+    char *name;
+    long ndims;
+    long *dims;
+    int *periods;
+    char **dim_names;
+    size_t num_coords;
+    cube_coord_kind *kinds;
+    size_t *targets; /* result index of each coordinate's entity, NONE if unmapped */
+    long *coords;    /* num_coords x ndims */
+} pending_cart;
+
+typedef struct {
+    keymap machines, nodes, processes, threads;
+} system_keys;
 
 struct cube_union {
     cube_match match;
@@ -37,8 +61,14 @@ struct cube_union {
     size_t num_inputs, inputs_cap;
     keymap metric_keys, region_keys, cnode_keys;
     keybuf key;
+    system_keys sys;
+    size_t extra_node;       /* -c: where ranks the first input lacks go */
+    size_t *process_origin;  /* for each result process, the input that brought it */
+    size_t origin_cap;
+    pending_cart *carts;
+    size_t num_carts;
     /* presence of each result item in each input, filled by finish */
-    unsigned char **has_metric, **has_cnode, **has_thread;
+    unsigned char **has_metric, **has_metric_data, **has_cnode, **has_thread;
     char error[768];
 };
 
@@ -65,6 +95,7 @@ cube_union *cube_union_create(cube_match match, cube_system_rule rule)
         return NULL;
     u->match = match;
     u->rule = rule;
+    u->extra_node = NONE;
     u->result = cube_create();
     if (!u->result) {
         free(u);
@@ -108,9 +139,8 @@ static int unite_attributes(cube_union *u, const cube_t *in)
     return 0;
 }
 
-static int unite_metrics(cube_union *u, union_input *ui)
+static int unite_metrics(cube_union *u, union_input *ui, const cube_t *in)
 {
-    const cube_t *in = ui->cube;
     cube_t *res = u->result;
     /* parents are defined before their children: one pass in definition
      * order sees every parent mapped already */
@@ -137,9 +167,8 @@ static int unite_metrics(cube_union *u, union_input *ui)
     return 0;
 }
 
-static int unite_regions(cube_union *u, union_input *ui)
+static int unite_regions(cube_union *u, union_input *ui, const cube_t *in)
 {
-    const cube_t *in = ui->cube;
     cube_t *res = u->result;
     for (size_t i = 0; i < in->regions.count; i++) {
         const cube_region *r = in->regions.items[i];
@@ -164,9 +193,8 @@ static int unite_regions(cube_union *u, union_input *ui)
     return 0;
 }
 
-static int unite_cnodes(cube_union *u, union_input *ui)
+static int unite_cnodes(cube_union *u, union_input *ui, const cube_t *in)
 {
-    const cube_t *in = ui->cube;
     cube_t *res = u->result;
     for (size_t i = 0; i < in->cnodes.count; i++) {
         const cube_cnode *n = in->cnodes.items[i];
@@ -229,6 +257,9 @@ static int64_t *local_thread_ranks(const cube_t *c)
     return ranks;
 }
 
+static int unite_system(cube_union *u, union_input *ui, const cube_t *input);
+static int keep_topologies(cube_union *u, const union_input *ui, const cube_t *input);
+
 int cube_union_add(cube_union *u, const cube_t *input, const char *name)
 {
     if (u->finished)
@@ -243,8 +274,10 @@ int cube_union_add(cube_union *u, const cube_t *input, const char *name)
     }
     union_input *ui = &u->inputs[u->num_inputs++];
     memset(ui, 0, sizeof *ui);
-    ui->cube = input;
     ui->name = cube_strdup(name);
+    ui->num_metrics = input->metrics.count;
+    ui->num_cnodes = input->cnodes.count;
+    ui->num_threads = input->threads.count;
     ui->metric_map = new_map(input->metrics.count);
     ui->region_map = new_map(input->regions.count);
     ui->cnode_map = new_map(input->cnodes.count);
@@ -253,22 +286,25 @@ int cube_union_add(cube_union *u, const cube_t *input, const char *name)
     ui->process_map = new_map(input->processes.count);
     ui->thread_map = new_map(input->threads.count);
     ui->thread_rank = local_thread_ranks(input);
+    ui->metric_void = malloc(input->metrics.count + 1);
     if (!ui->name || !ui->metric_map || !ui->region_map || !ui->cnode_map ||
         !ui->machine_map || !ui->node_map || !ui->process_map || !ui->thread_map ||
-        !ui->thread_rank)
+        !ui->thread_rank || !ui->metric_void)
         return oom(u);
-    if (unite_attributes(u, input) != 0 || unite_metrics(u, ui) != 0 ||
-        unite_regions(u, ui) != 0 || unite_cnodes(u, ui) != 0)
+    for (size_t i = 0; i < input->metrics.count; i++)
+        ui->metric_void[i] = ((const cube_metric *)input->metrics.items[i])->is_void != 0;
+    if (unite_attributes(u, input) != 0 || unite_metrics(u, ui, input) != 0 ||
+        unite_regions(u, ui, input) != 0 || unite_cnodes(u, ui, input) != 0 ||
+        unite_system(u, ui, input) != 0 ||
+        (u->num_inputs == 1 && keep_topologies(u, ui, input) != 0))
         return -1;
+    if (u->key.failed)
+        return oom(u);
     return 0;
 }
 
 /* ---------------------------------------------------------------------- */
 /* the system trees                                                        */
-
-typedef struct {
-    keymap machines, nodes, processes, threads;
-} system_keys;
 
 static void system_keys_free(system_keys *k)
 {
@@ -278,134 +314,134 @@ static void system_keys_free(system_keys *k)
     keymap_free(&k->threads);
 }
 
-/* Find or create the result item with a key; `create` is only called when
- * the key is new and returns the created item's index (NONE on failure). */
-static size_t find_machine(cube_union *u, system_keys *k, const char *name, const char *descr)
+/* Find or create the result item with a key: NONE when out of memory. */
+static size_t find_machine(cube_union *u, const char *name, const char *descr)
 {
     keybuf_reset(&u->key);
     keybuf_str(&u->key, name);
-    size_t found = keymap_get(&k->machines, u->key.data, u->key.len);
+    size_t found = keymap_get(&u->sys.machines, u->key.data, u->key.len);
     if (found != KEYMAP_ABSENT)
         return found;
     cube_machine *m = model_add_machine(u->result, (int64_t)u->result->machines.count, name,
                                         descr);
-    if (!m || keymap_put(&k->machines, u->key.data, u->key.len, m->index) != 0)
+    if (!m || keymap_put(&u->sys.machines, u->key.data, u->key.len, m->index) != 0)
         return NONE;
     return m->index;
 }
 
-static size_t find_node(cube_union *u, system_keys *k, size_t machine, const char *name)
+static size_t find_node(cube_union *u, size_t machine, const char *name)
 {
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, machine);
     keybuf_str(&u->key, name);
-    size_t found = keymap_get(&k->nodes, u->key.data, u->key.len);
+    size_t found = keymap_get(&u->sys.nodes, u->key.data, u->key.len);
     if (found != KEYMAP_ABSENT)
         return found;
     cube_node *n = model_add_node(u->result, (int64_t)u->result->nodes.count, name,
                                   u->result->machines.items[machine]);
-    if (!n || keymap_put(&k->nodes, u->key.data, u->key.len, n->index) != 0)
+    if (!n || keymap_put(&u->sys.nodes, u->key.data, u->key.len, n->index) != 0)
         return NONE;
     return n->index;
 }
 
-static size_t get_process(cube_union *u, system_keys *k, int64_t rank)
+static size_t get_process(cube_union *u, int64_t rank)
 {
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, (uint64_t)rank);
-    size_t found = keymap_get(&k->processes, u->key.data, u->key.len);
+    size_t found = keymap_get(&u->sys.processes, u->key.data, u->key.len);
     return found == KEYMAP_ABSENT ? NONE : found;
 }
 
-static size_t add_process(cube_union *u, system_keys *k, size_t node, const char *name,
-                          int64_t rank)
+/* A new result process, remembering which input brought it (for messages). */
+static size_t add_process(cube_union *u, size_t node, const char *name, int64_t rank)
 {
-    cube_process *p = model_add_process(u->result, (int64_t)u->result->processes.count, name,
-                                        rank, u->result->nodes.items[node]);
+    size_t index = u->result->processes.count;
+    if (index >= u->origin_cap) {
+        size_t cap = u->origin_cap ? u->origin_cap * 2 : 64;
+        size_t *grown = realloc(u->process_origin, cap * sizeof *grown);
+        if (!grown)
+            return NONE;
+        u->process_origin = grown;
+        u->origin_cap = cap;
+    }
+    cube_process *p = model_add_process(u->result, (int64_t)index, name, rank,
+                                        u->result->nodes.items[node]);
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, (uint64_t)rank);
-    if (!p || keymap_put(&k->processes, u->key.data, u->key.len, p->index) != 0)
+    if (!p || keymap_put(&u->sys.processes, u->key.data, u->key.len, p->index) != 0)
         return NONE;
+    u->process_origin[index] = u->num_inputs - 1;
     return p->index;
 }
 
-static size_t find_thread(cube_union *u, system_keys *k, size_t process, const char *name,
-                          int64_t rank)
+static size_t find_thread(cube_union *u, size_t process, const char *name, int64_t rank)
 {
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, process);
     keybuf_u64(&u->key, (uint64_t)rank);
-    size_t found = keymap_get(&k->threads, u->key.data, u->key.len);
+    size_t found = keymap_get(&u->sys.threads, u->key.data, u->key.len);
     if (found != KEYMAP_ABSENT)
         return found;
     cube_thread *t = model_add_thread(u->result, (int64_t)u->result->threads.count, name, rank,
                                       u->result->processes.items[process]);
-    if (!t || keymap_put(&k->threads, u->key.data, u->key.len, t->index) != 0)
+    if (!t || keymap_put(&u->sys.threads, u->key.data, u->key.len, t->index) != 0)
         return NONE;
     return t->index;
 }
 
-static int input_has_rank(const cube_union *u, size_t k, int64_t rank)
+static int map_threads(cube_union *u, union_input *ui, const cube_process *p, size_t rp)
 {
-    const cube_t *c = u->inputs[k].cube;
-    for (size_t i = 0; i < c->processes.count; i++)
-        if (((const cube_process *)c->processes.items[i])->rank == rank)
-            return 1;
+    ui->process_map[p->index] = rp;
+    for (size_t ti = 0; ti < p->num_threads; ti++) {
+        const cube_thread *t = p->threads[ti];
+        size_t rt = find_thread(u, rp, t->name, ui->thread_rank[t->index]);
+        if (rt == NONE)
+            return oom(u);
+        ui->thread_map[t->index] = rt;
+    }
     return 0;
 }
 
 /* Default: the trees must agree.  Machines match by name, nodes by machine
  * and name, processes by rank, and a rank must sit on a node of the same
  * name and machine in every input that has it. */
-static int unite_agreeing(cube_union *u, system_keys *k)
+static int unite_agreeing(cube_union *u, union_input *ui, const cube_t *c)
 {
-    for (size_t in = 0; in < u->num_inputs; in++) {
-        union_input *ui = &u->inputs[in];
-        const cube_t *c = ui->cube;
-        for (size_t mi = 0; mi < c->machines.count; mi++) {
-            const cube_machine *m = c->machines.items[mi];
-            size_t rm = find_machine(u, k, m->name, m->descr);
-            if (rm == NONE)
+    for (size_t mi = 0; mi < c->machines.count; mi++) {
+        const cube_machine *m = c->machines.items[mi];
+        size_t rm = find_machine(u, m->name, m->descr);
+        if (rm == NONE)
+            return oom(u);
+        ui->machine_map[mi] = rm;
+        for (size_t ni = 0; ni < m->num_nodes; ni++) {
+            const cube_node *n = m->nodes[ni];
+            size_t rn = find_node(u, rm, n->name);
+            if (rn == NONE)
                 return oom(u);
-            ui->machine_map[mi] = rm;
-            for (size_t ni = 0; ni < m->num_nodes; ni++) {
-                const cube_node *n = m->nodes[ni];
-                size_t rn = find_node(u, k, rm, n->name);
-                if (rn == NONE)
-                    return oom(u);
-                ui->node_map[n->index] = rn;
-                for (size_t pi = 0; pi < n->num_processes; pi++) {
-                    const cube_process *p = n->processes[pi];
-                    size_t rp = get_process(u, k, p->rank);
-                    if (rp == NONE) {
-                        rp = add_process(u, k, rn, p->name, p->rank);
-                        if (rp == NONE)
-                            return oom(u);
-                    } else {
-                        const cube_node *there = ((cube_process *)u->result->processes.items[rp])->node;
-                        if (there->index != rn) {
-                            size_t first = 0;
-                            while (first < in && !input_has_rank(u, first, p->rank))
-                                first++;
-                            return union_error(
-                                u,
-                                "the system trees do not agree: process rank %lld is on node "
-                                "'%s' of machine '%s' in %s but on node '%s' of machine '%s' "
-                                "in %s; use -c to keep the first experiment's machines and "
-                                "nodes, or -C to collapse all processes into one virtual node",
-                                (long long)p->rank, there->name, there->machine->name,
-                                u->inputs[first].name, n->name, m->name, ui->name);
-                        }
-                    }
-                    ui->process_map[p->index] = rp;
-                    for (size_t ti = 0; ti < p->num_threads; ti++) {
-                        const cube_thread *t = p->threads[ti];
-                        size_t rt = find_thread(u, k, rp, t->name, ui->thread_rank[t->index]);
-                        if (rt == NONE)
-                            return oom(u);
-                        ui->thread_map[t->index] = rt;
-                    }
+            ui->node_map[n->index] = rn;
+            for (size_t pi = 0; pi < n->num_processes; pi++) {
+                const cube_process *p = n->processes[pi];
+                size_t rp = get_process(u, p->rank);
+                if (rp == NONE) {
+                    rp = add_process(u, rn, p->name, p->rank);
+                    if (rp == NONE)
+                        return oom(u);
+                } else {
+                    const cube_node *there =
+                        ((cube_process *)u->result->processes.items[rp])->node;
+                    if (there->index != rn)
+                        return union_error(
+                            u,
+                            "the system trees do not agree: process rank %lld is on node "
+                            "'%s' of machine '%s' in %s but on node '%s' of machine '%s' "
+                            "in %s; use -c to keep the first experiment's machines and "
+                            "nodes, or -C to collapse all processes into one virtual node",
+                            (long long)p->rank, there->name, there->machine->name,
+                            u->inputs[u->process_origin[rp]].name, n->name, m->name,
+                            ui->name);
                 }
+                if (map_threads(u, ui, p, rp) != 0)
+                    return -1;
             }
         }
     }
@@ -414,60 +450,68 @@ static int unite_agreeing(cube_union *u, system_keys *k)
 
 /* -c: the first input's machines and nodes as they are; a rank the first
  * input lacks goes to one extra node. */
-static int unite_first(cube_union *u, system_keys *k)
+static int unite_first(cube_union *u, union_input *ui, const cube_t *c)
 {
-    size_t extra_node = NONE;
+    int first = u->num_inputs == 1;
     /* The first input's machines and nodes first, in its tree order, also
      * those without processes: created only as its processes came, a node
      * without processes moved behind the others and a machine without
      * nodes was lost. */
-    const cube_t *first = u->inputs[0].cube;
-    for (size_t mi = 0; mi < first->machines.count; mi++) {
-        const cube_machine *m = first->machines.items[mi];
-        size_t rm = find_machine(u, k, m->name, m->descr);
+    for (size_t mi = 0; first && mi < c->machines.count; mi++) {
+        const cube_machine *m = c->machines.items[mi];
+        size_t rm = find_machine(u, m->name, m->descr);
         if (rm == NONE)
             return oom(u);
-        u->inputs[0].machine_map[mi] = rm;
+        ui->machine_map[mi] = rm;
         for (size_t ni = 0; ni < m->num_nodes; ni++) {
-            size_t rn = find_node(u, k, rm, m->nodes[ni]->name);
+            size_t rn = find_node(u, rm, m->nodes[ni]->name);
             if (rn == NONE)
                 return oom(u);
-            u->inputs[0].node_map[m->nodes[ni]->index] = rn;
+            ui->node_map[m->nodes[ni]->index] = rn;
         }
     }
-    for (size_t in = 0; in < u->num_inputs; in++) {
-        union_input *ui = &u->inputs[in];
-        const cube_t *c = ui->cube;
-        for (size_t pi = 0; pi < c->processes.count; pi++) {
-            const cube_process *p = c->processes.items[pi];
-            size_t rp = get_process(u, k, p->rank);
-            if (rp == NONE && in == 0) {
-                rp = add_process(u, k, ui->node_map[p->node->index], p->name, p->rank);
-            } else if (rp == NONE) {
-                if (extra_node == NONE) {
-                    size_t rm = u->result->machines.count
-                                    ? 0
-                                    : find_machine(u, k, "Machine", "");
-                    extra_node = rm == NONE ? NONE
-                                            : find_node(u, k, rm, "Processes not in the first experiment");
-                    if (extra_node == NONE)
-                        return oom(u);
-                }
-                rp = add_process(u, k, extra_node, p->name, p->rank);
-            }
-            if (rp == NONE)
-                return oom(u);
-            ui->process_map[pi] = rp;
-            for (size_t ti = 0; ti < p->num_threads; ti++) {
-                const cube_thread *t = p->threads[ti];
-                size_t rt = find_thread(u, k, rp, t->name, ui->thread_rank[t->index]);
-                if (rt == NONE)
+    for (size_t pi = 0; pi < c->processes.count; pi++) {
+        const cube_process *p = c->processes.items[pi];
+        size_t rp = get_process(u, p->rank);
+        if (rp == NONE && first) {
+            rp = add_process(u, ui->node_map[p->node->index], p->name, p->rank);
+        } else if (rp == NONE) {
+            if (u->extra_node == NONE) {
+                size_t rm = u->result->machines.count ? 0 : find_machine(u, "Machine", "");
+                u->extra_node = rm == NONE ? NONE
+                                           : find_node(u, rm, "Processes not in the first experiment");
+                if (u->extra_node == NONE)
                     return oom(u);
-                ui->thread_map[t->index] = rt;
             }
+            rp = add_process(u, u->extra_node, p->name, p->rank);
         }
+        if (rp == NONE)
+            return oom(u);
+        if (map_threads(u, ui, p, rp) != 0)
+            return -1;
     }
     return 0;
+}
+
+/* -C: only the ranks are kept now; the virtual tree is built at the end. */
+static int note_ranks(cube_union *u, union_input *ui, const cube_t *c)
+{
+    ui->thread_process_rank = malloc((c->threads.count ? c->threads.count : 1) *
+                                     sizeof *ui->thread_process_rank);
+    if (!ui->thread_process_rank)
+        return oom(u);
+    for (size_t ti = 0; ti < c->threads.count; ti++)
+        ui->thread_process_rank[ti] = ((const cube_thread *)c->threads.items[ti])->process->rank;
+    return 0;
+}
+
+static int unite_system(cube_union *u, union_input *ui, const cube_t *input)
+{
+    switch (u->rule) {
+    case CUBE_SYSTEM_COLLAPSE: return note_ranks(u, ui, input);
+    case CUBE_SYSTEM_FIRST: return unite_first(u, ui, input);
+    default: return unite_agreeing(u, ui, input);
+    }
 }
 
 typedef struct {
@@ -484,25 +528,23 @@ static int compare_rank_pairs(const void *a, const void *b)
 
 /* -C: one virtual machine and node with every process rank of any input,
  * each with every thread rank any input has for it, in rank order. */
-static int unite_collapsed(cube_union *u, system_keys *k)
+static int unite_collapsed(cube_union *u)
 {
     size_t total = 0;
     for (size_t in = 0; in < u->num_inputs; in++)
-        total += u->inputs[in].cube->threads.count;
+        total += u->inputs[in].num_threads;
     rank_pair *pairs = malloc((total ? total : 1) * sizeof *pairs);
     if (!pairs)
         return oom(u);
     size_t n = 0;
     for (size_t in = 0; in < u->num_inputs; in++) {
-        const cube_t *c = u->inputs[in].cube;
-        for (size_t ti = 0; ti < c->threads.count; ti++) {
-            const cube_thread *t = c->threads.items[ti];
-            pairs[n++] = (rank_pair){t->process->rank, u->inputs[in].thread_rank[ti]};
-        }
+        const union_input *ui = &u->inputs[in];
+        for (size_t ti = 0; ti < ui->num_threads; ti++)
+            pairs[n++] = (rank_pair){ui->thread_process_rank[ti], ui->thread_rank[ti]};
     }
     qsort(pairs, n, sizeof *pairs, compare_rank_pairs);
-    size_t rm = find_machine(u, k, "Virtual machine", "");
-    size_t rn = rm == NONE ? NONE : find_node(u, k, rm, "Virtual node");
+    size_t rm = find_machine(u, "Virtual machine", "");
+    size_t rn = rm == NONE ? NONE : find_node(u, rm, "Virtual node");
     if (rn == NONE) {
         free(pairs);
         return oom(u);
@@ -511,13 +553,13 @@ static int unite_collapsed(cube_union *u, system_keys *k)
     for (size_t i = 0; i < n; i++) {
         if (i && !compare_rank_pairs(&pairs[i - 1], &pairs[i]))
             continue;
-        size_t rp = get_process(u, k, pairs[i].process_rank);
+        size_t rp = get_process(u, pairs[i].process_rank);
         if (rp == NONE) {
             snprintf(name, sizeof name, "Process %lld", (long long)pairs[i].process_rank);
-            rp = add_process(u, k, rn, name, pairs[i].process_rank);
+            rp = add_process(u, rn, name, pairs[i].process_rank);
         }
         snprintf(name, sizeof name, "Thread %lld", (long long)pairs[i].thread_rank);
-        if (rp == NONE || find_thread(u, k, rp, name, pairs[i].thread_rank) == NONE) {
+        if (rp == NONE || find_thread(u, rp, name, pairs[i].thread_rank) == NONE) {
             free(pairs);
             return oom(u);
         }
@@ -526,12 +568,62 @@ static int unite_collapsed(cube_union *u, system_keys *k)
     /* every input thread onto its (process rank, thread rank) */
     for (size_t in = 0; in < u->num_inputs; in++) {
         union_input *ui = &u->inputs[in];
-        const cube_t *c = ui->cube;
-        for (size_t ti = 0; ti < c->threads.count; ti++) {
-            const cube_thread *t = c->threads.items[ti];
-            size_t rp = get_process(u, k, t->process->rank);
-            ui->process_map[t->process->index] = rp;
-            ui->thread_map[ti] = find_thread(u, k, rp, t->name, ui->thread_rank[ti]);
+        for (size_t ti = 0; ti < ui->num_threads; ti++) {
+            size_t rp = get_process(u, ui->thread_process_rank[ti]);
+            ui->thread_map[ti] = find_thread(u, rp, "", ui->thread_rank[ti]);
+        }
+    }
+    return 0;
+}
+
+/* The first input's topologies, their places mapped onto the result (the
+ * first input's system tree is in the result already). */
+static int keep_topologies(cube_union *u, const union_input *ui, const cube_t *c)
+{
+    if (u->rule == CUBE_SYSTEM_COLLAPSE || !c->carts.count)
+        return 0;
+    u->carts = calloc(c->carts.count, sizeof *u->carts);
+    if (!u->carts)
+        return oom(u);
+    for (size_t i = 0; i < c->carts.count; i++) {
+        const cube_cartesian *t = c->carts.items[i];
+        pending_cart *pc = &u->carts[u->num_carts++];
+        size_t nd = (size_t)t->ndims, nc = t->num_coords;
+        pc->name = cube_strdup(t->name);
+        pc->ndims = t->ndims;
+        pc->dims = malloc(nd * sizeof *pc->dims);
+        pc->periods = malloc(nd * sizeof *pc->periods);
+        pc->dim_names = calloc(nd, sizeof *pc->dim_names);
+        pc->num_coords = nc;
+        pc->kinds = malloc((nc ? nc : 1) * sizeof *pc->kinds);
+        pc->targets = malloc((nc ? nc : 1) * sizeof *pc->targets);
+        pc->coords = malloc((nc ? nc : 1) * nd * sizeof *pc->coords);
+        if (!pc->name || !pc->dims || !pc->periods || !pc->dim_names || !pc->kinds ||
+            !pc->targets || !pc->coords)
+            return oom(u);
+        memcpy(pc->dims, t->dims, nd * sizeof *pc->dims);
+        memcpy(pc->periods, t->periods, nd * sizeof *pc->periods);
+        for (size_t d = 0; t->dim_names && d < nd; d++)
+            if (t->dim_names[d] && !(pc->dim_names[d] = cube_strdup(t->dim_names[d])))
+                return oom(u);
+        for (size_t j = 0; j < nc; j++) {
+            const cube_coord *cd = &t->coords[j];
+            pc->kinds[j] = cd->kind;
+            switch (cd->kind) {
+            case CUBE_COORD_THREAD:
+                pc->targets[j] = ui->thread_map[((cube_thread *)cd->entity)->index];
+                break;
+            case CUBE_COORD_PROCESS:
+                pc->targets[j] = ui->process_map[((cube_process *)cd->entity)->index];
+                break;
+            case CUBE_COORD_NODE:
+                pc->targets[j] = ui->node_map[((cube_node *)cd->entity)->index];
+                break;
+            case CUBE_COORD_MACHINE:
+                pc->targets[j] = ui->machine_map[((cube_machine *)cd->entity)->index];
+                break;
+            }
+            memcpy(pc->coords + j * nd, cd->coords, nd * sizeof *pc->coords);
         }
     }
     return 0;
@@ -539,75 +631,62 @@ static int unite_collapsed(cube_union *u, system_keys *k)
 
 /* Topologies survive only when the result's locations are exactly the
  * first input's: then its coordinates still mean the same places. */
-static int copy_topologies(cube_union *u)
+static int create_topologies(cube_union *u)
 {
     const union_input *first = &u->inputs[0];
-    const cube_t *c = first->cube;
-    if (u->rule == CUBE_SYSTEM_COLLAPSE || u->result->threads.count != c->threads.count ||
-        u->result->processes.count != c->processes.count)
+    if (!u->num_carts || u->result->threads.count != first->num_threads)
         return 0;
-    for (size_t i = 0; i < c->carts.count; i++) {
-        const cube_cartesian *t = c->carts.items[i];
-        cube_cartesian *copy = model_add_cart(u->result, t->name, t->ndims, t->dims, t->periods);
+    for (size_t i = 0; i < u->num_carts; i++) {
+        const pending_cart *pc = &u->carts[i];
+        cube_cartesian *copy = model_add_cart(u->result, pc->name, pc->ndims, pc->dims,
+                                              pc->periods);
         if (!copy)
             return oom(u);
-        for (long d = 0; t->dim_names && d < t->ndims; d++)
-            if (t->dim_names[d] && cube_cart_set_dim_name(u->result, copy, d, t->dim_names[d]))
+        for (long d = 0; d < pc->ndims; d++)
+            if (pc->dim_names[d] && cube_cart_set_dim_name(u->result, copy, d, pc->dim_names[d]))
                 return oom(u);
-        for (size_t j = 0; j < t->num_coords; j++) {
-            const cube_coord *cd = &t->coords[j];
-            size_t target = NONE;
-            void *entity = NULL;
-            switch (cd->kind) {
-            case CUBE_COORD_THREAD:
-                target = first->thread_map[((cube_thread *)cd->entity)->index];
-                entity = target == NONE ? NULL : u->result->threads.items[target];
-                break;
-            case CUBE_COORD_PROCESS:
-                target = first->process_map[((cube_process *)cd->entity)->index];
-                entity = target == NONE ? NULL : u->result->processes.items[target];
-                break;
-            case CUBE_COORD_NODE:
-                target = first->node_map[((cube_node *)cd->entity)->index];
-                entity = target == NONE ? NULL : u->result->nodes.items[target];
-                break;
-            case CUBE_COORD_MACHINE:
-                target = first->machine_map[((cube_machine *)cd->entity)->index];
-                entity = target == NONE ? NULL : u->result->machines.items[target];
-                break;
-            }
-            if (entity && cube_def_coords_of(u->result, copy, cd->kind, entity, cd->coords))
+        for (size_t j = 0; j < pc->num_coords; j++) {
+            if (pc->targets[j] == NONE)
+                continue;
+            const ptr_list *list = pc->kinds[j] == CUBE_COORD_THREAD    ? &u->result->threads
+                                   : pc->kinds[j] == CUBE_COORD_PROCESS ? &u->result->processes
+                                   : pc->kinds[j] == CUBE_COORD_NODE    ? &u->result->nodes
+                                                                         : &u->result->machines;
+            if (cube_def_coords_of(u->result, copy, pc->kinds[j], list->items[pc->targets[j]],
+                                   pc->coords + j * (size_t)pc->ndims) != 0)
                 return oom(u);
         }
     }
     return 0;
 }
 
-static unsigned char **presence(cube_union *u, size_t result_count, size_t input_count_of(const cube_t *),
-                                size_t *(*map_of)(union_input *))
+typedef enum { PRESENCE_METRIC, PRESENCE_METRIC_DATA, PRESENCE_CNODE, PRESENCE_THREAD } presence_kind;
+
+/* has[k][i]: input k has the result's item i (for PRESENCE_METRIC_DATA, a
+ * metric only where it carries data: a VOID metric has nothing to give). */
+static unsigned char **presence(cube_union *u, presence_kind kind, size_t result_count)
 {
     unsigned char **has = calloc(u->num_inputs, sizeof *has);
     if (!has)
         return NULL;
     for (size_t in = 0; in < u->num_inputs; in++) {
+        const union_input *ui = &u->inputs[in];
         has[in] = calloc(result_count ? result_count : 1, 1);
         if (!has[in])
             return has; /* freed by the caller through u */
-        const size_t *map = map_of(&u->inputs[in]);
-        size_t n = input_count_of(u->inputs[in].cube);
+        int metric = kind == PRESENCE_METRIC || kind == PRESENCE_METRIC_DATA;
+        const size_t *map = metric ? ui->metric_map
+                            : kind == PRESENCE_CNODE ? ui->cnode_map
+                                                     : ui->thread_map;
+        size_t n = metric ? ui->num_metrics
+                   : kind == PRESENCE_CNODE ? ui->num_cnodes
+                                            : ui->num_threads;
         for (size_t i = 0; i < n; i++)
-            if (map[i] != NONE)
+            if (map[i] != NONE && !(kind == PRESENCE_METRIC_DATA && ui->metric_void[i]))
                 has[in][map[i]] = 1;
     }
     return has;
 }
-
-static size_t count_metrics(const cube_t *c) { return c->metrics.count; }
-static size_t count_cnodes(const cube_t *c) { return c->cnodes.count; }
-static size_t count_threads(const cube_t *c) { return c->threads.count; }
-static size_t *metric_map_of(union_input *ui) { return ui->metric_map; }
-static size_t *cnode_map_of(union_input *ui) { return ui->cnode_map; }
-static size_t *thread_map_of(union_input *ui) { return ui->thread_map; }
 
 static int all_present(unsigned char **has, size_t n)
 {
@@ -625,22 +704,18 @@ int cube_union_finish(cube_union *u)
         return 0;
     if (!u->num_inputs)
         return union_error(u, "no experiment to line up");
-    system_keys keys;
-    memset(&keys, 0, sizeof keys);
-    int rc = u->rule == CUBE_SYSTEM_COLLAPSE ? unite_collapsed(u, &keys)
-             : u->rule == CUBE_SYSTEM_FIRST  ? unite_first(u, &keys)
-                                             : unite_agreeing(u, &keys);
-    system_keys_free(&keys);
-    if (rc == 0 && u->key.failed)
-        rc = oom(u);
-    if (rc == 0)
-        rc = copy_topologies(u);
-    if (rc != 0)
+    if (u->rule == CUBE_SYSTEM_COLLAPSE && unite_collapsed(u) != 0)
         return -1;
-    u->has_metric = presence(u, u->result->metrics.count, count_metrics, metric_map_of);
-    u->has_cnode = presence(u, u->result->cnodes.count, count_cnodes, cnode_map_of);
-    u->has_thread = presence(u, u->result->threads.count, count_threads, thread_map_of);
-    if (!all_present(u->has_metric, u->num_inputs) || !all_present(u->has_cnode, u->num_inputs) ||
+    if (u->key.failed)
+        return oom(u);
+    if (create_topologies(u) != 0)
+        return -1;
+    u->has_metric = presence(u, PRESENCE_METRIC, u->result->metrics.count);
+    u->has_metric_data = presence(u, PRESENCE_METRIC_DATA, u->result->metrics.count);
+    u->has_cnode = presence(u, PRESENCE_CNODE, u->result->cnodes.count);
+    u->has_thread = presence(u, PRESENCE_THREAD, u->result->threads.count);
+    if (!all_present(u->has_metric, u->num_inputs) ||
+        !all_present(u->has_metric_data, u->num_inputs) || !all_present(u->has_cnode, u->num_inputs) ||
         !all_present(u->has_thread, u->num_inputs))
         return oom(u);
     u->finished = 1;
@@ -688,6 +763,11 @@ int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_met
     return has(u->has_metric, u, k, result_metric, u->result->metrics.count);
 }
 
+int cube_union_input_has_metric_data(const cube_union *u, size_t k, size_t result_metric)
+{
+    return has(u->has_metric_data, u, k, result_metric, u->result->metrics.count);
+}
+
 int cube_union_input_has_cnode(const cube_union *u, size_t k, size_t result_cnode)
 {
     return has(u->has_cnode, u, k, result_cnode, u->result->cnodes.count);
@@ -722,8 +802,26 @@ void cube_union_free(cube_union *u)
         free(ui->process_map);
         free(ui->thread_map);
         free(ui->thread_rank);
+        free(ui->thread_process_rank);
+        free(ui->metric_void);
     }
+    for (size_t i = 0; i < u->num_carts; i++) {
+        pending_cart *pc = &u->carts[i];
+        for (long d = 0; pc->dim_names && d < pc->ndims; d++)
+            free(pc->dim_names[d]);
+        free(pc->name);
+        free(pc->dims);
+        free(pc->periods);
+        free(pc->dim_names);
+        free(pc->kinds);
+        free(pc->targets);
+        free(pc->coords);
+    }
+    free(u->carts);
+    free(u->process_origin);
+    system_keys_free(&u->sys);
     free_presence(u->has_metric, u->num_inputs);
+    free_presence(u->has_metric_data, u->num_inputs);
     free_presence(u->has_cnode, u->num_inputs);
     free_presence(u->has_thread, u->num_inputs);
     free(u->inputs);

@@ -1,0 +1,32 @@
+/*
+ * row_feed.h - the rows of several experiments, read ahead by worker
+ * threads and taken by the caller input after input (see row_feed.c).
+ */
+#ifndef LIBCUBE_ROW_FEED_H
+#define LIBCUBE_ROW_FEED_H
+
+#include "cube.h"
+
+#include <stddef.h>
+
+enum {
+    FEED_ROW = 1,        /* a row */
+    FEED_ROW_END = 0,    /* the input has no more rows */
+    FEED_MAY_REPEAT = 2, /* the input repeats a row: read it whole instead */
+    FEED_ERROR = -1      /* row_feed_error says why */
+};
+
+typedef struct row_feed row_feed;
+
+/* Start reading the rows of paths[k] for every k with !skip[k].  The
+ * arrays must stay alive until row_feed_stop.  NULL when out of memory. */
+row_feed *row_feed_start(const char *const *paths, size_t n, const unsigned char *skip);
+/* The next row of input k; inputs must be taken in increasing order, each
+ * until it ends.  Indexes are those of the input's own definitions. */
+int row_feed_next(row_feed *f, size_t k, size_t *metric, size_t *cnode, const double **values,
+                  size_t *nthreads);
+const char *row_feed_error(const row_feed *f);
+/* Stop the workers (also in the middle) and free everything. */
+void row_feed_stop(row_feed *f);
+
+#endif
