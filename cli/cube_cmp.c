@@ -84,7 +84,8 @@ int main(int argc, char **argv)
         cli_error("out of memory");
         return EXIT_TROUBLE;
     }
-    while ((opt = getopt_long(argc, argv, "cCn:qh", options, NULL)) != -1) {
+    /* cli_getopt reports bad options itself and never returns them */
+    while ((opt = cli_getopt(argc, argv, "cCn:qh", options, usage)) != -1) {
         switch (opt) {
         case 'c':
             if (rule != CUBE_SYSTEM_COLLAPSE)
@@ -106,7 +107,6 @@ int main(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'h': print_help(); free(metrics); return EXIT_OK;
         case 'V': cli_print_version(); free(metrics); return EXIT_OK;
-        default: cli_usage_error(usage, "unknown option");
         }
     }
     if (argc - optind != 2)
@@ -143,5 +143,10 @@ int main(int argc, char **argv)
     }
     free(table);
     free(metrics);
+    /* a verdict that did not reach standard output is no verdict */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("cannot write to standard output");
+        return EXIT_TROUBLE;
+    }
     return rc < 0 ? EXIT_TROUBLE : rc == 0 ? EXIT_OK : EXIT_NEGATIVE;
 }

@@ -36,3 +36,23 @@ for f in testdata/cube/*.cube; do
         /^rows:/       { r = $2 }
         END { printf "%-40s metrics %4d  call paths %4d  threads %4d  rows %5d\n", f, m, c, t, r }'
 done
+
+# the algebra: the Score-P profile and the Scalasca trace analysis of one run
+PROFILE=testdata/cube/scorep-1.1_profile.cube
+TRACE=testdata/cube/scalasca_trace.cube
+
+say "cube_merge -o $OUT/merged.cube $PROFILE $TRACE   (both metric sets, one run)"
+"$BIN/cube_merge" -o "$OUT/merged.cube" "$PROFILE" "$TRACE"
+"$BIN/cube_info" "$OUT/merged.cube" | grep -E '^(metrics|call paths|system):'
+
+say "cube_cmp $TRACE $OUT/trace.cube.gz   (the cleaned gzip copy is the same experiment)"
+"$BIN/cube_cmp" "$TRACE" "$OUT/trace.cube.gz"
+
+say "cube_cmp --metric=visits $PROFILE $TRACE   (profile and trace counted the same visits)"
+"$BIN/cube_cmp" --metric=visits "$PROFILE" "$TRACE"
+
+say "cube_cmp --rel-tol=0.05 --metric=time -n 3 $PROFILE $TRACE   (but not the same time: exit 1)"
+"$BIN/cube_cmp" --rel-tol=0.05 --metric=time -n 3 "$PROFILE" "$TRACE" || echo "(exit status $?)"
+
+say "cube_diff -o - $PROFILE $TRACE | cube_info - | sed -n '/^metric tree/,\$p' | head -5   (profile minus trace)"
+"$BIN/cube_diff" -o - "$PROFILE" "$TRACE" | "$BIN/cube_info" - | sed -n '/^metric tree/,$p' | head -5

@@ -1,0 +1,356 @@
+# cube_diff, cube_merge, cube_mean and cube_cmp on the shipped real
+# experiments: self-differences are zero, the mean of a file with itself is
+# the file, merge joins the profile and the trace of one run, cmp finds one
+# changed value and names it; system-tree conflicts, inputs and outputs,
+# usage errors.  Expected values are computed here from the input files.
+. tests/cli/lib.sh
+D=testdata/cube
+PROFILE=$D/scorep-1.1_profile.cube
+TRACE=$D/scalasca_trace.cube
+BGP=$D/scalasca-bgpBT_experiment1.cube
+ROOT=$(pwd)
+
+# --- helpers (not in lib.sh: only this file needs them) -------------------
+
+# json FILE PYTHON-EXPRESSION: evaluate the expression over j, the
+# cube_info --json object of FILE, and print it
+json() {
+    "$BIN/cube_info" --json "$1" 2>/dev/null |
+        python3 -c 'import json, sys
+j = json.loads(sys.stdin.readline())
+print(eval(sys.argv[1]))' "$2"
+}
+
+# totals FILE: "uniq_name total" per non-VOID metric (repr: every bit)
+totals() {
+    json "$1" '"\n".join(m["uniq_name"] + " " + repr(float(m["total"])) for m in j["metrics"] if not m["void"])'
+}
+
+# expect_eq EXPECTED ACTUAL DESCRIPTION
+expect_eq() {
+    if [ -n "$1" ] && [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3 (got '$2', expected '$1')"; fi
+}
+
+# value_at FILE METRIC CALL-PATH PROCESS-RANK K: the stored value of the
+# metric at the call path (region names joined by '/') for the K-th thread
+# (0-based, in file order) of the process with that rank, read straight from
+# the XML (the layout of the shipped files and of libcube's writer)
+value_at() {
+    awk -v METRIC="$2" -v CPATH="$3" -v PROC="$4" -v K="$5" '
+    BEGIN { i = -2; depth = 0 }
+    /<metric id="/ { mid = $0; sub(/.*id="/, "", mid); sub(/".*/, "", mid) }
+    /<uniq_name>/ && mid != "" {
+        u = $0; sub(/.*<uniq_name>/, "", u); sub(/<\/uniq_name>.*/, "", u)
+        if (u == METRIC) want_m = mid
+        mid = "" }
+    /<region id="/ { rid = $0; sub(/.*id="/, "", rid); sub(/".*/, "", rid) }
+    /<name>/ && rid != "" {
+        n = $0; sub(/.*<name>/, "", n); sub(/<\/name>.*/, "", n); rname[rid] = n; rid = "" }
+    /<cnode id="/ {
+        cid = $0; sub(/.*id="/, "", cid); sub(/".*/, "", cid)
+        callee = $0; sub(/.*calleeId="/, "", callee); sub(/".*/, "", callee)
+        path[depth + 1] = (depth ? path[depth] "/" : "") rname[callee]
+        if (path[depth + 1] == CPATH) want_c = cid
+        if ($0 !~ /\/>/) depth++ }
+    /<\/cnode>/ { depth-- }
+    /<process Id="/ { inproc = 1; k = 0 }
+    /<rank>/ && inproc == 1 { r = $0; gsub(/[^0-9-]/, "", r); prank = r; inproc = 2 }
+    /<thread Id="/ {
+        t = $0; sub(/.*Id="/, "", t); sub(/".*/, "", t)
+        if (prank == PROC && k == K) want_t = t
+        k++ }
+    /<matrix metricId=/ { m = $0; sub(/.*metricId="/, "", m); sub(/".*/, "", m) }
+    /<row cnodeId=/ { c = $0; sub(/.*cnodeId="/, "", c); sub(/".*/, "", c); i = -1; next }
+    /<\/row>/ { i = -2 }
+    i >= -1 && !/</ { i++; if (m == want_m && c == want_c && i == want_t) v = $0 }
+    END {
+        if (want_m == "" || want_c == "" || want_t == "") exit 1
+        print (v == "" ? 0 : v) }' "$1"
+}
+
+# set_value FILE METRIC-ID CNODE-ID POSITION VALUE: FILE with one value of
+# one row replaced (POSITION: 0-based, the thread id in the shipped files)
+set_value() {
+    awk -v M="$2" -v C="$3" -v P="$4" -v V="$5" '
+    BEGIN { i = -2 }
+    /<matrix metricId=/ { m = $0; sub(/.*metricId="/, "", m); sub(/".*/, "", m) }
+    /<row cnodeId=/ { c = $0; sub(/.*cnodeId="/, "", c); sub(/".*/, "", c); i = -1; print; next }
+    /<\/row>/ { i = -2 }
+    i >= -1 && !/</ { i++; if (m == M && c == C && i == P) $0 = V }
+    { print }' "$1"
+}
+
+# --- every shipped file with itself ---------------------------------------
+for f in $D/*.cube; do
+    name=$(basename "$f" .cube)
+
+    run cube_diff -o "$TMP/self-diff.cube" "$f" "$f"
+    expect_rc 0 "cube_diff $name $name exits 0"
+    z=$(json "$TMP/self-diff.cube" 'j["counts"]["rows"] == 0 and all(m["total"] == 0 for m in j["metrics"] if not m["void"])')
+    expect_eq True "$z" "cube_diff $name $name: no row, every non-VOID total 0"
+    dims='[j["counts"][k] for k in ("metrics", "void_metrics", "cnodes", "processes", "threads")]'
+    expect_eq "$(json "$f" "$dims")" "$(json "$TMP/self-diff.cube" "$dims")" \
+        "cube_diff $name $name keeps the metrics, call paths and threads"
+
+    run cube_mean -o "$TMP/self-mean.cube" "$f" "$f"
+    expect_rc 0 "cube_mean $name $name exits 0"
+    run cube_cmp "$TMP/self-mean.cube" "$f"
+    expect_rc 0 "cube_cmp says the mean of $name with itself is $name"
+    expect_text_eq "Experiments are equal." "$TMP/out" "cube_cmp prints 'Experiments are equal.' ($name)"
+    totals "$f" >"$TMP/totals.orig"
+    totals "$TMP/self-mean.cube" >"$TMP/totals.mean"
+    if [ -s "$TMP/totals.orig" ]; then
+        expect_file_eq "$TMP/totals.orig" "$TMP/totals.mean" "cube_mean $name $name has the totals of $name"
+    else not_ok "cube_info --json $name gave no totals"; fi
+
+    gzip -9nc "$f" >"$TMP/$name.cube.gz"
+    run cube_cmp "$f" "$TMP/$name.cube.gz"
+    expect_rc 0 "cube_cmp $name and its gzip copy exits 0"
+    expect_text_eq "Experiments are equal." "$TMP/out" "cube_cmp $name and its gzip copy are equal"
+done
+
+# the result records the operation; dtypes follow it
+run cube_diff -o "$TMP/pd.cube" "$PROFILE" "$PROFILE"
+expect_eq "$PROFILE - $PROFILE" "$(json "$TMP/pd.cube" 'j["attributes"]["cube_diff"]')" \
+    "cube_diff records 'MINUEND - SUBTRAHEND' in attribute cube_diff"
+expect_eq "Score-P 1.1 SUM" "$(json "$TMP/pd.cube" 'j["attributes"]["Creator"] + " " + j["attributes"]["CUBE_CT_AGGR"]')" \
+    "cube_diff keeps the inputs' attributes"
+expect_eq "INT64 DOUBLE" "$(json "$TMP/pd.cube" '" ".join(m["dtype"] for m in j["metrics"][:2])')" \
+    "cube_diff turns UINT64 into INT64 and keeps DOUBLE"
+run cube_mean -o "$TMP/tm.cube" "$TRACE" "$TRACE" "$TRACE"
+expect_eq "mean($TRACE, $TRACE, $TRACE)" "$(json "$TMP/tm.cube" 'j["attributes"]["cube_mean"]')" \
+    "cube_mean records 'mean(A, B, C)' in attribute cube_mean"
+expect_eq "FLOAT FLOAT" "$(json "$TMP/tm.cube" '" ".join(m["dtype"] for m in j["metrics"] if m["uniq_name"] in ("visits", "bytes_sent"))')" \
+    "cube_mean turns INTEGER into FLOAT"
+run cube_cmp "$TMP/tm.cube" "$TRACE"
+expect_rc 0 "the mean of three copies of the trace equals the trace"
+
+# topologies are kept while the locations are the first input's, not with -C
+run cube_diff -o "$TMP/bgp.cube" "$BGP" "$BGP"
+expect_eq 2 "$(json "$TMP/bgp.cube" 'j["counts"]["topologies"]')" \
+    "cube_diff keeps the 2 topologies of the BG/P experiment (no copy per input)"
+run cube_diff -C -o "$TMP/bgpC.cube" "$BGP" "$BGP"
+expect_eq "0 Virtual machine Virtual node 32 128" \
+    "$(json "$TMP/bgpC.cube" '"%d %s %s %d %d" % (j["counts"]["topologies"], j["system"][0]["machine"], j["system"][0]["nodes"][0]["node"], j["counts"]["processes"], j["counts"]["threads"])')" \
+    "cube_diff -C: one virtual machine and node, all 32 processes and 128 threads, no topology"
+
+# --- merge: the profile and the trace of the same run ---------------------
+run cube_merge -o "$TMP/merge.cube" "$PROFILE" "$TRACE"
+expect_rc 0 "cube_merge profile trace exits 0"
+expect_eq "True True" "$(json "$TMP/merge.cube" '" ".join(str(n in [m["uniq_name"] for m in j["metrics"]]) for n in ("min_time", "mpi_latesender"))')" \
+    "cube_merge has the profile's min_time and the trace's mpi_latesender"
+expect_eq "114 130 4 36" "$(json "$TMP/merge.cube" '"%d %d %d %d" % tuple(j["counts"][k] for k in ("metrics", "cnodes", "processes", "threads"))')" \
+    "cube_merge: 6+110-2 metrics, 130 call paths, 4 processes, 36 threads (Score-P global thread ranks line up)"
+# a metric both have takes all values from the last input that has it
+time_of() { json "$1" '[repr(m["total"]) for m in j["metrics"] if m["uniq_name"] == "time"][0]'; }
+maxt_of() { json "$1" '[repr(m["total"]) for m in j["metrics"] if m["uniq_name"] == "max_time"][0]'; }
+late_of() { json "$1" '[repr(m["total"]) for m in j["metrics"] if m["uniq_name"] == "mpi_latesender"][0]'; }
+expect_eq "$(time_of "$TRACE")" "$(time_of "$TMP/merge.cube")" "cube_merge profile trace: time comes from the trace (last)"
+expect_eq "$(maxt_of "$PROFILE")" "$(maxt_of "$TMP/merge.cube")" "cube_merge profile trace: max_time from the profile"
+expect_eq "$(late_of "$TRACE")" "$(late_of "$TMP/merge.cube")" "cube_merge profile trace: mpi_latesender from the trace"
+run cube_merge -o "$TMP/merge2.cube" "$TRACE" "$PROFILE"
+expect_eq "$(time_of "$PROFILE")" "$(time_of "$TMP/merge2.cube")" "cube_merge trace profile: time comes from the profile (last)"
+expect_eq "merge($PROFILE, $TRACE)" "$(json "$TMP/merge.cube" 'j["attributes"]["cube_merge"]')" \
+    "cube_merge records 'merge(A, B)' in attribute cube_merge"
+
+# --- diff of two different runs: one value checked against the inputs ---
+CP='MAIN__/initialize_/!$omp parallel @initialize.f:28/!$omp do @initialize.f:50'
+run cube_diff -o "$TMP/pt.cube" "$PROFILE" "$TRACE"
+expect_rc 0 "cube_diff profile trace exits 0"
+a=$(value_at "$PROFILE" time "$CP" 2 5)
+b=$(value_at "$TRACE" time "$CP" 2 5)
+r=$(value_at "$TMP/pt.cube" time "$CP" 2 5)
+if [ -n "$a" ] && [ -n "$b" ] && [ -n "$r" ] &&
+    awk -v a="$a" -v b="$b" -v r="$r" 'BEGIN { exit !(a != b && r != 0 && a - b == r) }'; then
+    ok "cube_diff profile trace: time at $CP, process 2 thread 5 is $a - $b = $r exactly"
+else not_ok "cube_diff profile trace: time at $CP, process 2 thread 5 (a=$a b=$b result=$r)"; fi
+expect_eq 36 "$(json "$TMP/pt.cube" 'j["counts"]["threads"]')" "cube_diff profile trace lines up all 36 threads"
+
+# --- cmp: one changed value -----------------------------------------------
+# metric 1 is time, cnode 16 is the call path below, position 11 is process
+# 1's third thread (Score-P 1.x numbers it 11 across processes; matched as 2)
+CP16='MAIN__/initialize_/!$omp parallel @initialize.f:28/!$omp do @initialize.f:31'
+old=$(value_at "$PROFILE" time "$CP16" 1 2)
+expect_eq 0.0019535795407098 "$old" "the value to change is where the test expects it"
+set_value "$PROFILE" 1 16 11 0.0029535795407098 >"$TMP/changed.cube"
+if [ "$(cmp -l "$PROFILE" "$TMP/changed.cube" | wc -l)" = 1 ]; then ok "the changed copy differs in one byte"
+else not_ok "the changed copy differs in one byte"; fi
+run cube_cmp "$PROFILE" "$TMP/changed.cube"
+expect_rc 1 "cube_cmp after a one-value change exits 1"
+TAB=$(printf '\t')
+expect_text_eq "Experiments are not equal: 1 difference.
+what${TAB}metric${TAB}call path${TAB}process rank${TAB}thread rank${TAB}A${TAB}B
+value${TAB}time${TAB}$CP16${TAB}1${TAB}2${TAB}0.0019535795407098${TAB}0.0029535795407098" \
+    "$TMP/out" "cube_cmp names the metric, call path, ranks and both values"
+run cube_cmp "$TMP/changed.cube" "$PROFILE"
+expect_rc 1 "cube_cmp the other way round exits 1"
+expect_grep "^value${TAB}time${TAB}.*${TAB}1${TAB}2${TAB}0.0029535795407098${TAB}0.0019535795407098\$" \
+    "$TMP/out" "cube_cmp is symmetric (A and B swap)"
+run cube_cmp -q "$PROFILE" "$TMP/changed.cube"
+expect_rc 1 "cube_cmp -q exits 1 on a difference"
+if [ ! -s "$TMP/out" ]; then ok "cube_cmp -q prints nothing"; else not_ok "cube_cmp -q prints nothing"; fi
+if [ -w /dev/full ]; then
+    "$BIN/cube_cmp" "$PROFILE" "$PROFILE" >/dev/full 2>"$TMP/err"
+    rc=$?
+    expect_rc 2 "cube_cmp exits 2 when its verdict cannot be written"
+    expect_text_eq "cube_cmp: cannot write to standard output" "$TMP/err" "cube_cmp says standard output failed"
+fi
+
+# tolerances: a 0.33% change
+set_value "$PROFILE" 1 16 11 0.00196 >"$TMP/small.cube"
+run cube_cmp "$PROFILE" "$TMP/small.cube"
+expect_rc 1 "cube_cmp without a tolerance sees a 0.33% change"
+run cube_cmp --rel-tol=0.05 "$PROFILE" "$TMP/small.cube"
+expect_rc 0 "cube_cmp --rel-tol=0.05 accepts a 0.33% change"
+expect_text_eq "Experiments are equal." "$TMP/out" "cube_cmp --rel-tol=0.05 says equal"
+run cube_cmp --rel-tol=0.001 "$PROFILE" "$TMP/small.cube"
+expect_rc 1 "cube_cmp --rel-tol=0.001 rejects a 0.33% change"
+run cube_cmp --abs-tol=1e-4 "$PROFILE" "$TMP/small.cube"
+expect_rc 0 "cube_cmp --abs-tol=1e-4 accepts a change of 6.4e-6"
+run cube_cmp --abs-tol=1e-6 "$PROFILE" "$TMP/small.cube"
+expect_rc 1 "cube_cmp --abs-tol=1e-6 rejects a change of 6.4e-6"
+
+# --metric restricts the comparison
+run cube_cmp --metric=visits --metric=max_time "$PROFILE" "$TMP/changed.cube"
+expect_rc 0 "cube_cmp --metric=visits --metric=max_time ignores the change in time"
+run cube_cmp --metric=time "$PROFILE" "$TMP/changed.cube"
+expect_rc 1 "cube_cmp --metric=time sees the change in time"
+run cube_cmp --metric=nosuch "$PROFILE" "$TMP/changed.cube"
+expect_rc 2 "cube_cmp --metric with an unknown metric exits 2"
+expect_text_eq "cube_cmp: no metric with the unique name 'nosuch' in $PROFILE or $TMP/changed.cube" \
+    "$TMP/err" "cube_cmp names the unknown metric"
+
+# many differences: the dimensions first, then at most N lines and a count
+run cube_cmp -n 3 "$PROFILE" "$TRACE"
+expect_rc 1 "cube_cmp profile trace exits 1"
+n=$(sed -n 's/^Experiments are not equal: \([0-9]*\) differences\.$/\1/p' "$TMP/out")
+expect_text_eq "Experiments are not equal: $n differences.
+what${TAB}metric${TAB}call path${TAB}process rank${TAB}thread rank${TAB}A${TAB}B
+metric only in A${TAB}min_time${TAB}-${TAB}-${TAB}-${TAB}-${TAB}-
+metric only in A${TAB}max_time${TAB}-${TAB}-${TAB}-${TAB}-${TAB}-
+metric only in A${TAB}bytes_sent${TAB}-${TAB}-${TAB}-${TAB}-${TAB}-
+($((n - 3)) more; --max-differences=0 prints all)" "$TMP/out" "cube_cmp -n 3 prints 3 differences and how many more"
+run cube_cmp -n 0 "$PROFILE" "$TRACE"
+expect_eq "$((n + 2))" "$(wc -l <"$TMP/out" | tr -d ' ')" "cube_cmp -n 0 prints all $n differences"
+
+# call paths that moved to another module: --match=name lines them up
+sed 's|<region id="42" mod="\([^"]*\)"|<region id="42" mod="\1.v2"|' "$PROFILE" >"$TMP/moved.cube"
+run cube_cmp -n 2 "$PROFILE" "$TMP/moved.cube"
+expect_rc 1 "cube_cmp: a region in another module makes other call paths"
+sed -n 3,4p "$TMP/out" >"$TMP/lines"
+expect_text_eq "call path only in A${TAB}-${TAB}$CP16${TAB}-${TAB}-${TAB}-${TAB}-
+call path only in B${TAB}-${TAB}$CP16${TAB}-${TAB}-${TAB}-${TAB}-" \
+    "$TMP/lines" "cube_cmp reports call paths only in A and only in B"
+run cube_cmp --match=name "$PROFILE" "$TMP/moved.cube"
+expect_rc 0 "cube_cmp --match=name ignores the module"
+
+# --- system trees that do not agree ---------------------------------------
+run cube_diff -o "$TMP/conflict.cube" "$PROFILE" "$BGP"
+expect_rc 2 "cube_diff profile bgp (different system trees) exits 2"
+expect_text_eq "cube_diff: the system trees do not agree: process rank 0 is on node 'i01r04c02s11' of machine 'generic cluster' in $PROFILE but on node 'R00-M0-N0' of machine 'IBM BG/P' in $BGP; use -c to keep the first experiment's machines and nodes, or -C to collapse all processes into one virtual node" \
+    "$TMP/err" "cube_diff names the conflicting process and suggests -c or -C"
+if [ ! -e "$TMP/conflict.cube" ] && ! ls "$TMP" | grep -q '^conflict\.cube'; then
+    ok "cube_diff writes no output on a conflict"; else not_ok "cube_diff writes no output on a conflict"; fi
+run cube_cmp "$PROFILE" "$BGP"
+expect_rc 2 "cube_cmp on different system trees exits 2"
+run cube_diff -C -o "$TMP/conflict.cube" "$PROFILE" "$BGP"
+expect_rc 0 "cube_diff -C profile bgp exits 0"
+# ranks 0-3: threads 0-8 (profile) and 0-3 (bgp) -> 9 each; ranks 4-31: 4 each
+expect_eq "32 148 Virtual node" "$(json "$TMP/conflict.cube" '"%d %d %s" % (j["counts"]["processes"], j["counts"]["threads"], j["system"][0]["nodes"][0]["node"])')" \
+    "cube_diff -C: every process rank and thread rank of either input"
+run cube_diff -c -o "$TMP/first.cube" "$PROFILE" "$BGP"
+expect_rc 0 "cube_diff -c profile bgp exits 0"
+expect_eq "generic cluster i01r04c02s11:4:36 Processes not in the first experiment:28:112" \
+    "$(json "$TMP/first.cube" '" ".join([j["system"][0]["machine"]] + ["%s:%d:%d" % (n["node"], n["processes"], n["threads"]) for n in j["system"][0]["nodes"]])')" \
+    "cube_diff -c: the first input's node, the other ranks on one extra node"
+
+# --- inputs and outputs ---------------------------------------------------
+gzip -9nc "$TRACE" >"$TMP/trace.cube.gz"
+"$BIN/cube_diff" -o - - "$TMP/trace.cube.gz" <"$TRACE" 2>"$TMP/err" | "$BIN/cube_info" --json - >"$TMP/pipe.json"
+expect_grep '"rows":0}' "$TMP/pipe.json" "cube_diff -o - - X.gz | cube_info - : standard input, gzip and standard output"
+expect_grep '"cube_diff":"- - '"$TMP"'/trace.cube.gz"' "$TMP/pipe.json" "cube_diff names standard input '-' in the attribute"
+run cube_mean -o - "$TRACE"
+if head -n 1 "$TMP/out" | grep -q '^<?xml version="1.0" encoding="UTF-8"?>$'; then
+    ok "cube_mean -o - writes XML to standard output"; else not_ok "cube_mean -o - writes XML to standard output"; fi
+run cube_merge -o "$TMP/m.cube.gz" "$TRACE"
+if [ "$(head -c2 "$TMP/m.cube.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
+    ok "cube_merge -o X.gz writes gzip"; else not_ok "cube_merge -o X.gz writes gzip"; fi
+run cube_mean -z -o "$TMP/z.cube" "$TRACE"
+if gzip -t <"$TMP/z.cube" 2>/dev/null; then ok "cube_mean -z writes gzip"; else not_ok "cube_mean -z writes gzip"; fi
+run cube_cmp "$TMP/z.cube" "$TRACE"
+expect_rc 0 "cube_cmp reads the gzip output back equal"
+
+# default output names, in the current directory
+ABS_BIN=$(cd "$BIN" && pwd)
+mkdir "$TMP/wd"
+cd "$TMP/wd" || exit 1
+BIN=$ABS_BIN
+run cube_diff "$ROOT/$TRACE" "$ROOT/$TRACE"
+run cube_merge "$ROOT/$TRACE"
+run cube_mean "$ROOT/$TRACE"
+cd "$ROOT" || exit 1
+expect_eq "diff.cube mean.cube merge.cube" "$(ls "$TMP/wd" | tr '\n' ' ' | sed 's/ $//')" \
+    "default outputs diff.cube, merge.cube, mean.cube in the current directory"
+
+# bad input: exit 2, the file and line, no output
+printf '<html><body/></html>\n' >"$TMP/bad.cube"
+run cube_mean -o "$TMP/never.cube" "$TRACE" "$TMP/bad.cube"
+expect_rc 2 "cube_mean with a non-CUBE input exits 2"
+expect_text_eq "cube_mean: $TMP/bad.cube:1: not a CUBE file: expected the root element <cube>, found <html>" \
+    "$TMP/err" "cube_mean names the bad file and line"
+run cube_diff -o "$TMP/never.cube" "$TRACE" "$TMP/no-such.cube"
+expect_rc 2 "cube_diff with a missing input exits 2"
+expect_text_eq "cube_diff: $TMP/no-such.cube: cannot open: No such file or directory" \
+    "$TMP/err" "cube_diff names the missing file"
+# cut inside the rows (read as a stream, after the definitions lined up)
+head -c 100000 "$TRACE" >"$TMP/cut.cube"
+run cube_diff -o "$TMP/never.cube" "$TRACE" "$TMP/cut.cube"
+expect_rc 2 "cube_diff with an input truncated in its rows exits 2"
+expect_text_eq "cube_diff: $TMP/cut.cube:$(($(wc -l <"$TMP/cut.cube") + 1)): unexpected end of file: expected </row> (the file is truncated)" \
+    "$TMP/err" "cube_diff names the truncated input and the line where it ends"
+run cube_cmp "$TMP/bad.cube" "$TRACE"
+expect_rc 2 "cube_cmp with a non-CUBE input exits 2 (not 1)"
+if ! ls "$TMP" | grep -q '^never\.cube'; then ok "no output after bad input"; else
+    not_ok "no output after bad input"; fi
+
+# --- usage ----------------------------------------------------------------
+for t in cube_diff cube_merge cube_mean cube_cmp; do
+    run "$t" --help
+    expect_rc 0 "$t --help exits 0"
+    expect_grep "^usage: $t " "$TMP/out" "$t --help prints the usage"
+    run "$t" --version
+    expect_text_eq "$t (libcube) 0.1.0" "$TMP/out" "$t --version"
+    run "$t" --match=fuzzy "$TRACE" "$TRACE"
+    expect_rc 2 "$t --match=fuzzy exits 2"
+    expect_grep "^$t: --match takes 'full' or 'name', not 'fuzzy'\$" "$TMP/err" "$t names the bad --match"
+    run "$t" --frobnicate "$TRACE" "$TRACE"
+    expect_rc 2 "$t with an unknown option exits 2"
+    expect_grep "^$t: unknown option '--frobnicate'\$" "$TMP/err" "$t names the unknown option"
+done
+run cube_diff -o "$TMP/never.cube" "$TRACE"
+expect_rc 2 "cube_diff with one input exits 2"
+expect_grep "^cube_diff: 2 experiments needed, 1 given\$" "$TMP/err" "cube_diff says 2 experiments are needed"
+run cube_diff -o "$TMP/never.cube" "$TRACE" "$TRACE" "$TRACE"
+expect_rc 2 "cube_diff with three inputs exits 2"
+run cube_merge -o "$TMP/never.cube"
+expect_rc 2 "cube_merge without input exits 2"
+run cube_mean -o "$TMP/never.cube"
+expect_rc 2 "cube_mean without input exits 2"
+expect_grep "^cube_mean: at least 1 experiment needed, 0 given\$" "$TMP/err" "cube_mean says an experiment is needed"
+run cube_cmp "$TRACE"
+expect_rc 2 "cube_cmp with one input exits 2"
+run cube_cmp "$TRACE" "$TRACE" "$TRACE"
+expect_rc 2 "cube_cmp with three inputs exits 2"
+run cube_mean -o "$TMP/never.cube" - - </dev/null
+expect_rc 2 "cube_mean with '-' twice exits 2"
+expect_grep "^cube_mean: standard input ('-') can be read only once\$" "$TMP/err" "cube_mean: '-' only once"
+run cube_cmp - - </dev/null
+expect_rc 2 "cube_cmp with '-' twice exits 2"
+run cube_cmp --rel-tol=-1 "$TRACE" "$TRACE"
+expect_rc 2 "cube_cmp --rel-tol=-1 exits 2"
+run cube_cmp --abs-tol=x "$TRACE" "$TRACE"
+expect_rc 2 "cube_cmp --abs-tol=x exits 2"
+run cube_cmp -n -1 "$TRACE" "$TRACE"
+expect_rc 2 "cube_cmp -n -1 exits 2"
+if ! ls "$TMP" | grep -q '^never\.cube'; then ok "no output after usage errors"; else
+    not_ok "no output after usage errors"; fi
