@@ -82,6 +82,7 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
         cli_error("%s", err);
         return EXIT_TROUBLE;
     }
+    cli_print_warnings(result); /* the readers' warnings about the inputs */
     int rc = EXIT_OK;
     if (cube_write_file(result, output, gzip ? CUBE_WRITE_GZIP : 0) != 0) {
         cli_error("%s", cube_error(result));

@@ -12,7 +12,8 @@
 #include <string.h>
 
 static const char usage[] =
-    "cube_cmp [-c|-C] [--match=full|name] [--rel-tol=X] [--abs-tol=Y] [--metric=UNIQ]... A B";
+    "cube_cmp [-q] [-n N] [-c|-C] [--match=full|name] [--rel-tol=X] [--abs-tol=Y]\n"
+    "                [--metric=UNIQ]... A B";
 
 static void print_help(void)
 {
@@ -44,6 +45,12 @@ static double parse_tolerance(const char *arg, const char *option)
 }
 
 /* One line of the differences table (see cube_cmp(1) for the columns). */
+static void print_warning(void *user, const char *message)
+{
+    (void)user;
+    fprintf(stderr, "%s: warning: %s\n", cli_tool(), message);
+}
+
 static void report(void *user, const char *what, const char *metric, const char *call_path,
                    long long process_rank, long long thread_rank, double a, double b)
 {
@@ -76,7 +83,7 @@ int main(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     cube_match match = CUBE_MATCH_FULL;
     cube_system_rule rule = CUBE_SYSTEM_AGREE;
-    cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 10};
+    cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 10, print_warning, NULL};
     const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
     size_t num_metrics = 0;
     int quiet = 0, opt;

@@ -6,7 +6,7 @@
 int main(int argc, char **argv)
 {
     return algebra_tool_main(argc, argv, CUBE_OP_MEAN,
-                             "cube_mean [-o OUT] [-c|-C] [--match=full|name] CUBE...",
+                             "cube_mean [-o OUT] [-z] [-c|-C] [--match=full|name] CUBE...",
                              "Average experiments value by value (a value missing in one counts "
                              "as 0);\ninteger metrics become FLOAT.",
                              "mean.cube", 1, (size_t)-1);

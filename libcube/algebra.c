@@ -34,7 +34,25 @@ typedef struct {
     cube_union *u;
     char *err;
     size_t errlen;
+    ptr_list warnings; /* the readers' warnings about the inputs (char*) */
 } combination;
+
+static void drop_warnings(combination *cb)
+{
+    for (size_t i = 0; i < cb->warnings.count; i++)
+        free(cb->warnings.items[i]);
+    cb->warnings.count = 0;
+}
+
+static int keep_warning(combination *cb, const char *message)
+{
+    char *copy = cube_strdup(message);
+    if (!copy || ptr_list_push(&cb->warnings, copy) != 0) {
+        free(copy);
+        return -1;
+    }
+    return 0;
+}
 
 static int fail(combination *cb, const char *fmt, ...) CUBE_PRINTF(2, 3);
 
@@ -95,6 +113,8 @@ static void close_sources(combination *cb)
 {
     for (size_t k = 0; cb->sources && k < cb->n; k++)
         cube_free(cb->sources[k].full);
+    drop_warnings(cb);
+    ptr_list_free(&cb->warnings);
     free(cb->sources);
 }
 
@@ -182,6 +202,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
             break;
         }
         int again = 0;
+        drop_warnings(cb); /* a pass that starts over reports them again */
         for (size_t k = 0; k < cb->n && rc == 0 && !again; k++) {
             const cube_t *full = cb->sources[k].full;
             if (full) {
@@ -190,6 +211,9 @@ static int gather_rows(combination *cb, const row_sink *sinks)
                     rc = add_row(cb, k, &sinks[k], r->metric, r->cnode, r->values,
                                  full->threads.count);
                 }
+                for (size_t i = 0; i < cube_num_warnings(full) && rc == 0; i++)
+                    if (keep_warning(cb, cube_warning(full, i)) != 0)
+                        rc = fail(cb, "out of memory");
                 continue;
             }
             size_t metric, cnode, nthreads;
@@ -201,6 +225,13 @@ static int gather_rows(combination *cb, const row_sink *sinks)
                 rc = add_row(cb, k, &sinks[k], metric, cnode, values, nthreads);
             if (rc == 0 && st == FEED_ERROR)
                 rc = fail(cb, "%s", row_feed_error(feed));
+            if (rc == 0 && st == FEED_ROW_END) {
+                const char *const *list;
+                size_t nw = row_feed_warnings(feed, &list);
+                for (size_t i = 0; i < nw && rc == 0; i++)
+                    if (keep_warning(cb, list[i]) != 0)
+                        rc = fail(cb, "out of memory");
+            }
             if (rc == 0 && st == FEED_MAY_REPEAT) {
                 rc = read_whole(cb, &cb->sources[k]);
                 again = 1;
@@ -300,7 +331,7 @@ static int sums_overflowed(const severity_store *s)
 cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
                      cube_match match, cube_system_rule rule, char *err, size_t errlen)
 {
-    combination cb = {calloc(n ? n : 1, sizeof(source)), n, NULL, err, errlen};
+    combination cb = {calloc(n ? n : 1, sizeof(source)), n, NULL, err, errlen, {NULL, 0, 0}};
     row_sink *sinks = calloc(n ? n : 1, sizeof *sinks);
     unsigned char **owned = calloc(n ? n : 1, sizeof *owned);
     cube_t *res = NULL;
@@ -355,6 +386,10 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
         }
         if (rc == 0 && (adjust_dtypes(res, op) != 0 || record_origin(res, op, paths, n) != 0))
             rc = fail(&cb, "out of memory");
+        /* the inputs' warnings travel with the result, for the caller */
+        for (size_t i = 0; rc == 0 && i < cb.warnings.count; i++)
+            if (cube_add_warning(res, "%s", (const char *)cb.warnings.items[i]) != 0)
+                rc = fail(&cb, "out of memory");
     }
     if (rc == 0)
         res = cube_union_take_result(cb.u);
@@ -449,11 +484,11 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
                  cube_difference_fn report, void *user, size_t *num_differences, char *err,
                  size_t errlen)
 {
-    static const cube_compare_options defaults = {2 * DBL_EPSILON, DBL_MIN, NULL, 10};
+    static const cube_compare_options defaults = {2 * DBL_EPSILON, DBL_MIN, NULL, 10, NULL, NULL};
     if (!options)
         options = &defaults;
     const char *paths[2] = {path_a, path_b};
-    combination cb = {calloc(2, sizeof(source)), 2, NULL, err, errlen};
+    combination cb = {calloc(2, sizeof(source)), 2, NULL, err, errlen, {NULL, 0, 0}};
     severity_store other;
     memset(&other, 0, sizeof other);
     unsigned char *take = NULL;
@@ -490,6 +525,8 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
         row_sink sinks[2] = {{&res->sev, 1.0, take, 1}, {&other, 1.0, take, 1}};
         rc = gather_rows(&cb, sinks);
     }
+    for (size_t i = 0; rc == 0 && options->warn && i < cb.warnings.count; i++)
+        options->warn(options->warn_user, cb.warnings.items[i]);
     if (rc == 0) {
         /* the dimensions first: an item only one side has is a difference */
         for (size_t m = 0; m < res->metrics.count; m++)

@@ -381,8 +381,11 @@ typedef enum {
 } cube_operation;
 
 /* Combine the experiments at `paths` (at most one "-"): the inputs are
- * read row by row, so memory holds the result and the inputs' definitions
- * plus one row.  Returns the result, or NULL with the message in `err`. */
+ * read row by row, so memory holds the result and one input's definitions
+ * plus a bounded read-ahead (two threads read the next inputs' rows while
+ * the current one is added up; the result is that of reading them in
+ * order).  Returns the result, whose warnings are the readers' warnings
+ * about the inputs, or NULL with the message in `err`. */
 cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
                      cube_match match, cube_system_rule rule, char *err, size_t errlen);
 
@@ -392,6 +395,10 @@ typedef struct {
     double abs_tol;            /* |a-b| <= abs_tol counts as equal */
     const char *const *metrics;/* NULL, or unique names to compare (NULL-terminated) */
     size_t max_reported;       /* differences passed to `report` at most */
+    /* NULL, or called with each warning the readers had about the inputs
+     * (e.g. a raw '&'), before any difference is reported */
+    void (*warn)(void *user, const char *message);
+    void *warn_user;
 } cube_compare_options;
 
 /* One difference: what/where, and both values (absent = 0).  `what` is

@@ -29,6 +29,8 @@ typedef struct feed_block {
     size_t nthreads;
     size_t *metric, *cnode;
     double *values;   /* count x nthreads */
+    char **warnings;  /* an end block: the reader's warnings about the input */
+    size_t num_warnings;
 } feed_block;
 
 typedef struct {
@@ -50,14 +52,24 @@ struct row_feed {
     int stop;
     feed_worker workers[FEED_WORKERS];
     feed_block *current;    /* the block the caller is taking rows from */
+    char **warnings;        /* of the input that ended last */
+    size_t num_warnings;
     size_t position;        /* next row in `current` */
     char error[1024];
 };
+
+static void free_warnings(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
 
 static void free_block(feed_block *b)
 {
     if (!b)
         return;
+    free_warnings(b->warnings, b->num_warnings);
     free(b->metric);
     free(b->cnode);
     free(b->values);
@@ -159,10 +171,17 @@ static int read_input(feed_worker *w, size_t k)
             status = FEED_ERROR;
         }
     }
-    cube_reader_close(r);
-    if (b && publish(w, b) != 0)
-        return -1;
     feed_block *end = calloc(1, sizeof *end);
+    size_t nw = r ? cube_reader_num_warnings(r) : 0;
+    if (end && nw && (end->warnings = calloc(nw, sizeof *end->warnings)))
+        for (size_t i = 0; i < nw; i++)
+            if ((end->warnings[end->num_warnings] = strdup(cube_reader_warning(r, i))))
+                end->num_warnings++;
+    cube_reader_close(r);
+    if (b && publish(w, b) != 0) {
+        free_block(end);
+        return -1;
+    }
     if (!end)
         return -1; /* the caller sees the worker gone without an end: an error */
     end->input = k;
@@ -227,6 +246,11 @@ int row_feed_next(row_feed *f, size_t k, size_t *metric, size_t *cnode, const do
             int status = b->status;
             if (status == FEED_ERROR)
                 snprintf(f->error, sizeof f->error, "%s", w->error);
+            free_warnings(f->warnings, f->num_warnings);
+            f->warnings = b->warnings;
+            f->num_warnings = b->num_warnings;
+            b->warnings = NULL;
+            b->num_warnings = 0;
             free_block(b);
             f->current = NULL;
             return status;
@@ -267,6 +291,12 @@ const char *row_feed_error(const row_feed *f)
     return f->error;
 }
 
+size_t row_feed_warnings(const row_feed *f, const char *const **list)
+{
+    *list = (const char *const *)f->warnings;
+    return f->num_warnings;
+}
+
 void row_feed_stop(row_feed *f)
 {
     if (!f)
@@ -287,6 +317,7 @@ void row_feed_stop(row_feed *f)
         }
     }
     free_block(f->current);
+    free_warnings(f->warnings, f->num_warnings);
     pthread_cond_destroy(&f->changed);
     pthread_mutex_destroy(&f->lock);
     free(f);

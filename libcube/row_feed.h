@@ -26,6 +26,9 @@ row_feed *row_feed_start(const char *const *paths, size_t n, const unsigned char
 int row_feed_next(row_feed *f, size_t k, size_t *metric, size_t *cnode, const double **values,
                   size_t *nthreads);
 const char *row_feed_error(const row_feed *f);
+/* The reader's warnings about the input that ended last (at FEED_ROW_END);
+ * valid until the next row_feed_next. */
+size_t row_feed_warnings(const row_feed *f, const char *const **list);
 /* Stop the workers (also in the middle) and free everything. */
 void row_feed_stop(row_feed *f);
 
