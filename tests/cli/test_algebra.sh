@@ -354,3 +354,11 @@ run cube_cmp -n -1 "$TRACE" "$TRACE"
 expect_rc 2 "cube_cmp -n -1 exits 2"
 if ! ls "$TMP" | grep -q '^never\.cube'; then ok "no output after usage errors"; else
     not_ok "no output after usage errors"; fi
+
+# the readers' warnings about an input reach the user, once per input
+run cube_mean -o "$TMP/warned.cube" testdata/cube/cubelib-test1.1_equal_raw-amp.cube testdata/cube/kojak-expert_ctest-pomp.cube
+expect_rc 0 "cube_mean of the raw '&' file exits 0"
+expect_text_eq "cube_mean: warning: testdata/cube/cubelib-test1.1_equal_raw-amp.cube:1268: raw '&' is not well-formed XML; read as a literal '&' (1 in the file)" \
+    "$TMP/err" "cube_mean passes on the reader's warning about its input"
+run cube_cmp -q testdata/cube/kojak-expert_ctest-pomp.cube testdata/cube/cubelib-test1.1_equal_raw-amp.cube
+expect_grep "^cube_cmp: warning: testdata/cube/cubelib-test1.1_equal_raw-amp.cube:1268: raw '&'" "$TMP/err" "cube_cmp passes on the reader's warning too"
