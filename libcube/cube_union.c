@@ -710,6 +710,17 @@ int cube_union_finish(cube_union *u)
         return oom(u);
     if (create_topologies(u) != 0)
         return -1;
+    /* the keys are only needed while inputs come: free them before the
+     * caller reads the rows */
+    keymap_free(&u->metric_keys);
+    keymap_free(&u->region_keys);
+    keymap_free(&u->cnode_keys);
+    system_keys_free(&u->sys);
+    keybuf_free(&u->key);
+    for (size_t in = 0; in < u->num_inputs; in++) {
+        free(u->inputs[in].region_map);
+        u->inputs[in].region_map = NULL;
+    }
     u->has_metric = presence(u, PRESENCE_METRIC, u->result->metrics.count);
     u->has_metric_data = presence(u, PRESENCE_METRIC_DATA, u->result->metrics.count);
     u->has_cnode = presence(u, PRESENCE_CNODE, u->result->cnodes.count);

@@ -89,7 +89,8 @@ struct cube_reader {
     long blank_lines;        /* newlines before it */
     char first_text[32];     /* the start of that line */
 
-    idmap ids[7];            /* per kind, see ID_* */
+    idmap ids[7];            /* per kind, see ID_*; built only once ids stop being dense */
+    int ids_sparse[7];       /* a kind's ids stopped being 0, 1, 2, ... in order */
     strbuf text;             /* text of the open text element, murl, coord or row */
     long text_line;
 
@@ -319,22 +320,57 @@ static const char *const *fields_of(elem_kind kind)
 /* `line` is where the element carrying the id starts: most entities are
  * registered only when they close (or when their first child opens), and
  * the current line would point there instead of at the duplicate id. */
-/* Ids are labels, but most files number each kind densely in definition
- * order: try the entity at that index before the hash map. */
-static void *lookup_id(const cube_reader *r, int kind, const ptr_list *list, int64_t id)
+/* Every entity struct starts with its id label and its index. */
+typedef struct {
+    int64_t id;
+    size_t index;
+} entity_head;
+
+static const ptr_list *entities_of(const cube_reader *r, int kind)
 {
-    if (id >= 0 && (uint64_t)id < list->count) {
-        /* every entity struct starts with its int64_t id */
-        void *candidate = list->items[id];
-        if (*(const int64_t *)candidate == id)
-            return candidate;
+    const cube_t *c = r->cube;
+    switch (kind) {
+    case ID_METRIC: return &c->metrics;
+    case ID_REGION: return &c->regions;
+    case ID_CNODE: return &c->cnodes;
+    case ID_MACHINE: return &c->machines;
+    case ID_NODE: return &c->nodes;
+    case ID_PROCESS: return &c->processes;
+    default: return &c->threads;
     }
-    return idmap_get(&r->ids[kind], id);
 }
 
+/* Ids are labels, but most files number each kind 0, 1, 2, ... in
+ * definition order: while that holds, the id is the index and no hash map
+ * is needed (a million call paths would cost 32 MB of map); the map is
+ * built the first time an id breaks the pattern. */
+static void *find_id(const cube_reader *r, int kind, int64_t id)
+{
+    const ptr_list *list = entities_of(r, kind);
+    if (id >= 0 && (uint64_t)id < list->count) {
+        void *candidate = list->items[id];
+        if (((const entity_head *)candidate)->id == id)
+            return candidate;
+    }
+    return r->ids_sparse[kind] ? idmap_get(&r->ids[kind], id) : NULL;
+}
+
+/* Register the id of the entity just added to its kind's list. */
 static int register_id(cube_reader *r, int kind, const char *what, int64_t id, void *entity,
                        long line)
 {
+    const ptr_list *list = entities_of(r, kind);
+    if (!r->ids_sparse[kind]) {
+        if (((const entity_head *)entity)->index == (size_t)id)
+            return 0; /* still dense: unique by construction */
+        /* from now on a map: every earlier entity's id is its index */
+        r->ids_sparse[kind] = 1;
+        for (size_t i = 0; i + 1 < list->count; i++)
+            if (idmap_add(&r->ids[kind], (int64_t)i, list->items[i]) < 0) {
+                fail_oom(r);
+                return -1;
+            }
+    }
     int rc = idmap_add(&r->ids[kind], id, entity);
     if (rc < 0)
         fail_oom(r);
@@ -669,7 +705,7 @@ static void start_cnode(cube_reader *r, frame *parent, const xmlChar **attrs, in
         id_attr(r, attrs, nattrs, "calleeId", "cnode", 0, &callee_id) != 0 ||
         long_attr(r, attrs, nattrs, "line", "cnode", -1, &line) != 0)
         return;
-    cube_region *callee = idmap_get(&r->ids[ID_REGION], callee_id);
+    cube_region *callee = find_id(r, ID_REGION, callee_id);
     if (!callee) {
         fail(r, "cnode %lld calls region %lld, which is not defined (regions must come "
                 "before call-tree nodes)", (long long)id, (long long)callee_id);
@@ -817,7 +853,7 @@ static void start_coord(cube_reader *r, frame *parent, const xmlChar **attrs, in
     int64_t id;
     if (id_attr(r, attrs, nattrs, coord_targets[found].attr, "coord", 0, &id) != 0)
         return;
-    void *entity = idmap_get(&r->ids[coord_targets[found].id_kind], id);
+    void *entity = find_id(r, coord_targets[found].id_kind, id);
     if (!entity) {
         fail(r, "<coord %s=\"%lld\"> refers to an undefined entity", coord_targets[found].attr,
              (long long)id);
@@ -837,7 +873,7 @@ static void start_matrix(cube_reader *r, const xmlChar **attrs, int nattrs)
     int64_t id;
     if (id_attr(r, attrs, nattrs, "metricId", "matrix", 0, &id) != 0)
         return;
-    cube_metric *m = lookup_id(r, ID_METRIC, &r->cube->metrics, id);
+    cube_metric *m = find_id(r, ID_METRIC, id);
     if (!m) {
         fail(r, "<matrix metricId=\"%lld\"> refers to a metric that is not defined",
              (long long)id);
@@ -857,7 +893,7 @@ static void start_row(cube_reader *r, const xmlChar **attrs, int nattrs)
     int64_t id;
     if (id_attr(r, attrs, nattrs, "cnodeId", "row", 0, &id) != 0)
         return;
-    r->row_cnode = lookup_id(r, ID_CNODE, &r->cube->cnodes, id);
+    r->row_cnode = find_id(r, ID_CNODE, id);
     if (!r->row_cnode) {
         fail(r, "<row cnodeId=\"%lld\"> refers to a call-tree node that is not defined",
              (long long)id);
