@@ -84,7 +84,10 @@ int main(int argc, char **argv)
     cube_match match = CUBE_MATCH_FULL;
     cube_system_rule rule = CUBE_SYSTEM_AGREE;
     cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 10, print_warning, NULL};
-    const char **metrics = calloc((size_t)argc + 1, sizeof *metrics);
+    /* static: a usage error exits from inside the option loop, and the
+     * list must not count as leaked then */
+    static const char **metrics;
+    metrics = calloc((size_t)argc + 1, sizeof *metrics);
     size_t num_metrics = 0;
     int quiet = 0, opt;
     if (!metrics) {
