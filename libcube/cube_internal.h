@@ -25,6 +25,13 @@ typedef struct {
     char *key, *value;
 } cube_attr;
 
+/* Every entity struct (metric, region, cnode, machine, node, process,
+ * thread) starts with its id label and its index. */
+typedef struct {
+    int64_t id;
+    size_t index;
+} entity_head;
+
 struct cube_t {
     ptr_list attrs;   /* cube_attr*, insertion order, unique keys */
     ptr_list mirrors; /* char* */

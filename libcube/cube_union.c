@@ -109,6 +109,22 @@ const char *cube_union_error(const cube_union *u)
     return u ? u->error : "out of memory";
 }
 
+/* Remember a created result item under the key in u->key; its index, or
+ * NONE when `created` is NULL or out of memory. */
+static size_t remember(cube_union *u, keymap *keys, const void *created)
+{
+    if (!created || u->key.failed)
+        return NONE;
+    size_t index = ((const entity_head *)created)->index;
+    return keymap_put(keys, u->key.data, u->key.len, index) == 0 ? index : NONE;
+}
+
+/* The result item already under the key in u->key, or NONE. */
+static size_t known(const cube_union *u, const keymap *keys)
+{
+    return u->key.failed ? NONE : keymap_get(keys, u->key.data, u->key.len);
+}
+
 static size_t *new_map(size_t n)
 {
     size_t *map = malloc((n ? n : 1) * sizeof *map);
@@ -150,18 +166,16 @@ static int unite_metrics(cube_union *u, union_input *ui, const cube_t *in)
         keybuf_reset(&u->key);
         keybuf_u64(&u->key, parent + 1);
         keybuf_str(&u->key, m->uniq_name);
-        if (u->key.failed)
+        size_t found = known(u, &u->metric_keys);
+        if (found == NONE &&
+            (found = remember(u, &u->metric_keys,
+                              model_add_metric(res, (int64_t)res->metrics.count, m->disp_name,
+                                               m->uniq_name, m->dtype, m->uom, m->val, m->url,
+                                               m->descr,
+                                               parent == NONE ? NULL
+                                                              : res->metrics.items[parent]))) ==
+                NONE)
             return oom(u);
-        size_t found = keymap_get(&u->metric_keys, u->key.data, u->key.len);
-        if (found == KEYMAP_ABSENT) {
-            cube_metric *created = model_add_metric(
-                res, (int64_t)res->metrics.count, m->disp_name, m->uniq_name, m->dtype, m->uom,
-                m->val, m->url, m->descr, parent == NONE ? NULL : res->metrics.items[parent]);
-            if (!created ||
-                keymap_put(&u->metric_keys, u->key.data, u->key.len, created->index) != 0)
-                return oom(u);
-            found = created->index;
-        }
         ui->metric_map[i] = found;
     }
     return 0;
@@ -176,18 +190,13 @@ static int unite_regions(cube_union *u, union_input *ui, const cube_t *in)
         keybuf_str(&u->key, r->name);
         if (u->match == CUBE_MATCH_FULL)
             keybuf_str(&u->key, r->mod);
-        if (u->key.failed)
+        size_t found = known(u, &u->region_keys);
+        if (found == NONE &&
+            (found = remember(u, &u->region_keys,
+                              model_add_region(res, (int64_t)res->regions.count, r->name,
+                                               r->begin_line, r->end_line, r->url, r->descr,
+                                               r->mod))) == NONE)
             return oom(u);
-        size_t found = keymap_get(&u->region_keys, u->key.data, u->key.len);
-        if (found == KEYMAP_ABSENT) {
-            cube_region *created =
-                model_add_region(res, (int64_t)res->regions.count, r->name, r->begin_line,
-                                 r->end_line, r->url, r->descr, r->mod);
-            if (!created ||
-                keymap_put(&u->region_keys, u->key.data, u->key.len, created->index) != 0)
-                return oom(u);
-            found = created->index;
-        }
         ui->region_map[i] = found;
     }
     return 0;
@@ -207,20 +216,17 @@ static int unite_cnodes(cube_union *u, union_input *ui, const cube_t *in)
             keybuf_u64(&u->key, (uint64_t)(int64_t)n->line);
             keybuf_str(&u->key, n->mod);
         }
-        if (u->key.failed)
-            return oom(u);
         /* Siblings of one input with the same key become one call path
          * whose values add up (the original tools dropped one of them). */
-        size_t found = keymap_get(&u->cnode_keys, u->key.data, u->key.len);
-        if (found == KEYMAP_ABSENT) {
-            cube_cnode *created = model_add_cnode(
-                res, (int64_t)res->cnodes.count, res->regions.items[callee], n->mod, n->line,
-                parent == NONE ? NULL : res->cnodes.items[parent]);
-            if (!created ||
-                keymap_put(&u->cnode_keys, u->key.data, u->key.len, created->index) != 0)
-                return oom(u);
-            found = created->index;
-        }
+        size_t found = known(u, &u->cnode_keys);
+        if (found == NONE &&
+            (found = remember(u, &u->cnode_keys,
+                              model_add_cnode(res, (int64_t)res->cnodes.count,
+                                              res->regions.items[callee], n->mod, n->line,
+                                              parent == NONE ? NULL
+                                                             : res->cnodes.items[parent]))) ==
+                NONE)
+            return oom(u);
         ui->cnode_map[i] = found;
     }
     return 0;
@@ -319,14 +325,12 @@ static size_t find_machine(cube_union *u, const char *name, const char *descr)
 {
     keybuf_reset(&u->key);
     keybuf_str(&u->key, name);
-    size_t found = keymap_get(&u->sys.machines, u->key.data, u->key.len);
-    if (found != KEYMAP_ABSENT)
-        return found;
-    cube_machine *m = model_add_machine(u->result, (int64_t)u->result->machines.count, name,
-                                        descr);
-    if (!m || keymap_put(&u->sys.machines, u->key.data, u->key.len, m->index) != 0)
-        return NONE;
-    return m->index;
+    size_t found = known(u, &u->sys.machines);
+    return found != NONE ? found
+                         : remember(u, &u->sys.machines,
+                                    model_add_machine(u->result,
+                                                      (int64_t)u->result->machines.count, name,
+                                                      descr));
 }
 
 static size_t find_node(cube_union *u, size_t machine, const char *name)
@@ -334,22 +338,18 @@ static size_t find_node(cube_union *u, size_t machine, const char *name)
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, machine);
     keybuf_str(&u->key, name);
-    size_t found = keymap_get(&u->sys.nodes, u->key.data, u->key.len);
-    if (found != KEYMAP_ABSENT)
-        return found;
-    cube_node *n = model_add_node(u->result, (int64_t)u->result->nodes.count, name,
-                                  u->result->machines.items[machine]);
-    if (!n || keymap_put(&u->sys.nodes, u->key.data, u->key.len, n->index) != 0)
-        return NONE;
-    return n->index;
+    size_t found = known(u, &u->sys.nodes);
+    return found != NONE ? found
+                         : remember(u, &u->sys.nodes,
+                                    model_add_node(u->result, (int64_t)u->result->nodes.count,
+                                                   name, u->result->machines.items[machine]));
 }
 
 static size_t get_process(cube_union *u, int64_t rank)
 {
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, (uint64_t)rank);
-    size_t found = keymap_get(&u->sys.processes, u->key.data, u->key.len);
-    return found == KEYMAP_ABSENT ? NONE : found;
+    return known(u, &u->sys.processes);
 }
 
 /* A new result process, remembering which input brought it (for messages). */
@@ -368,10 +368,10 @@ static size_t add_process(cube_union *u, size_t node, const char *name, int64_t 
                                         u->result->nodes.items[node]);
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, (uint64_t)rank);
-    if (!p || keymap_put(&u->sys.processes, u->key.data, u->key.len, p->index) != 0)
+    if (remember(u, &u->sys.processes, p) == NONE)
         return NONE;
     u->process_origin[index] = u->num_inputs - 1;
-    return p->index;
+    return index;
 }
 
 static size_t find_thread(cube_union *u, size_t process, const char *name, int64_t rank)
@@ -379,14 +379,12 @@ static size_t find_thread(cube_union *u, size_t process, const char *name, int64
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, process);
     keybuf_u64(&u->key, (uint64_t)rank);
-    size_t found = keymap_get(&u->sys.threads, u->key.data, u->key.len);
-    if (found != KEYMAP_ABSENT)
-        return found;
-    cube_thread *t = model_add_thread(u->result, (int64_t)u->result->threads.count, name, rank,
-                                      u->result->processes.items[process]);
-    if (!t || keymap_put(&u->sys.threads, u->key.data, u->key.len, t->index) != 0)
-        return NONE;
-    return t->index;
+    size_t found = known(u, &u->sys.threads);
+    return found != NONE ? found
+                         : remember(u, &u->sys.threads,
+                                    model_add_thread(u->result,
+                                                     (int64_t)u->result->threads.count, name,
+                                                     rank, u->result->processes.items[process]));
 }
 
 static int map_threads(cube_union *u, union_input *ui, const cube_process *p, size_t rp)

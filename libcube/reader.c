@@ -320,12 +320,6 @@ static const char *const *fields_of(elem_kind kind)
 /* `line` is where the element carrying the id starts: most entities are
  * registered only when they close (or when their first child opens), and
  * the current line would point there instead of at the duplicate id. */
-/* Every entity struct starts with its id label and its index. */
-typedef struct {
-    int64_t id;
-    size_t index;
-} entity_head;
-
 static const ptr_list *entities_of(const cube_reader *r, int kind)
 {
     const cube_t *c = r->cube;
