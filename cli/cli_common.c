@@ -3,9 +3,13 @@
  */
 #include "cli_common.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *tool = "cube";
 
@@ -154,4 +158,729 @@ void cli_print_json_string(FILE *fp, const char *s)
         }
     }
     fputc('"', fp);
+}
+
+/* ------------------------------------------------------------------------
+ * Outputs named by -o.
+ * ------------------------------------------------------------------------ */
+
+int cli_output_open(cli_output *o, const char *path)
+{
+    o->fp = NULL;
+    o->path = o->tmp = NULL;
+    if (strcmp(path, "-") == 0) {
+        o->fp = stdout;
+        return 0;
+    }
+    o->path = strdup(path);
+    if (!o->path) {
+        cli_error("out of memory");
+        return -1;
+    }
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* a FIFO, a terminal, /dev/stdout: written in place */
+        o->fp = fopen(path, "w");
+        if (!o->fp) {
+            cli_error("%s: cannot open the output: %s", path, strerror(errno));
+            free(o->path);
+            o->path = NULL;
+            return -1;
+        }
+        return 0;
+    }
+    size_t n = strlen(path) + 16;
+    o->tmp = malloc(n);
+    if (!o->tmp) {
+        cli_error("out of memory");
+        free(o->path);
+        o->path = NULL;
+        return -1;
+    }
+    snprintf(o->tmp, n, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        cli_error("%s: cannot create the output: %s", path, strerror(errno));
+        free(o->tmp);
+        free(o->path);
+        o->tmp = o->path = NULL;
+        return -1;
+    }
+    /* mkstemp makes the file private; the output gets the mode of the file
+     * it replaces, or what open(2) gives a new file (0666 less the umask;
+     * the tools are single-threaded, so reading the umask by setting it is
+     * safe here) */
+    mode_t mask = umask(022);
+    umask(mask);
+    fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
+    o->fp = fdopen(fd, "w");
+    if (!o->fp) {
+        cli_error("%s: cannot create the output: %s", path, strerror(errno));
+        close(fd);
+        unlink(o->tmp);
+        free(o->tmp);
+        free(o->path);
+        o->tmp = o->path = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int cli_output_close(cli_output *o, int commit)
+{
+    if (!o->fp)
+        return 0;
+    const char *name = o->path ? o->path : "standard output";
+    int rc = 0;
+    if (o->fp == stdout) {
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            if (commit)
+                cli_error("cannot write to standard output: %s", strerror(errno));
+            rc = -1;
+        }
+    } else {
+        int bad = ferror(o->fp);
+        int saved = errno;
+        if (fclose(o->fp) != 0 && !bad) {
+            bad = 1;
+            saved = errno;
+        }
+        if (bad) {
+            if (commit)
+                cli_error("%s: cannot write: %s", name, strerror(saved));
+            rc = -1;
+        }
+        if (o->tmp) {
+            if (rc == 0 && commit && rename(o->tmp, o->path) != 0) {
+                cli_error("%s: cannot replace the output: %s", name, strerror(errno));
+                rc = -1;
+            }
+            if (rc != 0 || !commit)
+                unlink(o->tmp);
+        }
+    }
+    free(o->tmp);
+    free(o->path);
+    o->fp = NULL;
+    o->tmp = o->path = NULL;
+    return commit ? rc : -1;
+}
+
+/* ------------------------------------------------------------------------
+ * Tables.
+ * ------------------------------------------------------------------------ */
+
+int cli_format_parse(const char *name, cli_format *format)
+{
+    static const char *const names[] = {"csv", "tsv", "json", "human"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *format = (cli_format)i;
+            return 0;
+        }
+    return -1;
+}
+
+struct cli_table {
+    FILE *fp;
+    cli_format format;
+    const cli_column *columns;
+    size_t ncols;
+    unsigned flags;
+    size_t field;    /* fields written in the current row */
+    size_t rows;     /* rows ended so far */
+    int failed;      /* out of memory: rows are dropped, cli_table_end fails */
+    /* human: every cell as a NUL-terminated string in `text`, row after
+     * row, ncols cells a row; gap rows are flagged */
+    char *text;
+    size_t text_len, text_cap;
+    size_t *cells;   /* offsets into text */
+    size_t num_cells, cells_cap;
+    unsigned char *gap; /* per row */
+    size_t gap_cap;
+    /* csv, tsv, json: the line being built, written with one fwrite (a
+     * stdio call per field would lock the stream for each) */
+    char *line;
+    size_t line_len, line_cap;
+    size_t row_body;       /* json: where the current row's fields begin in line */
+    char *prefix;          /* cli_table_keep_prefix: the fields kept, as written */
+    size_t prefix_len, prefix_cap, prefix_fields;
+};
+
+/* Make room for n more bytes in the line; 0, or -1 when out of memory. */
+static int line_room(cli_table *t, size_t n)
+{
+    if (t->line_len + n <= t->line_cap)
+        return 0;
+    size_t cap = t->line_cap ? 2 * t->line_cap : 1024;
+    while (cap < t->line_len + n)
+        cap *= 2;
+    char *l = realloc(t->line, cap);
+    if (!l)
+        return -1;
+    t->line = l;
+    t->line_cap = cap;
+    return 0;
+}
+
+static void table_oom(cli_table *t);
+
+static void line_put(cli_table *t, const char *s, size_t n)
+{
+    if (t->failed)
+        return;
+    if (line_room(t, n) != 0) {
+        table_oom(t);
+        return;
+    }
+    memcpy(t->line + t->line_len, s, n);
+    t->line_len += n;
+}
+
+static void line_puts(cli_table *t, const char *s)
+{
+    line_put(t, s, strlen(s));
+}
+
+static void line_putc(cli_table *t, char c)
+{
+    line_put(t, &c, 1);
+}
+
+static void line_flush(cli_table *t)
+{
+    if (t->line_len)
+        fwrite(t->line, 1, t->line_len, t->fp);
+    t->line_len = 0;
+}
+
+/* A JSON string literal, as cli_print_json_string writes it. */
+static void line_json_string(cli_table *t, const char *s)
+{
+    line_putc(t, '"');
+    const unsigned char *p = (const unsigned char *)s;
+    for (;;) {
+        const unsigned char *q = p;
+        while (*q >= 0x20 && *q != '"' && *q != '\\')
+            q++;
+        line_put(t, (const char *)p, (size_t)(q - p));
+        if (!*q)
+            break;
+        char esc[8];
+        switch (*q) {
+        case '"': line_puts(t, "\\\""); break;
+        case '\\': line_puts(t, "\\\\"); break;
+        case '\n': line_puts(t, "\\n"); break;
+        case '\r': line_puts(t, "\\r"); break;
+        case '\t': line_puts(t, "\\t"); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", *q);
+            line_puts(t, esc);
+        }
+        p = q + 1;
+    }
+    line_putc(t, '"');
+}
+
+static void human_mark_row(cli_table *t, size_t row, int gap);
+
+static void table_oom(cli_table *t)
+{
+    if (!t->failed)
+        cli_error("out of memory");
+    t->failed = 1;
+}
+
+/* human: append one cell, with tabs, CR and LF as spaces */
+static void human_cell(cli_table *t, const char *s)
+{
+    if (t->failed)
+        return;
+    size_t n = strlen(s);
+    if (t->num_cells == t->cells_cap) {
+        size_t cap = t->cells_cap ? 2 * t->cells_cap : 256;
+        size_t *c = realloc(t->cells, cap * sizeof *c);
+        if (!c) {
+            table_oom(t);
+            return;
+        }
+        t->cells = c;
+        t->cells_cap = cap;
+    }
+    if (t->text_len + n + 1 > t->text_cap) {
+        size_t cap = t->text_cap ? 2 * t->text_cap : 4096;
+        while (cap < t->text_len + n + 1)
+            cap *= 2;
+        char *x = realloc(t->text, cap);
+        if (!x) {
+            table_oom(t);
+            return;
+        }
+        t->text = x;
+        t->text_cap = cap;
+    }
+    t->cells[t->num_cells++] = t->text_len;
+    for (size_t i = 0; i < n; i++)
+        t->text[t->text_len++] = (s[i] == '\t' || s[i] == '\n' || s[i] == '\r') ? ' ' : s[i];
+    t->text[t->text_len++] = '\0';
+}
+
+static void csv_field(cli_table *t, const char *s, int always_quote)
+{
+    size_t n = strcspn(s, ",\"\r\n");
+    if (!always_quote && !s[n]) {
+        line_put(t, s, n);
+        return;
+    }
+    line_putc(t, '"');
+    for (;;) {
+        n = strcspn(s, "\"");
+        line_put(t, s, n);
+        if (!s[n])
+            break;
+        line_puts(t, "\"\"");
+        s += n + 1;
+    }
+    line_putc(t, '"');
+}
+
+static void tsv_field(cli_table *t, const char *s)
+{
+    for (;;) {
+        size_t n = strcspn(s, "\t\r\n");
+        line_put(t, s, n);
+        if (!s[n])
+            break;
+        line_putc(t, ' ');
+        s += n + 1;
+    }
+}
+
+/* Start the next field: separators, and for json the key.  Returns the
+ * column, or NULL when the row is already full. */
+static const cli_column *next_field(cli_table *t)
+{
+    if (t->field >= t->ncols)
+        return NULL;
+    const cli_column *col = &t->columns[t->field];
+    switch (t->format) {
+    case CLI_FORMAT_CSV:
+        if (t->field)
+            line_putc(t, ',');
+        break;
+    case CLI_FORMAT_TSV:
+        if (t->field)
+            line_putc(t, '\t');
+        break;
+    case CLI_FORMAT_JSON:
+        line_puts(t, t->field ? "," : (t->rows ? ",\n{" : "\n{"));
+        if (!t->field)
+            t->row_body = t->line_len;
+        line_json_string(t, col->name);
+        line_putc(t, ':');
+        break;
+    case CLI_FORMAT_HUMAN: break;
+    }
+    t->field++;
+    return col;
+}
+
+/* A field whose text is `s` in csv, tsv and human; `json` (raw) in json. */
+static void put_field(cli_table *t, const char *s, const char *json, int is_text)
+{
+    const cli_column *col = next_field(t);
+    if (!col)
+        return;
+    switch (t->format) {
+    case CLI_FORMAT_CSV:
+        csv_field(t, s, is_text && (col->flags & CLI_COL_QUOTE));
+        break;
+    case CLI_FORMAT_TSV: tsv_field(t, s); break;
+    case CLI_FORMAT_JSON:
+        if (json)
+            line_puts(t, json);
+        else
+            line_json_string(t, s);
+        break;
+    case CLI_FORMAT_HUMAN: human_cell(t, s); break;
+    }
+}
+
+cli_table *cli_table_begin(FILE *fp, cli_format format, const cli_column *columns,
+                           size_t num_columns, unsigned flags)
+{
+    cli_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    t->fp = fp;
+    t->format = format;
+    t->columns = columns;
+    t->ncols = num_columns;
+    t->flags = flags;
+    switch (format) {
+    case CLI_FORMAT_CSV:
+    case CLI_FORMAT_TSV:
+        for (size_t i = 0; i < num_columns; i++) {
+            if (i)
+                line_putc(t, format == CLI_FORMAT_CSV ? ',' : '\t');
+            if (format == CLI_FORMAT_CSV)
+                csv_field(t, columns[i].name, 0);
+            else
+                tsv_field(t, columns[i].name);
+        }
+        line_putc(t, '\n');
+        line_flush(t);
+        break;
+    case CLI_FORMAT_JSON: fputc('[', fp); break;
+    case CLI_FORMAT_HUMAN:
+        for (size_t i = 0; i < num_columns; i++)
+            human_cell(t, columns[i].name);
+        human_mark_row(t, 0, 0); /* the header; not counted in t->rows */
+        break;
+    }
+    return t;
+}
+
+void cli_table_text(cli_table *t, const char *s)
+{
+    if (s)
+        put_field(t, s, NULL, 1);
+    else
+        put_field(t, "", "null", 1);
+}
+
+void cli_table_int(cli_table *t, long long v)
+{
+    char buf[32], *p = buf + sizeof buf - 1;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    *p = '\0';
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    put_field(t, p, p, 0);
+}
+
+void cli_table_double(cli_table *t, double v)
+{
+    char buf[CUBE_DOUBLE_BUFSIZE];
+    if (isnan(v)) {
+        put_field(t, t->format == CLI_FORMAT_HUMAN ? "-" : "", "null", 0);
+        return;
+    }
+    cube_format_double(v, buf);
+    put_field(t, buf, isfinite(v) ? buf : "null", 0);
+}
+
+void cli_table_absent(cli_table *t, const char *text)
+{
+    put_field(t, text, "null", 0);
+}
+
+void cli_table_keep_prefix(cli_table *t)
+{
+    t->prefix_fields = 0;
+    if (t->format == CLI_FORMAT_HUMAN || t->failed || !t->field)
+        return;
+    size_t start = t->format == CLI_FORMAT_JSON ? t->row_body : 0;
+    size_t n = t->line_len - start;
+    if (n > t->prefix_cap) {
+        char *p = realloc(t->prefix, n);
+        if (!p)
+            return; /* not kept: the caller writes the fields again */
+        t->prefix = p;
+        t->prefix_cap = n;
+    }
+    memcpy(t->prefix, t->line + start, n);
+    t->prefix_len = n;
+    t->prefix_fields = t->field;
+}
+
+int cli_table_reuse_prefix(cli_table *t)
+{
+    if (!t->prefix_fields || t->field)
+        return 0;
+    if (t->format == CLI_FORMAT_JSON)
+        line_puts(t, t->rows ? ",\n{" : "\n{");
+    line_put(t, t->prefix, t->prefix_len);
+    t->field = t->prefix_fields;
+    return 1;
+}
+
+/* human: the row just completed is a gap (1) or not (0) */
+static void human_mark_row(cli_table *t, size_t row, int gap)
+{
+    if (t->failed)
+        return;
+    if (row >= t->gap_cap) {
+        size_t cap = t->gap_cap ? 2 * t->gap_cap : 256;
+        while (cap <= row)
+            cap *= 2;
+        unsigned char *g = realloc(t->gap, cap);
+        if (!g) {
+            table_oom(t);
+            return;
+        }
+        t->gap = g;
+        t->gap_cap = cap;
+    }
+    t->gap[row] = (unsigned char)gap;
+}
+
+void cli_table_end_row(cli_table *t)
+{
+    while (t->field < t->ncols) { /* missing fields */
+        if (t->format == CLI_FORMAT_JSON)
+            put_field(t, "", "null", 0);
+        else
+            put_field(t, "", NULL, 0);
+    }
+    switch (t->format) {
+    case CLI_FORMAT_CSV:
+    case CLI_FORMAT_TSV:
+        line_putc(t, '\n');
+        line_flush(t);
+        break;
+    case CLI_FORMAT_JSON:
+        line_putc(t, '}');
+        line_flush(t);
+        break;
+    case CLI_FORMAT_HUMAN:
+        human_mark_row(t, t->failed ? 0 : t->num_cells / (t->ncols ? t->ncols : 1) - 1, 0);
+        break;
+    }
+    t->field = 0;
+    t->rows++;
+}
+
+void cli_table_gap(cli_table *t)
+{
+    if (t->field)
+        cli_table_end_row(t);
+    switch (t->format) {
+    case CLI_FORMAT_CSV:
+    case CLI_FORMAT_TSV: fputc('\n', t->fp); break;
+    case CLI_FORMAT_JSON: break;
+    case CLI_FORMAT_HUMAN:
+        for (size_t i = 0; i < t->ncols; i++)
+            human_cell(t, "");
+        human_mark_row(t, t->failed ? 0 : t->num_cells / (t->ncols ? t->ncols : 1) - 1, 1);
+        break;
+    }
+}
+
+/* Display width of UTF-8 text: code points (bytes that are not
+ * continuation bytes). */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void pad(FILE *fp, size_t n)
+{
+    while (n--)
+        fputc(' ', fp);
+}
+
+static void human_print(cli_table *t)
+{
+    size_t nc = t->ncols ? t->ncols : 1, nrows = t->num_cells / nc;
+    size_t *width = calloc(nc, sizeof *width);
+    if (!width) {
+        table_oom(t);
+        return;
+    }
+    for (size_t r = 0; r < nrows; r++)
+        for (size_t k = 0; k < t->ncols; k++) {
+            size_t w = text_width(t->text + t->cells[r * nc + k]);
+            if (w > width[k])
+                width[k] = w;
+        }
+    for (size_t r = 0; r < nrows; r++) {
+        if (t->gap[r]) {
+            fputc('\n', t->fp);
+            continue;
+        }
+        /* spaces are written only before something visible: no trailing
+         * spaces after a last field that is left-aligned or empty */
+        size_t pending = 0;
+        for (size_t k = 0; k < t->ncols; k++) {
+            const char *s = t->text + t->cells[r * nc + k];
+            size_t fill = width[k] - text_width(s);
+            if (k)
+                pending += 2;
+            if (t->columns[k].flags & CLI_COL_NUMBER)
+                pending += fill;
+            if (*s) {
+                pad(t->fp, pending);
+                pending = 0;
+                fputs(s, t->fp);
+            }
+            if (!(t->columns[k].flags & CLI_COL_NUMBER))
+                pending += fill;
+        }
+        fputc('\n', t->fp);
+    }
+    free(width);
+}
+
+int cli_table_end(cli_table *t)
+{
+    if (!t)
+        return -1;
+    if (t->field)
+        cli_table_end_row(t);
+    switch (t->format) {
+    case CLI_FORMAT_CSV:
+    case CLI_FORMAT_TSV: break;
+    case CLI_FORMAT_JSON:
+        fputs(t->rows ? "\n]" : "]", t->fp);
+        if (!(t->flags & CLI_TABLE_NO_NEWLINE))
+            fputc('\n', t->fp);
+        break;
+    case CLI_FORMAT_HUMAN:
+        if (!t->failed)
+            human_print(t);
+        break;
+    }
+    int rc = t->failed ? -1 : 0;
+    free(t->text);
+    free(t->cells);
+    free(t->gap);
+    free(t->line);
+    free(t->prefix);
+    free(t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading row by row.
+ * ------------------------------------------------------------------------ */
+
+struct cli_input {
+    cube_reader *reader; /* streaming, or */
+    cube_t *whole;       /* read whole */
+    size_t warned;       /* warnings printed so far */
+};
+
+static void input_warnings(cli_input *in)
+{
+    if (in->reader) {
+        for (; in->warned < cube_reader_num_warnings(in->reader); in->warned++)
+            fprintf(stderr, "%s: warning: %s\n", tool,
+                    cube_reader_warning(in->reader, in->warned));
+    } else {
+        for (; in->warned < cube_num_warnings(in->whole); in->warned++)
+            fprintf(stderr, "%s: warning: %s\n", tool, cube_warning(in->whole, in->warned));
+    }
+}
+
+/* Read the whole experiment into in->whole (a reader is closed first). */
+static int input_whole(cli_input *in, const char *path)
+{
+    cube_reader_close(in->reader);
+    in->reader = NULL;
+    in->whole = cube_create();
+    if (!in->whole) {
+        cli_error("out of memory");
+        return -1;
+    }
+    if (cube_read(in->whole, path) != 0) {
+        cli_error("%s", cube_error(in->whole));
+        return -1;
+    }
+    input_warnings(in);
+    return 0;
+}
+
+static int input_stored_rows(cli_input *in, const cli_row_sink *sink, void *user)
+{
+    if (sink->setup(user, in->whole) != 0)
+        return -1;
+    for (size_t k = 0; k < cube_num_rows(in->whole); k++) {
+        cube_metric *met;
+        cube_cnode *cnode;
+        const double *v = cube_row_at(in->whole, k, &met, &cnode);
+        if (v && sink->wants(user, met) && sink->add(user, met, cnode, v) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+cli_input *cli_input_read(const char *path, const cli_row_sink *sink, void *user)
+{
+    cli_input *in = calloc(1, sizeof *in);
+    if (!in) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    if (strcmp(path, "-") == 0) {
+        if (input_whole(in, path) != 0 || (sink && input_stored_rows(in, sink, user) != 0)) {
+            cli_input_close(in);
+            return NULL;
+        }
+        return in;
+    }
+    in->reader = cube_reader_open(path);
+    if (!in->reader || !cube_reader_definitions(in->reader)) {
+        cli_error("%s", in->reader ? cube_reader_error(in->reader) : "out of memory");
+        cli_input_close(in);
+        return NULL;
+    }
+    input_warnings(in);
+    if (!sink)
+        return in;
+    if (sink->setup(user, cube_reader_definitions(in->reader)) != 0) {
+        cli_input_close(in);
+        return NULL;
+    }
+    const cube_metric *met;
+    const cube_cnode *cnode;
+    const double *v;
+    int got;
+    while ((got = cube_reader_next_row(in->reader, &met, &cnode, &v)) == 1) {
+        if (!sink->wants(user, met))
+            continue;
+        if (cube_reader_row_may_repeat(in->reader)) {
+            /* the later row must replace the earlier one: read it whole */
+            sink->reset(user);
+            if (input_whole(in, path) != 0 || input_stored_rows(in, sink, user) != 0) {
+                cli_input_close(in);
+                return NULL;
+            }
+            return in;
+        }
+        if (sink->add(user, met, cnode, v) != 0) {
+            cli_input_close(in);
+            return NULL;
+        }
+    }
+    if (got < 0) {
+        cli_error("%s", cube_reader_error(in->reader));
+        cli_input_close(in);
+        return NULL;
+    }
+    input_warnings(in);
+    return in;
+}
+
+const cube_t *cli_input_defs(const cli_input *in)
+{
+    return in->reader ? cube_reader_definitions(in->reader) : in->whole;
+}
+
+void cli_input_close(cli_input *in)
+{
+    if (!in)
+        return;
+    cube_reader_close(in->reader);
+    cube_free(in->whole);
+    free(in);
 }

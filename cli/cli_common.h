@@ -43,4 +43,119 @@ void cli_print_double(FILE *fp, double v);
 /* A JSON string literal with the needed escapes. */
 void cli_print_json_string(FILE *fp, const char *s);
 
+/* ------------------------------------------------------------------------
+ * Outputs named by -o: "-" is standard output; a regular file (or a new
+ * one) is written to a temporary file beside it and renamed into place
+ * only when everything was written, so an error never leaves a partial
+ * file; anything else (a FIFO, /dev/stderr) is written directly.
+ * ------------------------------------------------------------------------ */
+typedef struct {
+    FILE *fp;
+    char *path; /* as given; NULL for standard output */
+    char *tmp;  /* the temporary file, or NULL when written directly */
+} cli_output;
+
+/* 0, or -1 after printing the error. */
+int cli_output_open(cli_output *o, const char *path);
+/* Flush and close; with `commit` the output is put in place, without it
+ * (after an error) a temporary file is removed.  0, or -1 after printing
+ * the error ("cannot write to FILE: reason"). */
+int cli_output_close(cli_output *o, int commit);
+
+/* ------------------------------------------------------------------------
+ * Tables, written as CSV, TSV, JSON or an aligned table for people.  One
+ * writer for every tool, so that the formats agree everywhere:
+ *
+ *  csv    a header row, then one line per row; a field holding ',', '"',
+ *         CR or LF (or every field of a CLI_COL_QUOTE column) is quoted
+ *         "...", with '"' doubled (RFC 4180); lines end in LF.
+ *  tsv    a header row, fields separated by tabs, never quoted: a tab, CR
+ *         or LF inside a field is written as a space.
+ *  json   one array of objects, one object per line, keys = column names
+ *         in column order; numbers as numbers, absent values as null.
+ *  human  the header and the rows aligned in columns two spaces apart,
+ *         numbers right-aligned, text left-aligned (tabs and newlines as
+ *         spaces); buffered until cli_table_end.
+ *
+ * Numbers are printed in the shortest form that reads back to the same
+ * double (cube_format_double).  A NaN (an undefined value) is an empty
+ * field in csv and tsv, null in json and "-" in human; an infinity is
+ * "inf" / "-inf" (null in json).
+ * ------------------------------------------------------------------------ */
+typedef enum { CLI_FORMAT_CSV, CLI_FORMAT_TSV, CLI_FORMAT_JSON, CLI_FORMAT_HUMAN } cli_format;
+
+/* "csv", "tsv", "json" or "human"; 0, or -1 for another name. */
+int cli_format_parse(const char *name, cli_format *format);
+
+#define CLI_COL_NUMBER 1u /* right-aligned in human */
+#define CLI_COL_QUOTE 2u  /* csv: every field quoted (a header never is) */
+
+typedef struct {
+    const char *name;
+    unsigned flags;
+} cli_column;
+
+typedef struct cli_table cli_table;
+
+/* Flags of cli_table_begin. */
+#define CLI_TABLE_NO_NEWLINE 1u /* json: no newline after the closing ']' */
+
+/* Start a table on `fp` (the header row is written at once, except in
+ * human).  The columns must outlive the table.  NULL when out of memory
+ * (after printing the error). */
+cli_table *cli_table_begin(FILE *fp, cli_format format, const cli_column *columns,
+                           size_t num_columns, unsigned flags);
+/* The next field of the current row: text (NULL: empty, null in json), an
+ * integer, a double, or `text` that is null in json (e.g. "aggr"). */
+void cli_table_text(cli_table *t, const char *s);
+void cli_table_int(cli_table *t, long long v);
+void cli_table_double(cli_table *t, double v);
+void cli_table_absent(cli_table *t, const char *text);
+/* Rows that begin with the same fields: after writing them in one row,
+ * cli_table_keep_prefix keeps them as written; at the start of a later
+ * row, cli_table_reuse_prefix writes them again and returns 1, or returns
+ * 0 when nothing is kept (always in human format, or when out of memory):
+ * then the caller writes them.  A speed-up for long tables only. */
+void cli_table_keep_prefix(cli_table *t);
+int cli_table_reuse_prefix(cli_table *t);
+/* End the current row (missing fields are empty). */
+void cli_table_end_row(cli_table *t);
+/* An empty line between blocks of rows (csv, tsv, human; nothing in json). */
+void cli_table_gap(cli_table *t);
+/* Finish the table (human: print it) and free it.  0, or -1 when out of
+ * memory (after printing the error). */
+int cli_table_end(cli_table *t);
+
+/* ------------------------------------------------------------------------
+ * Reading row by row for views: the definitions, then every row of the
+ * metrics a tool wants, without keeping the others.  A file that repeats
+ * a wanted (metric, call path) row, and standard input, are read whole
+ * instead (cube_read lets a repeated row replace the earlier one): then
+ * `reset` drops what `setup` made and `setup` is called again on the
+ * whole experiment, whose stored rows are passed the same way.
+ * ------------------------------------------------------------------------ */
+typedef struct {
+    /* Called with the definitions before any row; 0, or -1 after printing
+     * the error. */
+    int (*setup)(void *user, const cube_t *defs);
+    /* Does the tool want the rows of this metric? */
+    int (*wants)(void *user, const cube_metric *met);
+    /* One row (cube_num_threads(defs) values); 0, or -1 after printing the
+     * error. */
+    int (*add)(void *user, const cube_metric *met, const cube_cnode *cnode,
+               const double *values);
+    /* Forget everything setup made. */
+    void (*reset)(void *user);
+} cli_row_sink;
+
+typedef struct cli_input cli_input;
+
+/* Read `path` ("-": standard input), printing its warnings; with `sink`
+ * NULL only the definitions are read (of a file; standard input is read
+ * whole).  NULL after printing the error. */
+cli_input *cli_input_read(const char *path, const cli_row_sink *sink, void *user);
+/* The definitions (valid until cli_input_close). */
+const cube_t *cli_input_defs(const cli_input *in);
+void cli_input_close(cli_input *in);
+
 #endif

@@ -1,0 +1,1558 @@
+/*
+ * cube_dump - the values of an experiment as a table for scripts (CSV,
+ * TSV, JSON) or people: per metric, call path (or region, -r) and thread
+ * (or summed over all threads), inclusive or exclusive along the metric
+ * and call trees, in any value mode of the Cube display; or, with -w, the
+ * structure (metrics, regions, call tree, system tree, ...) with ids and
+ * parent ids.
+ *
+ * The file is streamed (cli_input_read): only the rows of the metrics
+ * printed (and, for metric-exclusive values, of their child metrics) are
+ * kept, in views (cube_views.h).
+ */
+#include "cli_common.h"
+#include "cube_views.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "cube_dump [-m METRICS] [-c CALLPATHS] [-t THREADS|aggr] [-x incl|excl]\n"
+    "                 [-z incl|excl|stored] [-r] [--mode=MODE[=FILE]]\n"
+    "                 [-s csv|tsv|json|human] [-w [SECTION]] [-o OUT] FILE";
+
+static void print_help(void)
+{
+    printf("usage: %s\n"
+           "Print the values (or, with -w, the structure) of a CUBE 3 experiment.\n\n"
+           "  -m METRICS   unique names, comma-separated, or 'all' (default: all)\n"
+           "  -c CALLPATHS call-path ids and ranges (0,3,5-10,12-), 'all', 'leaves',\n"
+           "               'roots', 'level=N', 'level<N', 'level>N' (roots: level 0),\n"
+           "               combined with commas; or 'name=/REGEX/' (POSIX extended\n"
+           "               regular expression on the callee's name); default all\n"
+           "  -t THREADS   thread indexes and ranges (0,2,4-7), or 'aggr' for the sum\n"
+           "               over all threads (default: every thread)\n"
+           "  -x incl|excl along the metric tree (default incl, as stored)\n"
+           "  -z incl|excl|stored  along the call tree (default excl, as stored)\n"
+           "  -r           flat profile: per region, exclusive, inclusive and\n"
+           "               Subroutines values (-c then takes only all or name=/REGEX/)\n"
+           "      --mode=MODE  absolute (default), ownroot, metricroot, metricsel,\n"
+           "               callroot, callsel, sysroot, syssel, peer, peerdist, or\n"
+           "               external=FILE (percent of the metric root in FILE)\n"
+           "  -s FORMAT    csv (default), tsv, json or human\n"
+           "  -w, --structure[=SECTION]  the structure instead of values: attributes,\n"
+           "               mirrors, metrics, regions, calltree, systemtree, topologies\n"
+           "               or all, or a list of them (default all; repeatable)\n"
+           "  -o, --output=OUT  the output (default '-', standard output)\n"
+           "  -h, --help   this help\n"
+           "      --version  the version\n\n"
+           "FILE may be gzip-compressed; '-' reads standard input.\n"
+           "Exit status: 0 on success, 2 on a usage error or bad input.\n"
+           "See cube_dump(1).\n",
+           usage);
+}
+
+/* ------------------------------------------------------------------------
+ * Options.
+ * ------------------------------------------------------------------------ */
+
+enum {
+    SEC_ATTRIBUTES = 1,
+    SEC_MIRRORS = 2,
+    SEC_METRICS = 4,
+    SEC_REGIONS = 8,
+    SEC_CALLTREE = 16,
+    SEC_SYSTEMTREE = 32,
+    SEC_TOPOLOGIES = 64,
+    SEC_ALL = 127
+};
+static const char *const section_names[] = {"attributes", "mirrors",    "metrics",   "regions",
+                                            "calltree",   "systemtree", "topologies"};
+#define NUM_SECTIONS 7
+
+/* The sections of a comma-separated list ("metrics,calltree", "all");
+ * 0 when an item is not a section. */
+static unsigned sections_of(const char *list)
+{
+    unsigned bits = 0;
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        unsigned bit = 0;
+        if (n == 3 && strncmp(p, "all", 3) == 0)
+            bit = SEC_ALL;
+        for (unsigned i = 0; i < NUM_SECTIONS; i++)
+            if (strlen(section_names[i]) == n && strncmp(p, section_names[i], n) == 0)
+                bit = 1u << i;
+        if (!bit)
+            return 0;
+        bits |= bit;
+        if (!p[n])
+            return bits;
+        p += n + 1;
+    }
+}
+
+/* Short mode names (the library's long names are accepted too). */
+static const struct {
+    const char *name;
+    cube_value_mode mode;
+} mode_names[] = {
+    {"absolute", CUBE_MODE_ABSOLUTE},
+    {"ownroot", CUBE_MODE_OWN_ROOT_PERCENT},
+    {"metricroot", CUBE_MODE_METRIC_ROOT_PERCENT},
+    {"metricsel", CUBE_MODE_METRIC_SELECTION_PERCENT},
+    {"callroot", CUBE_MODE_CALL_ROOT_PERCENT},
+    {"callsel", CUBE_MODE_CALL_SELECTION_PERCENT},
+    {"sysroot", CUBE_MODE_SYSTEM_ROOT_PERCENT},
+    {"syssel", CUBE_MODE_SYSTEM_SELECTION_PERCENT},
+    {"peer", CUBE_MODE_PEER_PERCENT},
+    {"peerdist", CUBE_MODE_PEER_DISTRIBUTION},
+    {"external", CUBE_MODE_EXTERNAL_PERCENT},
+};
+
+typedef struct {
+    const char *metrics;   /* -m, NULL: all */
+    const char *callpaths; /* -c, NULL: all */
+    const char *threads;   /* -t, NULL: all */
+    int aggregate;         /* -t aggr */
+    cube_metric_flavour metric_flavour;
+    cube_call_flavour call_flavour;
+    int flat;              /* -r */
+    cube_value_mode mode;
+    const char *external;  /* --mode=external=FILE */
+    cli_format format;
+    unsigned sections;     /* -w; 0: the values */
+    const char *output;
+    const char *input;
+} options;
+
+static void parse_mode(const char *arg, options *o)
+{
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+    char name[64];
+    if (n >= sizeof name)
+        cli_usage_error(usage, "unknown value mode '%s'", arg);
+    memcpy(name, arg, n);
+    name[n] = '\0';
+    int found = 0;
+    for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++)
+        if (strcmp(name, mode_names[i].name) == 0) {
+            o->mode = mode_names[i].mode;
+            found = 1;
+        }
+    if (!found && cube_value_mode_parse(name, &o->mode) != 0)
+        cli_usage_error(usage,
+                        "unknown value mode '%s' (absolute, ownroot, metricroot, metricsel, "
+                        "callroot, callsel, sysroot, syssel, peer, peerdist, external=FILE)",
+                        name);
+    if (o->mode == CUBE_MODE_EXTERNAL_PERCENT) {
+        if (!eq || !eq[1])
+            cli_usage_error(usage, "--mode=%s needs the other experiment: --mode=%s=FILE", name,
+                            name);
+        o->external = eq + 1;
+    } else if (eq) {
+        cli_usage_error(usage, "--mode=%s takes no file", name);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Lists of numbers and ranges: "0,3,5-10,12-".
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    long long lo, hi; /* hi = LLONG_MAX: open range */
+} range;
+
+/* One item: N, N-M or N-.  0, or -1 when it is not one. */
+static int parse_range(const char *s, size_t n, range *r)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    if (buf[0] < '0' || buf[0] > '9')
+        return -1;
+    errno = 0;
+    long long lo = strtoll(buf, &end, 10);
+    if (errno)
+        return -1;
+    long long hi = lo;
+    if (*end == '-') {
+        const char *p = end + 1;
+        if (!*p) {
+            hi = LLONG_MAX;
+            end = (char *)p;
+        } else {
+            if (*p < '0' || *p > '9')
+                return -1;
+            hi = strtoll(p, &end, 10);
+            if (errno || hi < lo)
+                return -1;
+        }
+    }
+    if (*end)
+        return -1;
+    r->lo = lo;
+    r->hi = hi;
+    return 0;
+}
+
+static int in_ranges(const range *r, size_t n, long long v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v >= r[i].lo && v <= r[i].hi)
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Call-path selection (-c).
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    int all, leaves, roots;
+    int level_op; /* 0 none, else '=', '<', '>' (several: any) */
+    struct {
+        int op;
+        long long n;
+    } levels[16];
+    size_t num_levels;
+    range *ids;
+    size_t num_ids;
+    int has_regex;
+    regex_t regex;
+} cnode_selection;
+
+static void selection_free(cnode_selection *s)
+{
+    free(s->ids);
+    if (s->has_regex)
+        regfree(&s->regex);
+}
+
+/* Parse -c (or NULL: all).  Usage errors exit. */
+static void parse_callpaths(const char *arg, cnode_selection *s, int flat)
+{
+    memset(s, 0, sizeof *s);
+    if (!arg) {
+        s->all = 1;
+        return;
+    }
+    if (strncmp(arg, "name=", 5) == 0) {
+        const char *re = arg + 5;
+        size_t n = strlen(re);
+        if (n < 2 || re[0] != '/' || re[n - 1] != '/')
+            cli_usage_error(usage, "-c name= takes /REGEX/, not '%s'", re);
+        char *pattern = malloc(n - 1);
+        if (!pattern) {
+            cli_error("out of memory");
+            exit(EXIT_TROUBLE);
+        }
+        memcpy(pattern, re + 1, n - 2);
+        pattern[n - 2] = '\0';
+        int rc = regcomp(&s->regex, pattern, REG_EXTENDED | REG_NOSUB);
+        free(pattern);
+        if (rc != 0) {
+            char msg[256];
+            regerror(rc, &s->regex, msg, sizeof msg);
+            cli_usage_error(usage, "-c %s: bad regular expression: %s", arg, msg);
+        }
+        s->has_regex = 1;
+        return;
+    }
+    size_t cap = 1;
+    for (const char *p = arg; *p; p++)
+        cap += *p == ',';
+    s->ids = malloc(cap * sizeof *s->ids);
+    if (!s->ids) {
+        cli_error("out of memory");
+        exit(EXIT_TROUBLE);
+    }
+    const char *p = arg;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        range r;
+        if (n == 3 && strncmp(p, "all", 3) == 0) {
+            s->all = 1;
+        } else if (flat) {
+            selection_free(s);
+            cli_usage_error(usage, "with -r, -c takes only 'all' or 'name=/REGEX/', not '%s'",
+                            arg);
+        } else if ((n == 6 && strncmp(p, "leaves", 6) == 0) ||
+                   (n == 5 && strncmp(p, "leafs", 5) == 0)) {
+            s->leaves = 1;
+        } else if (n == 5 && strncmp(p, "roots", 5) == 0) {
+            s->roots = 1;
+        } else if (n > 6 && strncmp(p, "level", 5) == 0 &&
+                   (p[5] == '=' || p[5] == '<' || p[5] == '>') &&
+                   parse_range(p + 6, n - 6, &r) == 0 && r.lo == r.hi) {
+            if (s->num_levels == sizeof s->levels / sizeof s->levels[0]) {
+                selection_free(s);
+                cli_usage_error(usage, "-c: too many level items");
+            }
+            s->levels[s->num_levels].op = p[5];
+            s->levels[s->num_levels].n = r.lo;
+            s->num_levels++;
+        } else if (parse_range(p, n, &r) == 0) {
+            s->ids[s->num_ids++] = r;
+        } else {
+            selection_free(s);
+            cli_usage_error(usage,
+                            "-c takes call-path ids and ranges (0,3,5-10), all, leaves, "
+                            "roots, level=N, level<N, level>N or name=/REGEX/, not '%s'",
+                            arg);
+        }
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+}
+
+static int cnode_selected(const cnode_selection *s, const cube_cnode *cn, size_t level)
+{
+    if (s->all)
+        return 1;
+    if (s->has_regex)
+        return regexec(&s->regex, cn->callee->name, 0, NULL, 0) == 0;
+    if (s->leaves && cn->num_children == 0)
+        return 1;
+    if (s->roots && !cn->parent)
+        return 1;
+    for (size_t i = 0; i < s->num_levels; i++) {
+        long long n = s->levels[i].n, l = (long long)level;
+        if ((s->levels[i].op == '=' && l == n) || (s->levels[i].op == '<' && l < n) ||
+            (s->levels[i].op == '>' && l > n))
+            return 1;
+    }
+    return in_ranges(s->ids, s->num_ids, (long long)cn->id);
+}
+
+/* ------------------------------------------------------------------------
+ * The call tree in preorder, with each node's level and root.
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    const cube_cnode *cnode;
+    size_t level;
+    const cube_cnode *root;
+} tree_entry;
+
+/* All call paths in preorder (children in their order), *count of them;
+ * NULL when out of memory. */
+static tree_entry *call_tree_preorder(const cube_t *c, size_t *count)
+{
+    size_t n = cube_num_cnodes(c), out = 0, top = 0;
+    tree_entry *order = malloc((n ? n : 1) * sizeof *order);
+    tree_entry *stack = malloc((n ? n : 1) * sizeof *stack);
+    if (!order || !stack) {
+        free(order);
+        free(stack);
+        return NULL;
+    }
+    for (size_t r = cube_num_root_cnodes(c); r-- > 0;) {
+        const cube_cnode *root = cube_get_root_cnode(c, r);
+        stack[top++] = (tree_entry){root, 0, root};
+    }
+    while (top && out < n) {
+        tree_entry e = stack[--top];
+        order[out++] = e;
+        for (size_t k = e.cnode->num_children; k-- > 0 && top < n;)
+            stack[top++] = (tree_entry){e.cnode->children[k], e.level + 1, e.root};
+    }
+    free(stack);
+    *count = out;
+    return order;
+}
+
+/* Metrics in tree preorder. */
+static const cube_metric **metrics_preorder(const cube_t *c)
+{
+    size_t n = cube_num_metrics(c), out = 0, top = 0;
+    const cube_metric **order = malloc((n ? n : 1) * sizeof *order);
+    const cube_metric **stack = malloc((n ? n : 1) * sizeof *stack);
+    if (!order || !stack) {
+        free(order);
+        free(stack);
+        return NULL;
+    }
+    for (size_t r = cube_num_root_metrics(c); r-- > 0;)
+        stack[top++] = cube_get_root_metric(c, r);
+    while (top && out < n) {
+        const cube_metric *m = stack[--top];
+        order[out++] = m;
+        for (size_t k = m->num_children; k-- > 0 && top < n;)
+            stack[top++] = m->children[k];
+    }
+    free(stack);
+    return order;
+}
+
+/* ------------------------------------------------------------------------
+ * The plan: the views of each metric printed.
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    const cube_metric *met;
+    cube_view *main;      /* the values printed (call-exclusive for -r) */
+    cube_view *incl_aggr; /* call-inclusive, summed over threads: call roots */
+    cube_view *root_aggr; /* the root metric, inclusive: the metric root */
+    cube_view *sel_aggr;  /* the metric summed over threads: the metric selection */
+    cube_flat *flat;      /* -r */
+    double metric_root, metric_selection, external_root;
+    double *thread_totals;  /* per thread, over all call paths (not aggregated) */
+    double *machine_totals; /* the same per machine */
+} metric_plan;
+
+typedef struct {
+    const options *o;
+    const cube_t *defs;
+    const char *name;  /* the input's name for messages */
+    metric_plan *metrics;
+    size_t num_metrics;
+    /* rows of metric index i go to views feed[feed_start[i] .. feed_start[i+1]) */
+    cube_view **feed;
+    size_t *feed_start;
+    tree_entry *tree;  /* preorder */
+    size_t num_tree;
+    cnode_selection sel;
+    size_t *threads;   /* selected thread indexes, ascending */
+    size_t num_threads;
+    size_t *machine_of; /* thread index -> machine index (SIZE_MAX: none) */
+} plan;
+
+static void plan_free(plan *p)
+{
+    for (size_t i = 0; i < p->num_metrics; i++) {
+        metric_plan *m = &p->metrics[i];
+        cube_view_free(m->main);
+        cube_view_free(m->incl_aggr);
+        cube_view_free(m->root_aggr);
+        cube_view_free(m->sel_aggr);
+        cube_flat_free(m->flat);
+        free(m->thread_totals);
+        free(m->machine_totals);
+    }
+    free(p->metrics);
+    free(p->feed);
+    free(p->feed_start);
+    free(p->tree);
+    free(p->threads);
+    free(p->machine_of);
+    selection_free(&p->sel);
+    memset(p, 0, sizeof *p);
+}
+
+static int needs_incl_aggr(const options *o)
+{
+    if (o->flat)
+        return 0;
+    return (o->aggregate && o->mode == CUBE_MODE_OWN_ROOT_PERCENT) ||
+           (!o->aggregate && o->mode == CUBE_MODE_CALL_ROOT_PERCENT);
+}
+
+static const cube_metric *root_metric(const cube_metric *m)
+{
+    while (m->parent)
+        m = m->parent;
+    return m;
+}
+
+/* The metrics of -m, in order, without repeats; NULL after an error. */
+static const cube_metric **select_metrics(const cube_t *c, const char *arg, const char *name,
+                                          size_t *count)
+{
+    size_t nm = cube_num_metrics(c), n = 0;
+    const cube_metric **out = malloc((nm ? nm : 1) * sizeof *out);
+    if (!out) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    int all = !arg;
+    for (const char *p = arg; p && !all;) {
+        size_t k = strcspn(p, ",");
+        if (k == 3 && strncmp(p, "all", 3) == 0)
+            all = 1;
+        if (!p[k])
+            break;
+        p += k + 1;
+    }
+    if (all) {
+        const cube_metric **pre = metrics_preorder(c);
+        if (!pre) {
+            free(out);
+            cli_error("out of memory");
+            return NULL;
+        }
+        for (size_t i = 0; i < nm; i++)
+            if (!pre[i]->is_void)
+                out[n++] = pre[i];
+        free(pre);
+        *count = n;
+        return out;
+    }
+    for (const char *p = arg;;) {
+        size_t k = strcspn(p, ",");
+        char *uniq = strndup(p, k);
+        if (!uniq) {
+            free(out);
+            cli_error("out of memory");
+            return NULL;
+        }
+        const cube_metric *m = k ? cube_find_metric(c, uniq) : NULL;
+        if (!m) {
+            cli_error("%s: no metric '%s' (cube_dump -w metrics lists them)", name, uniq);
+            free(uniq);
+            free(out);
+            return NULL;
+        }
+        if (m->is_void) {
+            cli_error("%s: metric '%s' is VOID: it has no values", name, uniq);
+            free(uniq);
+            free(out);
+            return NULL;
+        }
+        free(uniq);
+        int seen = 0;
+        for (size_t i = 0; i < n; i++)
+            seen |= out[i] == m;
+        if (!seen)
+            out[n++] = m;
+        if (!p[k])
+            break;
+        p += k + 1;
+    }
+    *count = n;
+    return out;
+}
+
+/* The threads of -t, ascending; -1 after an error. */
+static int select_threads(plan *p)
+{
+    const cube_t *c = p->defs;
+    size_t nt = cube_num_threads(c);
+    p->threads = malloc((nt ? nt : 1) * sizeof *p->threads);
+    if (!p->threads) {
+        cli_error("out of memory");
+        return -1;
+    }
+    if (p->o->aggregate)
+        return 0;
+    const char *arg = p->o->threads;
+    if (!arg) {
+        for (size_t t = 0; t < nt; t++)
+            p->threads[p->num_threads++] = t;
+        return 0;
+    }
+    size_t cap = 1;
+    for (const char *s = arg; *s; s++)
+        cap += *s == ',';
+    range *r = malloc(cap * sizeof *r);
+    if (!r) {
+        cli_error("out of memory");
+        return -1;
+    }
+    size_t nr = 0;
+    for (const char *s = arg;;) {
+        size_t k = strcspn(s, ",");
+        parse_range(s, k, &r[nr]); /* checked in main */
+        if (r[nr].lo >= (long long)nt) {
+            cli_error("%s: no thread %lld: the threads are 0 to %zu", p->name, r[nr].lo,
+                      nt ? nt - 1 : 0);
+            free(r);
+            return -1;
+        }
+        nr++;
+        if (!s[k])
+            break;
+        s += k + 1;
+    }
+    for (size_t t = 0; t < nt; t++)
+        if (in_ranges(r, nr, (long long)t))
+            p->threads[p->num_threads++] = t;
+    free(r);
+    return 0;
+}
+
+static int view_error(const plan *p, int err)
+{
+    cli_error("%s: %s", p->name, cube_view_strerror(err));
+    return -1;
+}
+
+/* Set up the views for `defs`; 0, or -1 after printing the error. */
+static int plan_init(plan *p, const options *o, const cube_t *defs, const char *name)
+{
+    memset(p, 0, sizeof *p);
+    p->o = o;
+    p->defs = defs;
+    p->name = name;
+    parse_callpaths(o->callpaths, &p->sel, o->flat);
+    size_t n;
+    const cube_metric **mets = select_metrics(defs, o->metrics, name, &n);
+    if (!mets)
+        return -1;
+    p->metrics = calloc(n ? n : 1, sizeof *p->metrics);
+    if (!p->metrics) {
+        free(mets);
+        cli_error("out of memory");
+        return -1;
+    }
+    p->num_metrics = n;
+    for (size_t i = 0; i < n; i++)
+        p->metrics[i].met = mets[i];
+    free(mets);
+    if (select_threads(p) != 0)
+        return -1;
+    p->tree = call_tree_preorder(defs, &p->num_tree);
+    size_t nt = cube_num_threads(defs);
+    p->machine_of = malloc((nt ? nt : 1) * sizeof *p->machine_of);
+    if (!p->tree || !p->machine_of) {
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t t = 0; t < nt; t++) {
+        const cube_thread *th = cube_get_thread(defs, t);
+        const cube_machine *m = th->process && th->process->node ? th->process->node->machine
+                                                                  : NULL;
+        p->machine_of[t] = m ? m->index : SIZE_MAX;
+    }
+
+    unsigned flags = o->aggregate ? CUBE_VIEW_AGGREGATE : 0;
+    cube_call_flavour main_call = o->flat ? CUBE_CALL_EXCLUSIVE : o->call_flavour;
+    int err;
+    for (size_t i = 0; i < n; i++) {
+        metric_plan *m = &p->metrics[i];
+        m->main = cube_view_create(defs, m->met, o->metric_flavour, main_call, flags, &err);
+        if (!m->main)
+            return view_error(p, err);
+        if (needs_incl_aggr(o)) {
+            m->incl_aggr = cube_view_create(defs, m->met, o->metric_flavour, CUBE_CALL_INCLUSIVE,
+                                            CUBE_VIEW_AGGREGATE, &err);
+            if (!m->incl_aggr)
+                return view_error(p, err);
+        }
+        if (o->mode != CUBE_MODE_ABSOLUTE) {
+            m->sel_aggr = cube_view_create(defs, m->met, o->metric_flavour, CUBE_CALL_EXCLUSIVE,
+                                           CUBE_VIEW_AGGREGATE, &err);
+            if (!m->sel_aggr)
+                return view_error(p, err);
+        }
+        if (o->mode == CUBE_MODE_METRIC_ROOT_PERCENT) {
+            m->root_aggr = cube_view_create(defs, root_metric(m->met), CUBE_METRIC_INCLUSIVE,
+                                            CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &err);
+            if (!m->root_aggr)
+                return view_error(p, err);
+        }
+    }
+
+    /* which views want the rows of which metric: counted, then listed */
+    size_t nm = cube_num_metrics(defs), k = 0;
+    p->feed_start = calloc(nm + 1, sizeof *p->feed_start);
+    if (!p->feed_start) {
+        cli_error("out of memory");
+        return -1;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        k = 0;
+        for (size_t mi = 0; mi < nm; mi++) {
+            const cube_metric *met = cube_get_metric(defs, mi);
+            p->feed_start[mi] = k;
+            for (size_t i = 0; i < n; i++) {
+                cube_view *views[4] = {p->metrics[i].main, p->metrics[i].incl_aggr,
+                                       p->metrics[i].root_aggr, p->metrics[i].sel_aggr};
+                for (int v = 0; v < 4; v++)
+                    if (views[v] && cube_view_wants(views[v], met)) {
+                        if (pass)
+                            p->feed[k] = views[v];
+                        k++;
+                    }
+            }
+        }
+        if (!pass) {
+            p->feed = malloc((k ? k : 1) * sizeof *p->feed);
+            if (!p->feed) {
+                cli_error("out of memory");
+                return -1;
+            }
+        }
+    }
+    p->feed_start[nm] = k;
+    return 0;
+}
+
+static int plan_add_row(plan *p, const cube_metric *met, const cube_cnode *cnode,
+                        const double *values)
+{
+    for (size_t k = p->feed_start[met->index]; k < p->feed_start[met->index + 1]; k++) {
+        int rc = cube_view_add_row(p->feed[k], met, cnode, values);
+        if (rc)
+            return view_error(p, rc);
+    }
+    return 0;
+}
+
+static int plan_wants(const plan *p, const cube_metric *met)
+{
+    return p->feed_start[met->index] < p->feed_start[met->index + 1];
+}
+
+/* The sum of n values, compensated (Neumaier) like the library's sums. */
+static double sum_of(const double *v, size_t n)
+{
+    double s = 0.0, comp = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i], t = s + x;
+        comp += fabs(s) >= fabs(x) ? (s - t) + x : (x - t) + s;
+        s = t;
+    }
+    return isfinite(s) ? s + comp : s;
+}
+
+/* Finish the views and compute the references of the value mode. */
+static int plan_finish(plan *p, const double *external_totals)
+{
+    const options *o = p->o;
+    size_t nmach = cube_num_machines(p->defs);
+    for (size_t i = 0; i < p->num_metrics; i++) {
+        metric_plan *m = &p->metrics[i];
+        cube_view *views[4] = {m->main, m->incl_aggr, m->root_aggr, m->sel_aggr};
+        for (int v = 0; v < 4; v++) {
+            int rc = views[v] ? cube_view_finish(views[v]) : 0;
+            if (rc)
+                return view_error(p, rc);
+        }
+        int err;
+        if (o->flat) {
+            m->flat = cube_flat_create(m->main, &err);
+            if (!m->flat)
+                return view_error(p, err);
+        }
+        m->metric_root = m->metric_selection = m->external_root = NAN;
+        if (o->mode == CUBE_MODE_ABSOLUTE)
+            continue;
+        int rc = cube_view_total(m->sel_aggr, &m->metric_selection);
+        if (rc)
+            return view_error(p, rc);
+        if (!o->aggregate) {
+            size_t nt = cube_num_threads(p->defs);
+            m->thread_totals = malloc((nt ? nt : 1) * sizeof *m->thread_totals);
+            m->machine_totals = malloc((nmach ? nmach : 1) * sizeof *m->machine_totals);
+            if (!m->thread_totals || !m->machine_totals) {
+                cli_error("out of memory");
+                return -1;
+            }
+            rc = cube_view_total(m->main, m->thread_totals);
+            if (rc)
+                return view_error(p, rc);
+            cube_system_sums(p->defs, m->thread_totals, NULL, NULL, m->machine_totals, NULL);
+        }
+        if (m->root_aggr) {
+            double r;
+            rc = cube_view_total(m->root_aggr, &r);
+            if (rc)
+                return view_error(p, rc);
+            m->metric_root = r;
+        }
+        if (external_totals)
+            m->external_root = external_totals[i];
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The external experiment of --mode=external=FILE: the total of each
+ * printed metric's root metric there (by unique name).
+ * ------------------------------------------------------------------------ */
+
+static int external_totals(const plan *p, const char *path, double *out)
+{
+    size_t n = p->num_metrics;
+    for (size_t i = 0; i < n; i++)
+        out[i] = NAN;
+    cube_t *c = cli_read(path);
+    if (!c)
+        return -1;
+    size_t nm = cube_num_metrics(c);
+    double *totals = malloc((nm ? nm : 1) * sizeof *totals);
+    if (!totals || cube_metric_totals(c, totals) != 0) {
+        free(totals);
+        cube_free(c);
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *uniq = root_metric(p->metrics[i].met)->uniq_name;
+        const cube_metric *m = cube_find_metric(c, uniq);
+        if (m && !m->is_void) {
+            out[i] = totals[m->index];
+        } else {
+            int told = 0;
+            for (size_t k = 0; k < i; k++)
+                told |= strcmp(root_metric(p->metrics[k].met)->uniq_name, uniq) == 0;
+            if (!told)
+                fprintf(stderr, "%s: warning: %s: no metric '%s': its external percentages "
+                                "are undefined\n",
+                        cli_tool(), path, uniq);
+        }
+    }
+    free(totals);
+    cube_free(c);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Values in the chosen mode.
+ * ------------------------------------------------------------------------ */
+
+/* What a row of width w (a call path's or a region part's values) gives the
+ * modes, computed once per row. */
+typedef struct {
+    double call_root;      /* aggregated inclusive value of the row's call-tree root */
+    double sum;            /* the row summed over all threads */
+    double peer_min, peer_max;
+    double *machine;       /* the row summed per machine */
+} row_refs;
+
+static void compute_row_refs(const plan *p, const double *row, size_t w, row_refs *r)
+{
+    cube_value_mode mode = p->o->mode;
+    if (p->o->aggregate || mode == CUBE_MODE_ABSOLUTE)
+        return;
+    if (mode == CUBE_MODE_CALL_SELECTION_PERCENT)
+        r->sum = sum_of(row, w);
+    if (mode == CUBE_MODE_OWN_ROOT_PERCENT)
+        cube_system_sums(p->defs, row, NULL, NULL, r->machine, NULL);
+    if ((mode == CUBE_MODE_PEER_PERCENT || mode == CUBE_MODE_PEER_DISTRIBUTION) &&
+        cube_peer_range(row, w, &r->peer_min, &r->peer_max) != 0)
+        r->peer_min = r->peer_max = NAN;
+}
+
+/* The value shown for value v of thread t (ignored when aggregated). */
+static double shown(const plan *p, const metric_plan *m, const row_refs *r, size_t t, double v)
+{
+    cube_value_mode mode = p->o->mode;
+    if (mode == CUBE_MODE_ABSOLUTE)
+        return v;
+    cube_mode_refs refs;
+    cube_mode_place place;
+    memset(&refs, 0, sizeof refs);
+    memset(&place, 0, sizeof place);
+    size_t mach = p->o->aggregate ? SIZE_MAX : p->machine_of[t];
+    refs.metric_root = m->metric_root;
+    refs.metric_selection = m->metric_selection;
+    refs.external_root = m->external_root;
+    refs.call_root = r->call_root;
+    refs.call_selection = r->sum;
+    refs.peer_min = r->peer_min;
+    refs.peer_max = r->peer_max;
+    if (mode == CUBE_MODE_SYSTEM_ROOT_PERCENT || mode == CUBE_MODE_SYSTEM_SELECTION_PERCENT) {
+        /* read as a call-tree value with the system tree to its left: the
+         * thread (or, aggregated, every machine) is the system selection */
+        place.tree = CUBE_TREE_CALL;
+        place.order[0] = CUBE_TREE_METRIC;
+        place.order[1] = CUBE_TREE_SYSTEM;
+        place.order[2] = CUBE_TREE_CALL;
+        if (p->o->aggregate) {
+            refs.system_root = refs.system_selection = m->metric_selection;
+        } else {
+            refs.system_root = mach == SIZE_MAX ? NAN : m->machine_totals[mach];
+            refs.system_selection = m->thread_totals[t];
+        }
+    } else if (p->o->aggregate) {
+        place.tree = CUBE_TREE_CALL; /* the call tree (or flat view) */
+        refs.own_root = r->call_root;
+    } else {
+        place.tree = CUBE_TREE_SYSTEM; /* a thread in the system tree */
+        refs.own_root = mach == SIZE_MAX ? NAN : r->machine[mach];
+    }
+    return cube_value_in_mode(mode, v, &refs, &place);
+}
+
+/* ------------------------------------------------------------------------
+ * Printing the values.
+ * ------------------------------------------------------------------------ */
+
+static const cli_column value_columns[] = {
+    {"metric", 0},        {"cnode_id", CLI_COL_NUMBER}, {"call_path", 0},
+    {"region", 0},        {"module", 0},                {"line", CLI_COL_NUMBER},
+    {"location", CLI_COL_NUMBER}, {"process", CLI_COL_NUMBER}, {"thread", CLI_COL_NUMBER},
+    {"value", CLI_COL_NUMBER},
+};
+
+static const cli_column flat_columns[] = {
+    {"metric", 0},
+    {"region_id", CLI_COL_NUMBER},
+    {"region", 0},
+    {"module", 0},
+    {"line", CLI_COL_NUMBER},
+    {"location", CLI_COL_NUMBER},
+    {"process", CLI_COL_NUMBER},
+    {"thread", CLI_COL_NUMBER},
+    {"exclusive", CLI_COL_NUMBER},
+    {"inclusive", CLI_COL_NUMBER},
+    {"subroutines", CLI_COL_NUMBER},
+};
+
+static void put_line(cli_table *t, long line)
+{
+    if (line < 0)
+        cli_table_absent(t, "");
+    else
+        cli_table_int(t, line);
+}
+
+static void put_location(cli_table *t, const plan *p, size_t thread)
+{
+    if (p->o->aggregate) {
+        cli_table_absent(t, "aggr");
+        cli_table_absent(t, "aggr");
+        cli_table_absent(t, "aggr");
+        return;
+    }
+    const cube_thread *th = cube_get_thread(p->defs, thread);
+    cli_table_int(t, (long long)thread);
+    if (th->process)
+        cli_table_int(t, (long long)th->process->rank);
+    else
+        cli_table_absent(t, "");
+    cli_table_int(t, (long long)th->rank);
+}
+
+/* A growing text buffer for the call path of the current preorder node. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    size_t *at_level; /* length of the path up to each level */
+} path_buf;
+
+static int path_enter(path_buf *b, const tree_entry *e)
+{
+    size_t base = e->level ? b->at_level[e->level - 1] : 0;
+    const char *name = e->cnode->callee->name;
+    size_t n = strlen(name), need = base + 1 + n + 1;
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < need)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s)
+            return -1;
+        b->s = s;
+        b->cap = cap;
+    }
+    b->len = base;
+    if (e->level)
+        b->s[b->len++] = '/';
+    memcpy(b->s + b->len, name, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+    b->at_level[e->level] = b->len;
+    return 0;
+}
+
+static int print_values(const plan *p, cli_table *t)
+{
+    size_t nt = cube_num_threads(p->defs), w = p->o->aggregate ? 1 : nt;
+    size_t depth = cube_cnode_depth_max(p->defs);
+    path_buf path = {NULL, 0, 0, calloc(depth + 1, sizeof(size_t))};
+    double *zeros = calloc(w ? w : 1, sizeof *zeros);
+    row_refs refs = {NAN, NAN, NAN, NAN, NULL};
+    refs.machine = malloc((cube_num_machines(p->defs) + 1) * sizeof *refs.machine);
+    int rc = 0;
+    if (!path.at_level || !zeros || !refs.machine) {
+        cli_error("out of memory");
+        rc = -1;
+    }
+    for (size_t i = 0; !rc && i < p->num_metrics; i++) {
+        const metric_plan *m = &p->metrics[i];
+        for (size_t k = 0; !rc && k < p->num_tree; k++) {
+            const tree_entry *e = &p->tree[k];
+            if (path_enter(&path, e) != 0) {
+                cli_error("out of memory");
+                rc = -1;
+                break;
+            }
+            if (!cnode_selected(&p->sel, e->cnode, e->level))
+                continue;
+            const double *row = cube_view_row(m->main, e->cnode);
+            if (!row)
+                row = zeros;
+            refs.call_root = m->incl_aggr ? cube_view_value(m->incl_aggr, e->root, 0) : NAN;
+            compute_row_refs(p, row, w, &refs);
+            const cube_region *reg = e->cnode->callee;
+            size_t nrows = p->o->aggregate ? 1 : p->num_threads;
+            for (size_t r = 0; r < nrows; r++) {
+                size_t th = p->o->aggregate ? 0 : p->threads[r];
+                if (r == 0 || !cli_table_reuse_prefix(t)) {
+                    cli_table_text(t, m->met->uniq_name);
+                    cli_table_int(t, (long long)e->cnode->id);
+                    cli_table_text(t, path.s);
+                    cli_table_text(t, reg->name);
+                    cli_table_text(t, reg->mod);
+                    put_line(t, reg->begin_line);
+                    cli_table_keep_prefix(t);
+                }
+                put_location(t, p, th);
+                cli_table_double(t, shown(p, m, &refs, th, row[th]));
+                cli_table_end_row(t);
+            }
+        }
+    }
+    free(path.s);
+    free(path.at_level);
+    free(zeros);
+    free(refs.machine);
+    return rc;
+}
+
+static int print_flat(const plan *p, cli_table *t)
+{
+    size_t nt = cube_num_threads(p->defs), w = p->o->aggregate ? 1 : nt;
+    double *zeros = calloc(w ? w : 1, sizeof *zeros);
+    row_refs refs[3];
+    int rc = 0;
+    for (int k = 0; k < 3; k++) {
+        refs[k] = (row_refs){NAN, NAN, NAN, NAN, NULL};
+        refs[k].machine = malloc((cube_num_machines(p->defs) + 1) * sizeof(double));
+        if (!refs[k].machine)
+            rc = -1;
+    }
+    if (!zeros || rc) {
+        cli_error("out of memory");
+        rc = -1;
+    }
+    static const cube_flat_part parts[3] = {CUBE_FLAT_EXCLUSIVE, CUBE_FLAT_INCLUSIVE,
+                                            CUBE_FLAT_SUBROUTINES};
+    for (size_t i = 0; !rc && i < p->num_metrics; i++) {
+        const metric_plan *m = &p->metrics[i];
+        for (size_t ri = 0; ri < cube_num_regions(p->defs); ri++) {
+            const cube_region *reg = cube_get_region(p->defs, ri);
+            if (p->sel.has_regex && regexec(&p->sel.regex, reg->name, 0, NULL, 0) != 0)
+                continue;
+            const double *rows[3];
+            for (int k = 0; k < 3; k++) {
+                rows[k] = cube_flat_row(m->flat, reg, parts[k]);
+                if (!rows[k])
+                    rows[k] = zeros;
+            }
+            /* the flat view's root of every part is the collapsed region */
+            double root = sum_of(rows[1], w);
+            for (int k = 0; k < 3; k++) {
+                refs[k].call_root = root;
+                compute_row_refs(p, rows[k], w, &refs[k]);
+            }
+            size_t nrows = p->o->aggregate ? 1 : p->num_threads;
+            for (size_t r = 0; r < nrows; r++) {
+                size_t th = p->o->aggregate ? 0 : p->threads[r];
+                if (r == 0 || !cli_table_reuse_prefix(t)) {
+                    cli_table_text(t, m->met->uniq_name);
+                    cli_table_int(t, (long long)reg->id);
+                    cli_table_text(t, reg->name);
+                    cli_table_text(t, reg->mod);
+                    put_line(t, reg->begin_line);
+                    cli_table_keep_prefix(t);
+                }
+                put_location(t, p, th);
+                for (int k = 0; k < 3; k++)
+                    cli_table_double(t, shown(p, m, &refs[k], th, rows[k][th]));
+                cli_table_end_row(t);
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        free(refs[k].machine);
+    free(zeros);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * The structure (-w).
+ * ------------------------------------------------------------------------ */
+
+static void put_id_or_absent(cli_table *t, int has, long long id)
+{
+    if (has)
+        cli_table_int(t, id);
+    else
+        cli_table_absent(t, "");
+}
+
+static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE *fp,
+                         const tree_entry *tree, size_t num_tree)
+{
+    static const cli_column attr_cols[] = {{"key", 0}, {"value", 0}};
+    static const cli_column mirror_cols[] = {{"mirror", 0}};
+    static const cli_column metric_cols[] = {
+        {"metric_id", CLI_COL_NUMBER}, {"parent_id", CLI_COL_NUMBER}, {"uniq_name", 0},
+        {"disp_name", 0}, {"dtype", 0}, {"uom", 0}, {"val", 0}, {"url", 0}, {"descr", 0}};
+    static const cli_column region_cols[] = {
+        {"region_id", CLI_COL_NUMBER}, {"name", 0}, {"module", 0},
+        {"begin_line", CLI_COL_NUMBER}, {"end_line", CLI_COL_NUMBER}, {"url", 0},
+        {"descr", 0}};
+    static const cli_column cnode_cols[] = {
+        {"cnode_id", CLI_COL_NUMBER},  {"parent_id", CLI_COL_NUMBER},
+        {"level", CLI_COL_NUMBER},     {"region_id", CLI_COL_NUMBER},
+        {"region", 0},                 {"call_path", 0},
+        {"call_site_module", 0},       {"call_site_line", CLI_COL_NUMBER}};
+    static const cli_column system_cols[] = {
+        {"kind", 0}, {"id", CLI_COL_NUMBER}, {"parent_id", CLI_COL_NUMBER},
+        {"name", 0}, {"rank", CLI_COL_NUMBER}, {"location", CLI_COL_NUMBER}};
+    static const cli_column topo_cols[] = {
+        {"topology", CLI_COL_NUMBER}, {"name", 0}, {"dims", 0},   {"periodic", 0},
+        {"dim_names", 0},            {"kind", 0}, {"id", CLI_COL_NUMBER}, {"coords", 0}};
+    const cli_column *cols;
+    size_t ncols;
+    switch (sec) {
+    case SEC_ATTRIBUTES: cols = attr_cols, ncols = 2; break;
+    case SEC_MIRRORS: cols = mirror_cols, ncols = 1; break;
+    case SEC_METRICS: cols = metric_cols, ncols = 9; break;
+    case SEC_REGIONS: cols = region_cols, ncols = 7; break;
+    case SEC_CALLTREE: cols = cnode_cols, ncols = 8; break;
+    case SEC_SYSTEMTREE: cols = system_cols, ncols = 6; break;
+    default: cols = topo_cols, ncols = 8; break;
+    }
+    cli_table *t = cli_table_begin(fp, format, cols, ncols, CLI_TABLE_NO_NEWLINE);
+    if (!t)
+        return -1;
+    switch (sec) {
+    case SEC_ATTRIBUTES:
+        for (size_t i = 0; i < cube_num_attrs(c); i++) {
+            cli_table_text(t, cube_attr_key(c, i));
+            cli_table_text(t, cube_attr_value(c, i));
+            cli_table_end_row(t);
+        }
+        break;
+    case SEC_MIRRORS:
+        for (size_t i = 0; i < cube_num_mirrors(c); i++) {
+            cli_table_text(t, cube_mirror(c, i));
+            cli_table_end_row(t);
+        }
+        break;
+    case SEC_METRICS:
+        for (size_t i = 0; i < cube_num_metrics(c); i++) {
+            const cube_metric *m = cube_get_metric(c, i);
+            cli_table_int(t, (long long)m->id);
+            put_id_or_absent(t, m->parent != NULL, m->parent ? (long long)m->parent->id : 0);
+            cli_table_text(t, m->uniq_name);
+            cli_table_text(t, m->disp_name);
+            cli_table_text(t, m->dtype);
+            cli_table_text(t, m->uom);
+            cli_table_text(t, m->val);
+            cli_table_text(t, m->url);
+            cli_table_text(t, m->descr);
+            cli_table_end_row(t);
+        }
+        break;
+    case SEC_REGIONS:
+        for (size_t i = 0; i < cube_num_regions(c); i++) {
+            const cube_region *r = cube_get_region(c, i);
+            cli_table_int(t, (long long)r->id);
+            cli_table_text(t, r->name);
+            cli_table_text(t, r->mod);
+            put_line(t, r->begin_line);
+            put_line(t, r->end_line);
+            cli_table_text(t, r->url);
+            cli_table_text(t, r->descr);
+            cli_table_end_row(t);
+        }
+        break;
+    case SEC_CALLTREE: {
+        size_t depth = cube_cnode_depth_max(c);
+        path_buf path = {NULL, 0, 0, calloc(depth + 1, sizeof(size_t))};
+        int rc = path.at_level ? 0 : -1;
+        for (size_t k = 0; !rc && k < num_tree; k++) {
+            const tree_entry *e = &tree[k];
+            if (path_enter(&path, e) != 0) {
+                rc = -1;
+                break;
+            }
+            const cube_cnode *cn = e->cnode;
+            cli_table_int(t, (long long)cn->id);
+            put_id_or_absent(t, cn->parent != NULL, cn->parent ? (long long)cn->parent->id : 0);
+            cli_table_int(t, (long long)e->level);
+            cli_table_int(t, (long long)cn->callee->id);
+            cli_table_text(t, cn->callee->name);
+            cli_table_text(t, path.s);
+            cli_table_text(t, cn->mod);
+            put_line(t, cn->line);
+            cli_table_end_row(t);
+        }
+        free(path.s);
+        free(path.at_level);
+        if (rc) {
+            cli_error("out of memory");
+            cli_table_end(t);
+            return -1;
+        }
+        break;
+    }
+    case SEC_SYSTEMTREE:
+        for (size_t i = 0; i < cube_num_machines(c); i++) {
+            const cube_machine *m = cube_get_machine(c, i);
+            cli_table_text(t, "machine");
+            cli_table_int(t, (long long)m->id);
+            cli_table_absent(t, "");
+            cli_table_text(t, m->name);
+            cli_table_absent(t, "");
+            cli_table_absent(t, "");
+            cli_table_end_row(t);
+            for (size_t k = 0; k < m->num_nodes; k++) {
+                const cube_node *n = m->nodes[k];
+                cli_table_text(t, "node");
+                cli_table_int(t, (long long)n->id);
+                cli_table_int(t, (long long)m->id);
+                cli_table_text(t, n->name);
+                cli_table_absent(t, "");
+                cli_table_absent(t, "");
+                cli_table_end_row(t);
+                for (size_t q = 0; q < n->num_processes; q++) {
+                    const cube_process *pr = n->processes[q];
+                    cli_table_text(t, "process");
+                    cli_table_int(t, (long long)pr->id);
+                    cli_table_int(t, (long long)n->id);
+                    cli_table_text(t, pr->name);
+                    cli_table_int(t, (long long)pr->rank);
+                    cli_table_absent(t, "");
+                    cli_table_end_row(t);
+                    for (size_t h = 0; h < pr->num_threads; h++) {
+                        const cube_thread *th = pr->threads[h];
+                        cli_table_text(t, "thread");
+                        cli_table_int(t, (long long)th->id);
+                        cli_table_int(t, (long long)pr->id);
+                        cli_table_text(t, th->name);
+                        cli_table_int(t, (long long)th->rank);
+                        cli_table_int(t, (long long)th->index);
+                        cli_table_end_row(t);
+                    }
+                }
+            }
+        }
+        break;
+    default: {
+        static const char *const kinds[] = {"thread", "process", "node", "machine"};
+        char *buf = NULL;
+        size_t cap = 0;
+        int rc = 0;
+        for (size_t i = 0; !rc && i < cube_num_carts(c); i++) {
+            const cube_cartesian *ct = cube_get_cart(c, i);
+            /* the lists, comma-separated: dims, periodic (0/1), dim_names */
+            size_t need = 64 + 24 * (size_t)(ct->ndims > 0 ? ct->ndims : 0);
+            for (long d = 0; ct->dim_names && d < ct->ndims; d++)
+                need += ct->dim_names[d] ? strlen(ct->dim_names[d]) + 1 : 1;
+            if (need > cap) {
+                char *b = realloc(buf, need);
+                if (!b) {
+                    rc = -1;
+                    break;
+                }
+                buf = b;
+                cap = need;
+            }
+            size_t nrows = ct->num_coords ? ct->num_coords : 1;
+            for (size_t k = 0; k < nrows; k++) {
+                cli_table_int(t, (long long)i);
+                cli_table_text(t, ct->name);
+                size_t len = 0;
+                buf[0] = '\0';
+                for (long d = 0; d < ct->ndims; d++)
+                    len += (size_t)snprintf(buf + len, cap - len, "%s%ld", d ? "," : "",
+                                            ct->dims[d]);
+                cli_table_text(t, buf);
+                len = 0;
+                buf[0] = '\0';
+                for (long d = 0; d < ct->ndims; d++)
+                    len += (size_t)snprintf(buf + len, cap - len, "%s%d", d ? "," : "",
+                                            ct->periods[d] ? 1 : 0);
+                cli_table_text(t, buf);
+                len = 0;
+                buf[0] = '\0';
+                for (long d = 0; ct->dim_names && d < ct->ndims; d++)
+                    len += (size_t)snprintf(buf + len, cap - len, "%s%s", d ? "," : "",
+                                            ct->dim_names[d] ? ct->dim_names[d] : "");
+                cli_table_text(t, buf);
+                if (!ct->num_coords) {
+                    cli_table_absent(t, "");
+                    cli_table_absent(t, "");
+                    cli_table_absent(t, "");
+                    cli_table_end_row(t);
+                    continue;
+                }
+                const cube_coord *co = &ct->coords[k];
+                int64_t id = 0;
+                switch (co->kind) {
+                case CUBE_COORD_THREAD: id = ((const cube_thread *)co->entity)->id; break;
+                case CUBE_COORD_PROCESS: id = ((const cube_process *)co->entity)->id; break;
+                case CUBE_COORD_NODE: id = ((const cube_node *)co->entity)->id; break;
+                case CUBE_COORD_MACHINE: id = ((const cube_machine *)co->entity)->id; break;
+                }
+                cli_table_text(t, kinds[co->kind]);
+                cli_table_int(t, (long long)id);
+                len = 0;
+                buf[0] = '\0';
+                for (long d = 0; d < ct->ndims; d++)
+                    len += (size_t)snprintf(buf + len, cap - len, "%s%ld", d ? "," : "",
+                                            co->coords[d]);
+                cli_table_text(t, buf);
+                cli_table_end_row(t);
+            }
+        }
+        free(buf);
+        if (rc) {
+            cli_error("out of memory");
+            cli_table_end(t);
+            return -1;
+        }
+        break;
+    }
+    }
+    return cli_table_end(t);
+}
+
+static int print_structure(const cube_t *c, const options *o, FILE *fp)
+{
+    tree_entry *tree = NULL;
+    size_t num_tree = 0;
+    if (o->sections & SEC_CALLTREE) {
+        tree = call_tree_preorder(c, &num_tree);
+        if (!tree) {
+            cli_error("out of memory");
+            return -1;
+        }
+    }
+    int rc = 0, first = 1;
+    if (o->format == CLI_FORMAT_JSON)
+        fputc('{', fp);
+    for (unsigned i = 0; !rc && i < NUM_SECTIONS; i++) {
+        unsigned sec = 1u << i;
+        if (!(o->sections & sec))
+            continue;
+        switch (o->format) {
+        case CLI_FORMAT_JSON:
+            if (!first)
+                fputs(",\n", fp);
+            cli_print_json_string(fp, section_names[i]);
+            fputc(':', fp);
+            break;
+        case CLI_FORMAT_HUMAN:
+            fprintf(fp, "%s%s:\n", first ? "" : "\n", section_names[i]);
+            break;
+        default:
+            if (!first)
+                fputc('\n', fp);
+            break;
+        }
+        first = 0;
+        rc = print_section(c, sec, o->format, fp, tree, num_tree);
+    }
+    if (o->format == CLI_FORMAT_JSON)
+        fputs("}\n", fp);
+    free(tree);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * The run.
+ * ------------------------------------------------------------------------ */
+
+static int print_output(const plan *p, const cube_t *defs, const options *o)
+{
+    cli_output out;
+    if (cli_output_open(&out, o->output) != 0)
+        return -1;
+    int rc;
+    if (o->sections) {
+        rc = print_structure(defs, o, out.fp);
+    } else {
+        cli_table *t = o->flat ? cli_table_begin(out.fp, o->format, flat_columns,
+                                                 sizeof flat_columns / sizeof flat_columns[0], 0)
+                               : cli_table_begin(out.fp, o->format, value_columns,
+                                                 sizeof value_columns / sizeof value_columns[0],
+                                                 0);
+        rc = t ? 0 : -1;
+        if (!rc)
+            rc = o->flat ? print_flat(p, t) : print_values(p, t);
+        if (t && cli_table_end(t) != 0)
+            rc = -1;
+    }
+    if (cli_output_close(&out, rc == 0) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* The row sink of cli_input_read: the plan. */
+typedef struct {
+    plan p;
+    const options *o;
+} dump_state;
+
+static int sink_setup(void *user, const cube_t *defs)
+{
+    dump_state *d = user;
+    return plan_init(&d->p, d->o, defs, d->o->input);
+}
+
+static int sink_wants(void *user, const cube_metric *met)
+{
+    return plan_wants(&((dump_state *)user)->p, met);
+}
+
+static int sink_add(void *user, const cube_metric *met, const cube_cnode *cnode,
+                    const double *values)
+{
+    return plan_add_row(&((dump_state *)user)->p, met, cnode, values);
+}
+
+static void sink_reset(void *user)
+{
+    plan_free(&((dump_state *)user)->p);
+}
+
+static int dump(const options *o)
+{
+    if (o->sections) { /* the structure: the definitions are enough */
+        cli_input *in = cli_input_read(o->input, NULL, NULL);
+        if (!in)
+            return EXIT_TROUBLE;
+        int rc = print_output(NULL, cli_input_defs(in), o) == 0 ? EXIT_OK : EXIT_TROUBLE;
+        cli_input_close(in);
+        return rc;
+    }
+    static const cli_row_sink sink = {sink_setup, sink_wants, sink_add, sink_reset};
+    dump_state d;
+    memset(&d, 0, sizeof d);
+    d.o = o;
+    int rc = EXIT_TROUBLE;
+    double *ext = NULL;
+    cli_input *in = cli_input_read(o->input, &sink, &d);
+    if (!in)
+        goto done;
+    if (o->external) {
+        ext = malloc((d.p.num_metrics ? d.p.num_metrics : 1) * sizeof *ext);
+        if (!ext) {
+            cli_error("out of memory");
+            goto done;
+        }
+        if (external_totals(&d.p, o->external, ext) != 0)
+            goto done;
+    }
+    if (plan_finish(&d.p, ext) != 0)
+        goto done;
+    rc = print_output(&d.p, d.p.defs, o) == 0 ? EXIT_OK : EXIT_TROUBLE;
+done:
+    free(ext);
+    plan_free(&d.p);
+    cli_input_close(in);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cli_init(argv[0]);
+    static const struct option longopts[] = {{"mode", required_argument, NULL, 'M'},
+                                             {"structure", optional_argument, NULL, 'w'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"version", no_argument, NULL, 'V'},
+                                             {NULL, 0, NULL, 0}};
+    options o;
+    memset(&o, 0, sizeof o);
+    o.metric_flavour = CUBE_METRIC_INCLUSIVE;
+    o.call_flavour = CUBE_CALL_EXCLUSIVE;
+    o.mode = CUBE_MODE_ABSOLUTE;
+    o.format = CLI_FORMAT_CSV;
+    o.output = "-";
+    int opt;
+    /* cli_getopt reports bad options itself and never returns them */
+    while ((opt = cli_getopt(argc, argv, "m:c:t:x:z:rs:w::o:h", longopts, usage)) != -1) {
+        switch (opt) {
+        case 'm':
+            if (!*optarg)
+                cli_usage_error(usage, "-m takes metric names or 'all'");
+            o.metrics = optarg;
+            break;
+        case 'c': o.callpaths = optarg; break;
+        case 't':
+            if (strcmp(optarg, "aggr") == 0) {
+                o.aggregate = 1;
+                o.threads = NULL;
+            } else {
+                for (const char *p = optarg;;) {
+                    size_t k = strcspn(p, ",");
+                    range r;
+                    if (parse_range(p, k, &r) != 0)
+                        cli_usage_error(usage,
+                                        "-t takes thread indexes and ranges (0,2,4-7) or "
+                                        "'aggr', not '%s'",
+                                        optarg);
+                    if (!p[k])
+                        break;
+                    p += k + 1;
+                }
+                o.aggregate = 0;
+                o.threads = optarg;
+            }
+            break;
+        case 'x':
+            if (strcmp(optarg, "incl") == 0)
+                o.metric_flavour = CUBE_METRIC_INCLUSIVE;
+            else if (strcmp(optarg, "excl") == 0)
+                o.metric_flavour = CUBE_METRIC_EXCLUSIVE;
+            else
+                cli_usage_error(usage, "-x takes incl or excl, not '%s'", optarg);
+            break;
+        case 'z':
+            if (strcmp(optarg, "incl") == 0)
+                o.call_flavour = CUBE_CALL_INCLUSIVE;
+            else if (strcmp(optarg, "excl") == 0)
+                o.call_flavour = CUBE_CALL_EXCLUSIVE;
+            else if (strcmp(optarg, "stored") == 0)
+                o.call_flavour = CUBE_CALL_STORED;
+            else
+                cli_usage_error(usage, "-z takes incl, excl or stored, not '%s'", optarg);
+            break;
+        case 'r': o.flat = 1; break;
+        case 'M': parse_mode(optarg, &o); break;
+        case 's':
+            if (cli_format_parse(optarg, &o.format) != 0)
+                cli_usage_error(usage, "-s takes csv, tsv, json or human, not '%s'", optarg);
+            break;
+        case 'w': {
+            const char *sec = optarg;
+            /* "-w SECTION" (CubeLib's form): the next argument, when it names
+             * a section */
+            if (!sec && optind < argc && sections_of(argv[optind]))
+                sec = argv[optind++];
+            unsigned bits = sec ? sections_of(sec) : SEC_ALL;
+            if (!bits)
+                cli_usage_error(usage,
+                                "-w takes attributes, mirrors, metrics, regions, calltree, "
+                                "systemtree, topologies or all, not '%s'",
+                                sec);
+            o.sections |= bits;
+            break;
+        }
+        case 'o': o.output = optarg; break;
+        case 'h': print_help(); return EXIT_OK;
+        case 'V': cli_print_version(); return EXIT_OK;
+        }
+    }
+    if (argc - optind != 1)
+        cli_usage_error(usage, argc == optind ? "no input file" : "exactly one input file");
+    o.input = argv[optind];
+    if (o.external && strcmp(o.external, "-") == 0 && strcmp(o.input, "-") == 0)
+        cli_usage_error(usage, "standard input ('-') can be read only once");
+    if (o.callpaths) { /* syntax errors before reading */
+        cnode_selection s;
+        parse_callpaths(o.callpaths, &s, o.flat);
+        selection_free(&s);
+    }
+    return dump(&o);
+}
