@@ -425,4 +425,8 @@ char *cube_call_path(const cube_cnode *cnode);
 #ifdef __cplusplus
 }
 #endif
+
+/* Values along the trees, flat profiles, value modes and statistics. */
+#include "cube_views.h"
+
 #endif

@@ -99,6 +99,8 @@ static double percent(double value, double reference)
 {
     if (reference == 0.0 || isnan(reference))
         return NAN;
+    if (value == reference)
+        return 100.0; /* 100 * v rounds, and (100 * v) / v need not be 100 */
     double scaled = 100.0 * value;
     /* 100 * v / r is exact more often than v / r * 100 (50 of 200 is 25,
      * 120 of 200 is 60); the other order when 100 * v would overflow */

@@ -835,6 +835,19 @@ static void test_deep_recursive_tree(void **state)
     cube_free(c);
 }
 
+static void test_percent_of_itself_is_100(void **state)
+{
+    (void)state;
+    /* (100 * v) / v is 99.99999999999999 for this v: a value that is its
+     * own reference must still show as exactly 100 % */
+    const double v = 0.0938595867742349;
+    assert_true((100.0 * v) / v != 100.0);
+    cube_mode_place m = at(CUBE_TREE_METRIC);
+    cube_mode_refs refs = {0};
+    refs.own_root = v;
+    assert_true(cube_value_in_mode(CUBE_MODE_OWN_ROOT_PERCENT, v, &refs, &m) == 100.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -852,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_streamed_rows_equal_stored),
         cmocka_unit_test(test_errors_and_void),
         cmocka_unit_test(test_deep_recursive_tree),
+        cmocka_unit_test(test_percent_of_itself_is_100),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
