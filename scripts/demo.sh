@@ -56,3 +56,13 @@ say "cube_cmp --rel-tol=0.05 --metric=time -n 3 $PROFILE $TRACE   (but not the s
 
 say "cube_diff -o - $PROFILE $TRACE | cube_info - | sed -n '/^metric tree/,\$p' | head -5   (profile minus trace)"
 "$BIN/cube_diff" -o - "$PROFILE" "$TRACE" | "$BIN/cube_info" - | sed -n '/^metric tree/,$p' | head -5
+
+# views for scripts and people
+say "cube_stat -p -t 10 $TRACE   (the top-10 flat profile by exclusive time)"
+"$BIN/cube_stat" -p -t 10 "$TRACE"
+
+say "cube_dump -m time -c roots -t aggr -z incl -s tsv $TRACE   (one number for a Makefile)"
+"$BIN/cube_dump" -m time -c roots -t aggr -z incl -s tsv "$TRACE"
+
+say "cube_stat -% -m time -r MAIN__ $TRACE | head -4   (exact statistics across threads)"
+"$BIN/cube_stat" -% -m time -r MAIN__ "$TRACE" | head -4
