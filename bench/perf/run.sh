@@ -101,6 +101,14 @@ for tool in cube_diff cube_mean cube_merge; do
 done
 MEAN10_MAX=${PERF_MEAN10_MAX_MB:-60}
 algebra_rows=()
+have_views=1
+for tool in cube_dump cube_stat; do
+    if [[ ! -x $BIN/$tool ]]; then
+        have_views=0
+        note "$BIN/$tool not found or not executable: skipping the views table"
+    fi
+done
+view_rows=()
 
 if [[ ! -x $BIN/cube_clean ]]; then
     have_clean=0
@@ -232,6 +240,24 @@ for i in "${!sizes[@]}"; do
         algebra_rows+=("$arow")
     fi
 
+    # the views: one metric of the file (per thread, and aggregated), and
+    # the top-20 flat profile; each as a multiple of reading the file
+    if ((have_views)); then
+        vrow=$(printf '%8s | %8s |' "$mb" "$is")
+        for view in dump dump_aggr stat; do
+            case $view in
+                dump) measure "$runs" "$BIN/cube_dump" -m mpi -o /dev/null "$file" ;;
+                dump_aggr) measure "$runs" "$BIN/cube_dump" -m mpi -t aggr -o /dev/null "$file" ;;
+                stat) measure "$runs" "$BIN/cube_stat" -t 20 "$file" ;;
+            esac
+            vrow+=$(awk -v s="$M_S" -v kb="$M_KB" -v is="$is" 'BEGIN {
+                if (s == "FAIL") { printf " %8s %7s %6s |", s, s, s; exit }
+                x = (is ~ /^[0-9.]+$/ && is > 0) ? sprintf("%.2f", s / is) : "-"
+                printf " %8.3f %7.1f %6s |", s, kb * 1024 / 1e6, x }')
+        done
+        view_rows+=("$vrow")
+    fi
+
     # values' bytes as doubles (rows x threads x 8), cube_info RSS relative
     # to it, and cube_info time relative to xmllint's
     extra=$(awk -v rows="$rows" -v th="$threads" -v is="$is" -v ik="$ik" -v xs="$xs" 'BEGIN {
@@ -272,6 +298,21 @@ if ((have_algebra)); then
 # of a two-input operation is x = 2, so "3x the time of reading the inputs"
 # is x <= 6).  cube_mean x10 is the mean of ten copies of F (files up to
 # PERF_MEAN10_MAX_MB, default 60 MB).
+EOF
+fi
+
+if ((have_views)); then
+    echo
+    printf '%8s | %8s | %-24s | %-24s | %-24s |\n' "" "cube_info" \
+        "cube_dump -m mpi F" "cube_dump -m mpi -t aggr" "cube_stat -t 20 F"
+    printf '%8s | %8s |' MB s
+    for _ in 1 2 3; do printf ' %8s %7s %6s |' s RSS x; done
+    echo
+    printf '%s\n' "${view_rows[@]}"
+    cat <<'EOF'
+# The views on each file F: one metric (mpi) per thread as CSV to /dev/null,
+# the same aggregated over the threads, and the top-20 flat profile; x is the
+# time as a multiple of cube_info's time reading F (target: 1.2).
 EOF
 fi
 
