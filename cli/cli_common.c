@@ -841,6 +841,15 @@ cli_input *cli_input_read(const char *path, const cli_row_sink *sink, void *user
         cli_input_close(in);
         return NULL;
     }
+    /* the reader need not even parse the rows no view wants */
+    const cube_t *defs = cube_reader_definitions(in->reader);
+    unsigned char *wanted = malloc(cube_num_metrics(defs) + 1);
+    if (wanted) {
+        for (size_t m = 0; m < cube_num_metrics(defs); m++)
+            wanted[m] = sink->wants(user, cube_get_metric(defs, m)) != 0;
+        cube_reader_select_metrics(in->reader, wanted); /* only a saving: may fail */
+        free(wanted);
+    }
     const cube_metric *met;
     const cube_cnode *cnode;
     const double *v;

@@ -231,6 +231,11 @@ cube_t *cube_reader_take_definitions(cube_reader *r);
  * call); 0: end of file; -1: error (cube_reader_error). */
 int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
                          const double **values);
+/* Only the rows of the metrics with wanted[metric index] set are wanted:
+ * the others are skipped without parsing their values (so they are not
+ * checked either).  Rows read ahead before the call still come.  0, or -1
+ * when out of memory. */
+int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted);
 /* 1 when the row cube_reader_next_row returned last may repeat a (metric,
  * cnode) that came before in the file (a second matrix for a metric, or a
  * row repeated inside one).  cube_read lets the later values win where

@@ -106,6 +106,8 @@ struct cube_reader {
     unsigned char *metric_had_matrix; /* per metric index */
     unsigned char *cnode_in_matrix;   /* bit per cnode index, for the open matrix */
     int fresh_matrix;
+    unsigned char *wanted;   /* NULL, or per metric index: are its rows wanted? */
+    int skip_matrix;         /* the open matrix's rows are not wanted: not parsed */
 
     /* queue of rows for the streaming interface */
     queued_row *queue;
@@ -874,6 +876,7 @@ static void start_matrix(cube_reader *r, const xmlChar **attrs, int nattrs)
         return;
     }
     r->matrix_metric = m->is_void ? NULL : m;
+    r->skip_matrix = r->wanted && !r->wanted[m->index];
     r->fresh_matrix = !r->metric_had_matrix[m->index];
     if (r->fresh_matrix) {
         r->metric_had_matrix[m->index] = 1;
@@ -887,6 +890,10 @@ static void start_row(cube_reader *r, const xmlChar **attrs, int nattrs)
     int64_t id;
     if (id_attr(r, attrs, nattrs, "cnodeId", "row", 0, &id) != 0)
         return;
+    if (r->skip_matrix) {
+        push(r, E_SKIP); /* an unwanted metric's row: its text is not even kept */
+        return;
+    }
     r->row_cnode = find_id(r, ID_CNODE, id);
     if (!r->row_cnode) {
         fail(r, "<row cnodeId=\"%lld\"> refers to a call-tree node that is not defined",
@@ -1390,6 +1397,7 @@ static void reader_free(cube_reader *r, int free_cube)
     free(r->thread_order);
     free(r->scratch);
     free(r->metric_had_matrix);
+    free(r->wanted);
     free(r->cnode_in_matrix);
     free(r->queue);
     free(r->queue_values);
@@ -1518,6 +1526,20 @@ int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cno
     *cnode = r->queue[i].cnode;
     *values = r->queue_values + i * r->cube->threads.count;
     return 1;
+}
+
+int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted)
+{
+    if (!r || r->failed || !r->cube)
+        return -1;
+    size_t n = r->cube->metrics.count;
+    unsigned char *copy = malloc(n ? n : 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, wanted, n);
+    free(r->wanted);
+    r->wanted = copy;
+    return 0;
 }
 
 int cube_reader_row_may_repeat(const cube_reader *r)

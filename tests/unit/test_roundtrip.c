@@ -110,6 +110,54 @@ static void test_streaming_reader_real_files(void **state)
         stream_equals_read(*f);
 }
 
+static void test_reader_select_metrics(void **state)
+{
+    (void)state;
+    /* a reader told to want one metric hands out all of that metric's rows,
+     * exactly as stored, and skips (does not even parse) most others */
+    const char *path = testdata("cube/scalasca-bgpBT_experiment1.cube");
+    cube_t *whole = read_ok(path);
+    cube_reader *r = cube_reader_open(path);
+    assert_non_null(r);
+    const cube_t *defs = cube_reader_definitions(r);
+    assert_non_null(defs);
+    const cube_metric *wanted_metric = cube_find_metric(defs, "mpi_latesender");
+    assert_non_null(wanted_metric);
+    unsigned char *wanted = calloc(cube_num_metrics(defs), 1);
+    wanted[wanted_metric->index] = 1;
+    assert_int_equal(cube_reader_select_metrics(r, wanted), 0);
+    free(wanted);
+    size_t wanted_rows = 0, other_rows = 0, stored_other_rows = 0;
+    const cube_metric *m;
+    const cube_cnode *n;
+    const double *values;
+    while (cube_reader_next_row(r, &m, &n, &values) == 1) {
+        if (m != wanted_metric) {
+            other_rows++;
+            continue;
+        }
+        wanted_rows++;
+        const double *stored = cube_get_row(whole, cube_get_metric(whole, m->index),
+                                            cube_get_cnode(whole, n->index));
+        assert_non_null(stored);
+        assert_memory_equal(stored, values, cube_num_threads(defs) * sizeof(double));
+    }
+    size_t stored_wanted_rows = 0;
+    for (size_t i = 0; i < cube_num_rows(whole); i++) {
+        cube_metric *sm;
+        cube_row_at(whole, i, &sm, NULL);
+        if (strcmp(sm->uniq_name, "mpi_latesender") == 0)
+            stored_wanted_rows++;
+        else
+            stored_other_rows++;
+    }
+    assert_true(wanted_rows > 0);
+    assert_int_equal(wanted_rows, stored_wanted_rows);
+    assert_true(other_rows < stored_other_rows / 2); /* most were skipped */
+    cube_reader_close(r);
+    cube_free(whole);
+}
+
 static void test_stream_from_fd(void **state)
 {
     (void)state;
@@ -196,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_real_files),
         cmocka_unit_test(test_gzip_flag_without_suffix),
         cmocka_unit_test(test_streaming_reader_real_files),
+        cmocka_unit_test(test_reader_select_metrics),
         cmocka_unit_test(test_stream_from_fd),
         cmocka_unit_test(test_reader_open_error),
         cmocka_unit_test(test_failed_write_keeps_existing_file),
