@@ -292,6 +292,11 @@ static const uint64_t powers_of_ten_u64[] = {
     10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
     100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL};
 
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* Write `digits` (n digits, no trailing zeros) with decimal exponent `x` of
  * its first digit the way printf's "%.Pg" does: scientific when x < -4 or
  * x >= P, plain otherwise. */
@@ -415,13 +420,15 @@ static int shortest_fast(double v, char *buf)
             int carry = digits >= powers_of_ten_u64[precision];
             int x = e10 + carry;
             int n = precision + carry;
-            while (n > 1 && digits % 10 == 0) { /* trailing zeros are not printed */
-                digits /= 10;
-                n--;
-            }
             char text[24];
-            for (int i = n; i-- > 0; digits /= 10)
-                text[i] = (char)('0' + digits % 10);
+            /* two digits per division, from the right */
+            int i = n;
+            for (; i >= 2; i -= 2, digits /= 100)
+                memcpy(text + i - 2, digit_pairs + 2 * (digits % 100), 2);
+            if (i)
+                text[0] = (char)('0' + digits);
+            while (n > 1 && text[n - 1] == '0') /* trailing zeros are not printed */
+                n--;
             return print_like_g(buf, v < 0, text, n, x, precision);
         }
     }
