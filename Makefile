@@ -59,7 +59,7 @@ MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man5/*.5)
 
 .SECONDARY:
 
-.PHONY: all deps deps-check lib tools check unit-tests cli-tests man-lint demo perf \
+.PHONY: all deps deps-check lib tools check demo perf \
         install uninstall clean
 
 all: deps lib tools
