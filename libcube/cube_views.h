@@ -50,7 +50,8 @@ extern "C" {
 
 #define CUBE_VIEW_OK 0
 #define CUBE_VIEW_ENOMEM (-1) /* out of memory */
-#define CUBE_VIEW_EINVAL (-2) /* a NULL or foreign argument, an unknown enum value, NaN data */
+#define CUBE_VIEW_EINVAL (-2) /* a NULL argument, an unknown enum value, NaN given to the
+                                 statistics (view rows are not checked) */
 #define CUBE_VIEW_ESTATE (-3) /* rows added after cube_view_finish, or read before it */
 #define CUBE_VIEW_ETREE (-4)  /* a call-tree node is defined before its parent */
 
@@ -145,13 +146,15 @@ cube_metric_flavour cube_view_metric_flavour(const cube_view *v);
 cube_call_flavour cube_view_call_flavour(const cube_view *v);
 /* Values per row: cube_num_threads(defs), or 1 with CUBE_VIEW_AGGREGATE. */
 size_t cube_view_width(const cube_view *v);
-/* How many call paths have a row (the others are all zero). */
+/* How many call paths have a row (the others are all zero; a row can be
+ * all zero too). */
 size_t cube_view_num_rows(const cube_view *v);
 
 /* After cube_view_finish (NULL before):
  * - cube_view_rows: cube_num_cnodes(defs) pointers indexed by cnode index,
  *   each a row of cube_view_width() values, or NULL when all are zero;
- * - cube_view_row: the row of one call path (NULL: all zero);
+ * - cube_view_row: the row of one call path (NULL: all zero; a row that
+ *   exists can be all zero as well);
  * - cube_view_value: one value; `i` is a thread index, or 0 when
  *   aggregated (0.0 before finish or out of range). */
 const double *const *cube_view_rows(const cube_view *v);
@@ -245,7 +248,8 @@ typedef enum {
  * unfinished one.  The view may be freed afterwards. */
 cube_flat *cube_flat_create(const cube_view *v, int *err);
 size_t cube_flat_width(const cube_flat *f);
-/* The row of one region (cube_flat_width() values), NULL when all zero. */
+/* The row of one region (cube_flat_width() values); NULL means all zero
+ * (a row that exists can be all zero as well). */
 const double *cube_flat_row(const cube_flat *f, const cube_region *r, cube_flat_part part);
 /* One value (thread index, or 0 when aggregated); 0.0 when out of range. */
 double cube_flat_value(const cube_flat *f, const cube_region *r, cube_flat_part part,
@@ -407,7 +411,9 @@ int cube_peer_range(const double *values, size_t n, double *min, double *max);
  *
  * For n = 0, count and sum are 0 and everything else is NaN.  Values must
  * not be NaN (CUBE_VIEW_EINVAL); infinities are allowed (the sum and mean
- * are then infinite and the variance NaN, as IEEE arithmetic gives).
+ * are then infinite, or NaN when both signs occur, and the variance NaN,
+ * as IEEE arithmetic gives).  A variance that rounding would make negative
+ * is 0.
  * ------------------------------------------------------------------------ */
 
 typedef struct {
