@@ -704,18 +704,6 @@ static int plan_wants(const plan *p, const cube_metric *met)
     return p->feed_start[met->index] < p->feed_start[met->index + 1];
 }
 
-/* The sum of n values, compensated (Neumaier) like the library's sums. */
-static double sum_of(const double *v, size_t n)
-{
-    double s = 0.0, comp = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double x = v[i], t = s + x;
-        comp += fabs(s) >= fabs(x) ? (s - t) + x : (x - t) + s;
-        s = t;
-    }
-    return isfinite(s) ? s + comp : s;
-}
-
 /* Finish the views and compute the references of the value mode. */
 static int plan_finish(plan *p, const double *external_totals)
 {
@@ -827,7 +815,7 @@ static void compute_row_refs(const plan *p, const double *row, size_t w, row_ref
     if (p->o->aggregate || mode == CUBE_MODE_ABSOLUTE)
         return;
     if (mode == CUBE_MODE_CALL_SELECTION_PERCENT)
-        r->sum = sum_of(row, w);
+        r->sum = cube_compensated_sum(row, w);
     if (mode == CUBE_MODE_OWN_ROOT_PERCENT)
         cube_system_sums(p->defs, row, NULL, NULL, r->machine, NULL);
     if ((mode == CUBE_MODE_PEER_PERCENT || mode == CUBE_MODE_PEER_DISTRIBUTION) &&
@@ -1044,7 +1032,7 @@ static int print_flat(const plan *p, cli_table *t)
                     rows[k] = zeros;
             }
             /* the flat view's root of every part is the collapsed region */
-            double root = sum_of(rows[1], w);
+            double root = cube_compensated_sum(rows[1], w);
             for (int k = 0; k < 3; k++) {
                 refs[k].call_root = root;
                 compute_row_refs(p, rows[k], w, &refs[k]);

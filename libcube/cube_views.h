@@ -430,6 +430,10 @@ int cube_stats_of_sorted(const double *sorted, size_t n, cube_stats *st);
  * or p is outside [0, 1]. */
 double cube_quantile_sorted(const double *sorted, size_t n, double p);
 
+/* The sum of n values, compensated (Neumaier) like every sum here; an
+ * infinite or NaN sum is returned as it is. */
+double cube_compensated_sum(const double *values, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,3 +65,11 @@ double *view_acc_fold(double *acc, size_t w)
     double *shrunk = realloc(acc, (w ? w : 1) * sizeof *acc);
     return shrunk ? shrunk : acc;
 }
+
+double cube_compensated_sum(const double *values, size_t n)
+{
+    double sum = 0.0, comp = 0.0;
+    for (size_t i = 0; i < n; i++)
+        view_neu_add(&sum, &comp, values[i]);
+    return view_neu_result(sum, comp);
+}

@@ -2,6 +2,7 @@
  * views.c - values computed from the stored severities.
  */
 #include "cube_internal.h"
+#include "view_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,21 +19,11 @@ int cube_metric_totals(const cube_t *c, double *totals)
      * same order, and no sorted copy of the row list is needed. */
     for (size_t k = 0; k < c->sev.num_rows; k++) {
         const severity_row *r = &c->sev.rows[k];
-        double sum = totals[r->metric], comp = compensation[r->metric];
-        for (size_t t = 0; t < nthreads; t++) {
-            /* Neumaier's variant of Kahan summation */
-            double v = r->values[t], s = sum + v;
-            comp += fabs(sum) >= fabs(v) ? (sum - s) + v : (v - s) + sum;
-            sum = s;
-        }
-        totals[r->metric] = sum;
-        compensation[r->metric] = comp;
+        for (size_t t = 0; t < nthreads; t++)
+            view_neu_add(&totals[r->metric], &compensation[r->metric], r->values[t]);
     }
-    /* Once a sum overflows, the compensation is inf - inf = NaN: an
-     * infinite (or NaN) sum is returned as it is, not as NaN. */
     for (size_t m = 0; m < nm; m++)
-        if (isfinite(totals[m]))
-            totals[m] += compensation[m];
+        totals[m] = view_neu_result(totals[m], compensation[m]);
     free(compensation);
     return 0;
 }
