@@ -100,7 +100,7 @@ $(LIB_PC): libcube/libcube.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- the tools (linked statically against libcube: they run from build/) --
-$(BUILD)/obj/cli/%.o: cli/%.c cli/cli_common.h cli/algebra_cli.h libcube/cube.h libcube/cube_views.h | deps
+$(BUILD)/obj/cli/%.o: cli/%.c cli/cli_common.h cli/algebra_cli.h libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -115,7 +115,7 @@ $(ALGEBRA_TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(ALGEBRA_CLI_OBJ) $(CLI_
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # --- tests ----------------------------------------------------------------
-$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h libcube/cube.h libcube/cube_views.h | deps-check
+$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
 
@@ -154,7 +154,7 @@ install: all
 	ln -sf libcube.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION)
 	ln -sf libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so
 	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 644 libcube/cube.h libcube/cube_views.h $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h $(DESTDIR)$(INCLUDEDIR)
 	install -m 644 $(wildcard man/man1/*.1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(wildcard man/man3/*.3) $(DESTDIR)$(MANDIR)/man3
 	install -m 644 $(wildcard man/man5/*.5) $(DESTDIR)$(MANDIR)/man5
@@ -164,7 +164,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libcube.a $(DESTDIR)$(LIBDIR)/libcube.so \
 	      $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(VERSION) \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc $(DESTDIR)$(INCLUDEDIR)/cube.h \
-	      $(DESTDIR)$(INCLUDEDIR)/cube_views.h
+	      $(DESTDIR)$(INCLUDEDIR)/cube_views.h $(DESTDIR)$(INCLUDEDIR)/cube_statfile.h
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/man1/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/man3/*.3)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/man5/*.5)))

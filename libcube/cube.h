@@ -433,5 +433,7 @@ char *cube_call_path(const cube_cnode *cnode);
 
 /* Values along the trees, flat profiles, value modes and statistics. */
 #include "cube_views.h"
+/* Statistics files (pattern statistics and most severe instances). */
+#include "cube_statfile.h"
 
 #endif

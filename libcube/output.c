@@ -4,10 +4,12 @@
  * The data goes to a temporary file in the target's directory (so that the
  * final rename stays within one file system and is atomic), is flushed to
  * disk, and only then replaces the target.  On any error the temporary file
- * is removed: no partial output, and an existing file stays as it was.
+ * is removed: no partial output, and an existing file stays as it was
+ * (atomic_file.c, shared with the statistics-file writer).
  */
 #define _GNU_SOURCE
 #include "writer.h"
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,30 +23,6 @@ static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* The process's umask, read without changing it: umask(2) can only be
- * read by setting it, which would race with other threads creating files.
- * Linux (4.7 and later) shows it in /proc/self/status; 022, the usual
- * value, when that cannot be read. */
-static mode_t current_umask(void)
-{
-    mode_t mask = 022;
-    FILE *fp = fopen("/proc/self/status", "re");
-    if (!fp)
-        return mask;
-    char line[256];
-    while (fgets(line, sizeof line, fp)) {
-        if (strncmp(line, "Umask:", 6) == 0) {
-            char *end;
-            unsigned long v = strtoul(line + 6, &end, 8);
-            if (end != line + 6 && v <= 0777)
-                mask = (mode_t)v;
-            break;
-        }
-    }
-    fclose(fp);
-    return mask;
 }
 
 /* Write to an already open descriptor; closes it.  0 or -1. */
@@ -111,39 +89,18 @@ int cube_write_file(cube_t *c, const char *path, unsigned flags)
         return write_fd(c, fd, gzip, "-");
     }
 
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
-        cube_set_error(c, "out of memory");
-        return -1;
-    }
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
+    char *tmp, err[sizeof c->error];
+    int fd = atomic_file_create(path, &tmp, err, sizeof err);
     if (fd < 0) {
-        cube_set_error(c, "%s: cannot create the output: %s", path, strerror(errno));
-        free(tmp);
+        cube_set_error(c, "%s", err);
         return -1;
     }
-    /* mkstemp makes the file private (0600); an output gets the mode of the
-     * file it replaces, or the mode open(2) would give a new file: 0666
-     * less the umask. */
-    struct stat st;
-    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 07777) : (0666 & ~current_umask());
-    fchmod(fd, mode);
     int rc = write_fd(c, fd, gzip, path);
-    if (rc == 0) {
-        int sync_fd = open(tmp, O_RDONLY | O_CLOEXEC);
-        if (sync_fd >= 0) {
-            fsync(sync_fd);
-            close(sync_fd);
-        }
-        if (rename(tmp, path) != 0) {
-            cube_set_error(c, "%s: cannot replace the output: %s", path, strerror(errno));
-            rc = -1;
-        }
+    if (rc != 0) {
+        atomic_file_abort(tmp);
+    } else if (atomic_file_commit(tmp, path, err, sizeof err) != 0) {
+        cube_set_error(c, "%s", err);
+        rc = -1;
     }
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
     return rc;
 }

@@ -1,0 +1,87 @@
+/*
+ * atomic_file.c - the temporary file and the rename behind every output
+ * written to a path (see atomic_file.h).
+ */
+#define _GNU_SOURCE
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The process's umask, read without changing it: umask(2) can only be
+ * read by setting it, which would race with other threads creating files.
+ * Linux (4.7 and later) shows it in /proc/self/status; 022, the usual
+ * value, when that cannot be read. */
+static mode_t current_umask(void)
+{
+    mode_t mask = 022;
+    FILE *fp = fopen("/proc/self/status", "re");
+    if (!fp)
+        return mask;
+    char line[256];
+    while (fgets(line, sizeof line, fp)) {
+        if (strncmp(line, "Umask:", 6) == 0) {
+            char *end;
+            unsigned long v = strtoul(line + 6, &end, 8);
+            if (end != line + 6 && v <= 0777)
+                mask = (mode_t)v;
+            break;
+        }
+    }
+    fclose(fp);
+    return mask;
+}
+
+int atomic_file_create(const char *path, char **tmp_out, char *err, size_t errlen)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create the output: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    /* mkstemp makes the file private (0600); an output gets the mode of the
+     * file it replaces, or the mode open(2) would give a new file: 0666
+     * less the umask. */
+    struct stat st;
+    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 07777) : (0666 & ~current_umask());
+    fchmod(fd, mode);
+    *tmp_out = tmp;
+    return fd;
+}
+
+int atomic_file_commit(char *tmp, const char *path, char *err, size_t errlen)
+{
+    int rc = 0;
+    int sync_fd = open(tmp, O_RDONLY | O_CLOEXEC);
+    if (sync_fd >= 0) {
+        fsync(sync_fd);
+        close(sync_fd);
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot replace the output: %s", path, strerror(errno));
+        unlink(tmp);
+        rc = -1;
+    }
+    free(tmp);
+    return rc;
+}
+
+void atomic_file_abort(char *tmp)
+{
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+}
