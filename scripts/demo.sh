@@ -66,3 +66,12 @@ say "cube_dump -m time -c roots -t aggr -z incl -s tsv $TRACE   (one number for 
 
 say "cube_stat -% -m time -r MAIN__ $TRACE | head -4   (exact statistics across threads)"
 "$BIN/cube_stat" -% -m time -r MAIN__ "$TRACE" | head -4
+
+# statistics files
+say "cube_statfile -s human testdata/statfile/scalasca.stat   (a Scalasca statistics file)"
+"$BIN/cube_statfile" -s human testdata/statfile/scalasca.stat
+
+say "cube_statfile --from-cube $TRACE -m time,visits -o $OUT/trace.stat; cube_statfile --svg $OUT/trace.svg $OUT/trace.stat"
+"$BIN/cube_statfile" --from-cube "$TRACE" -m time,visits -o "$OUT/trace.stat"
+"$BIN/cube_statfile" --svg "$OUT/trace.svg" "$OUT/trace.stat"
+ls -l "$OUT/trace.svg"
