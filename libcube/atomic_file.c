@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "atomic_file.h"
+#include "xml_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,4 +85,82 @@ void atomic_file_abort(char *tmp)
     if (tmp)
         unlink(tmp);
     free(tmp);
+}
+
+/* Produce into an open descriptor (closed here): 0, -1 producer failed,
+ * -2 output failed (message in err). */
+static int produce_into_fd(int fd, int gzip, const char *gz_mode, const char *name,
+                           output_producer produce, void *ctx, char *err, size_t errlen)
+{
+    xml_out *o = malloc(sizeof *o);
+    if (!o) {
+        close(fd);
+        snprintf(err, errlen, "%s: out of memory", name);
+        return -2;
+    }
+    int rc = 0;
+    if (gzip) {
+        gzFile gz = gzdopen(fd, gz_mode);
+        if (!gz) {
+            close(fd);
+            snprintf(err, errlen, "%s: out of memory", name);
+            free(o);
+            return -2;
+        }
+        out_init_gz(o, gz);
+        rc = produce(ctx, o) != 0 ? -1 : 0;
+        if (out_drain(o) != 0 && rc == 0) {
+            snprintf(err, errlen, "%s: write failed: %s", name, o->error);
+            rc = -2;
+        }
+        int zrc = gzclose(gz);
+        if (zrc != Z_OK && rc == 0) {
+            snprintf(err, errlen, "%s: write failed: %s", name,
+                     zrc == Z_ERRNO ? strerror(errno) : "gzip error");
+            rc = -2;
+        }
+    } else {
+        FILE *fp = fdopen(fd, "wb");
+        if (!fp) {
+            close(fd);
+            snprintf(err, errlen, "%s: %s", name, strerror(errno));
+            free(o);
+            return -2;
+        }
+        out_init_file(o, fp);
+        rc = produce(ctx, o) != 0 ? -1 : 0;
+        if (out_flush(o) != 0 && rc == 0) {
+            snprintf(err, errlen, "%s: write failed: %s", name, o->error);
+            rc = -2;
+        }
+        if (fclose(fp) != 0 && rc == 0) {
+            snprintf(err, errlen, "%s: write failed: %s", name, strerror(errno));
+            rc = -2;
+        }
+    }
+    free(o);
+    return rc;
+}
+
+int output_to_path(const char *path, int gzip, const char *gz_mode, output_producer produce,
+                   void *ctx, char *err, size_t errlen)
+{
+    if (strcmp(path, "-") == 0) {
+        int fd = dup(1);
+        if (fd < 0) {
+            snprintf(err, errlen, "-: %s", strerror(errno));
+            return -2;
+        }
+        return produce_into_fd(fd, gzip, gz_mode, "-", produce, ctx, err, errlen);
+    }
+    char *tmp;
+    int fd = atomic_file_create(path, &tmp, err, errlen);
+    if (fd < 0)
+        return -2;
+    int rc = produce_into_fd(fd, gzip, gz_mode, path, produce, ctx, err, errlen);
+    if (rc != 0) {
+        atomic_file_abort(tmp);
+        return rc;
+    }
+    return atomic_file_commit(tmp, path, err, errlen) == 0 ? 0 : -2;
 }

@@ -4,7 +4,7 @@
  * file system), is flushed to disk, and only then replaces the target.  On
  * any error the temporary file is removed: no partial output, and an
  * existing file stays as it was.  Shared by cube_write_file (output.c) and
- * cube_statfile_write (statfile.c).
+ * cube_statfile_write (statfile.c), which differ only in what they write.
  */
 #ifndef LIBCUBE_ATOMIC_FILE_H
 #define LIBCUBE_ATOMIC_FILE_H
@@ -24,5 +24,18 @@ int atomic_file_commit(char *tmp, const char *path, char *err, size_t errlen);
 
 /* Remove the temporary file after a failed write; frees `tmp`. */
 void atomic_file_abort(char *tmp);
+
+struct xml_out;
+
+/* What writes an output's content into the sink: 0, or -1 when it failed
+ * for a reason of its own (kept in its own handle). */
+typedef int (*output_producer)(void *ctx, struct xml_out *o);
+
+/* Produce an output at `path` ("-": standard output), gzip-compressed with
+ * zlib mode `gz_mode` (e.g. "wb1") when `gzip`, atomically as above.
+ * 0 on success; -1 when the producer failed (nothing is left behind); -2
+ * when the output failed, with "PATH: ..." in `err`. */
+int output_to_path(const char *path, int gzip, const char *gz_mode, output_producer produce,
+                   void *ctx, char *err, size_t errlen);
 
 #endif

@@ -1014,59 +1014,26 @@ static void write_patterns(const cube_statfile *s, xml_out *o, cube_statfile_dia
     }
 }
 
-/* Write to an open descriptor (closed here).  0 or -1 with the error. */
-static int write_fd(cube_statfile *s, int fd, int gzip, const char *name,
-                    cube_statfile_dialect dialect)
+typedef struct {
+    cube_statfile *s;
+    cube_statfile_dialect dialect;
+} statfile_output;
+
+/* The producer for output_to_path: numbers in the "C" locale whatever the
+ * caller's. */
+static int produce_statfile(void *ctx, xml_out *o)
 {
-    xml_out *o = malloc(sizeof *o);
-    locale_t loc = o ? newlocale(LC_ALL_MASK, "C", (locale_t)0) : (locale_t)0;
-    if (!o || !loc) {
-        free(o);
-        close(fd);
-        set_error(s, "out of memory");
+    statfile_output *out = ctx;
+    locale_t loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (!loc) {
+        set_error(out->s, "out of memory");
         return -1;
     }
     locale_t saved = uselocale(loc);
-    int rc = -1;
-    if (gzip) {
-        gzFile gz = gzdopen(fd, "wb6");
-        if (!gz) {
-            close(fd);
-            set_error(s, "%s: out of memory", name);
-        } else {
-            out_init_gz(o, gz);
-            write_patterns(s, o, dialect);
-            rc = out_drain(o);
-            if (rc != 0)
-                set_error(s, "%s: write failed: %s", name, o->error);
-            int zrc = gzclose(gz);
-            if (rc == 0 && zrc != Z_OK) {
-                set_error(s, "%s: write failed: %s", name,
-                          zrc == Z_ERRNO ? strerror(errno) : "gzip error");
-                rc = -1;
-            }
-        }
-    } else {
-        FILE *fp = fdopen(fd, "wb");
-        if (!fp) {
-            close(fd);
-            set_error(s, "%s: %s", name, strerror(errno));
-        } else {
-            out_init_file(o, fp);
-            write_patterns(s, o, dialect);
-            rc = out_flush(o);
-            if (rc != 0)
-                set_error(s, "%s: write failed: %s", name, o->error);
-            if (fclose(fp) != 0 && rc == 0) {
-                set_error(s, "%s: write failed: %s", name, strerror(errno));
-                rc = -1;
-            }
-        }
-    }
+    write_patterns(out->s, o, out->dialect);
     uselocale(saved);
     freelocale(loc);
-    free(o);
-    return rc;
+    return 0;
 }
 
 int cube_statfile_write(cube_statfile *s, const char *path, cube_statfile_dialect dialect)
@@ -1083,24 +1050,10 @@ int cube_statfile_write(cube_statfile *s, const char *path, cube_statfile_dialec
     }
     if (check_writable(s, path, dialect) != 0)
         return -1;
-    int gzip = ends_with(path, ".gz");
-    if (strcmp(path, "-") == 0) {
-        int fd = dup(1);
-        if (fd < 0) {
-            set_error(s, "-: %s", strerror(errno));
-            return -1;
-        }
-        return write_fd(s, fd, gzip, "-", dialect);
-    }
-    char *tmp;
-    int fd = atomic_file_create(path, &tmp, s->error, sizeof s->error);
-    if (fd < 0)
-        return -1;
-    if (write_fd(s, fd, gzip, path, dialect) != 0) {
-        atomic_file_abort(tmp);
-        return -1;
-    }
-    return atomic_file_commit(tmp, path, s->error, sizeof s->error);
+    statfile_output out = {s, dialect};
+    int rc = output_to_path(path, ends_with(path, ".gz"), "wb6", produce_statfile, &out,
+                            s->error, sizeof s->error);
+    return rc == 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------------
