@@ -154,7 +154,8 @@ install: all
 	ln -sf libcube.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION)
 	ln -sf libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so
 	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 644 libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h \
+	    libcube/cube_linktest.h $(DESTDIR)$(INCLUDEDIR)
 	install -m 644 $(wildcard man/man1/*.1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(wildcard man/man3/*.3) $(DESTDIR)$(MANDIR)/man3
 	install -m 644 $(wildcard man/man5/*.5) $(DESTDIR)$(MANDIR)/man5
@@ -164,7 +165,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libcube.a $(DESTDIR)$(LIBDIR)/libcube.so \
 	      $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(VERSION) \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc $(DESTDIR)$(INCLUDEDIR)/cube.h \
-	      $(DESTDIR)$(INCLUDEDIR)/cube_views.h $(DESTDIR)$(INCLUDEDIR)/cube_statfile.h
+	      $(DESTDIR)$(INCLUDEDIR)/cube_views.h $(DESTDIR)$(INCLUDEDIR)/cube_statfile.h \
+	      $(DESTDIR)$(INCLUDEDIR)/cube_linktest.h
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/man1/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/man3/*.3)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/man5/*.5)))
