@@ -1073,6 +1073,29 @@ static void put_id_or_absent(cli_table *t, int has, long long id)
         cli_table_absent(t, "");
 }
 
+/* One row of the systemtree section: kind, id, parent_id, name, rank,
+ * location; NULL pointers are absent fields. */
+static void system_row(cli_table *t, const char *kind, int64_t id, const int64_t *parent,
+                       const char *name, const int64_t *rank, const size_t *location)
+{
+    cli_table_text(t, kind);
+    cli_table_int(t, (long long)id);
+    if (parent)
+        cli_table_int(t, (long long)*parent);
+    else
+        cli_table_absent(t, "");
+    cli_table_text(t, name);
+    if (rank)
+        cli_table_int(t, (long long)*rank);
+    else
+        cli_table_absent(t, "");
+    if (location)
+        cli_table_int(t, (long long)*location);
+    else
+        cli_table_absent(t, "");
+    cli_table_end_row(t);
+}
+
 static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE *fp,
                          const tree_entry *tree, size_t num_tree)
 {
@@ -1185,40 +1208,17 @@ static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE 
     case SEC_SYSTEMTREE:
         for (size_t i = 0; i < cube_num_machines(c); i++) {
             const cube_machine *m = cube_get_machine(c, i);
-            cli_table_text(t, "machine");
-            cli_table_int(t, (long long)m->id);
-            cli_table_absent(t, "");
-            cli_table_text(t, m->name);
-            cli_table_absent(t, "");
-            cli_table_absent(t, "");
-            cli_table_end_row(t);
+            system_row(t, "machine", m->id, NULL, m->name, NULL, NULL);
             for (size_t k = 0; k < m->num_nodes; k++) {
                 const cube_node *n = m->nodes[k];
-                cli_table_text(t, "node");
-                cli_table_int(t, (long long)n->id);
-                cli_table_int(t, (long long)m->id);
-                cli_table_text(t, n->name);
-                cli_table_absent(t, "");
-                cli_table_absent(t, "");
-                cli_table_end_row(t);
+                system_row(t, "node", n->id, &m->id, n->name, NULL, NULL);
                 for (size_t q = 0; q < n->num_processes; q++) {
                     const cube_process *pr = n->processes[q];
-                    cli_table_text(t, "process");
-                    cli_table_int(t, (long long)pr->id);
-                    cli_table_int(t, (long long)n->id);
-                    cli_table_text(t, pr->name);
-                    cli_table_int(t, (long long)pr->rank);
-                    cli_table_absent(t, "");
-                    cli_table_end_row(t);
+                    system_row(t, "process", pr->id, &n->id, pr->name, &pr->rank, NULL);
                     for (size_t h = 0; h < pr->num_threads; h++) {
                         const cube_thread *th = pr->threads[h];
-                        cli_table_text(t, "thread");
-                        cli_table_int(t, (long long)th->id);
-                        cli_table_int(t, (long long)pr->id);
-                        cli_table_text(t, th->name);
-                        cli_table_int(t, (long long)th->rank);
-                        cli_table_int(t, (long long)th->index);
-                        cli_table_end_row(t);
+                        system_row(t, "thread", th->id, &pr->id, th->name, &th->rank,
+                                   &th->index);
                     }
                 }
             }

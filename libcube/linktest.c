@@ -46,16 +46,6 @@ typedef struct {
     size_t errlen;
 } cursor;
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static void cerr(cursor *c, const char *field, const char *fmt, ...)
 {
     char what[256];
@@ -63,7 +53,7 @@ static void cerr(cursor *c, const char *field, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    seterr(c->err, c->errlen, "%s: offset %llu (rank %zu, stream byte %zu): %s: %s",
+    sion_seterr(c->err, c->errlen, "%s: offset %llu (rank %zu, stream byte %zu): %s: %s",
            sion_set_task_file(c->s, c->rank),
            (unsigned long long)sion_set_task_file_offset(c->s, c->rank, c->pos), c->rank, c->pos,
            field, what);
@@ -319,18 +309,24 @@ static int parse_rank0_extra(cursor *c, cube_linktest *lt, lt_perm *p)
     return g_time(c, q->end_time, "end time");
 }
 
+/* The only layout accepted is the one whose fields end exactly where the
+ * stream SIONlib recorded for the rank ends. */
+static int expect_stream_end(cursor *c, const char *field, const char *last)
+{
+    if (c->pos == c->len)
+        return 0;
+    cerr(c, field,
+         "%zu bytes follow %s; the stream (%zu bytes recorded by SIONlib) is longer than its "
+         "fields",
+         c->len - c->pos, last, c->len);
+    return -1;
+}
+
 static int parse_end(cursor *c)
 {
     if (g_tag(c, "END_BLOCK", "END_BLOCK") != 0)
         return -1;
-    if (c->pos != c->len) {
-        cerr(c, "END_BLOCK",
-             "%zu bytes follow END_BLOCK; the stream (%zu bytes recorded by SIONlib) is longer "
-             "than its fields",
-             c->len - c->pos, c->len);
-        return -1;
-    }
-    return 0;
+    return expect_stream_end(c, "END_BLOCK", "END_BLOCK");
 }
 
 static int alloc_perms(cursor *c, cube_linktest *lt)
@@ -520,14 +516,7 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
             p->receivers[k] = v;
         }
     }
-    if (c->pos != c->len) {
-        cerr(c, "end of rank data",
-             "%zu bytes follow the last field; the stream (%zu bytes recorded by SIONlib) is "
-             "longer than its fields",
-             c->len - c->pos, c->len);
-        return -1;
-    }
-    return 0;
+    return expect_stream_end(c, "end of rank data", "the last field");
 }
 
 cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
@@ -539,7 +528,7 @@ cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
     unsigned char *buf = NULL;
     size_t len = 0;
     if (!lt) {
-        seterr(err, errlen, "%s: out of memory", path);
+        sion_seterr(err, errlen, "%s: out of memory", path);
         sion_set_close(s);
         return NULL;
     }
@@ -549,7 +538,7 @@ cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
     size_t n = sion_set_ntasks(s);
     lt->ranks = calloc(n, sizeof *lt->ranks);
     if (!lt->ranks) {
-        seterr(err, errlen, "%s: out of memory", path);
+        sion_seterr(err, errlen, "%s: out of memory", path);
         goto fail;
     }
     lt->n = n;

@@ -38,7 +38,7 @@ struct sion_set {
     size_t *map_file, *map_task; /* per global rank */
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
+void sion_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || errlen == 0)
         return;
@@ -86,12 +86,12 @@ static int rd(const sion_file *f, void *buf, size_t len, uint64_t off, const cha
               size_t errlen)
 {
     if (off > f->size || len > f->size - off) {
-        seterr(err, errlen, "%s: offset %llu: %s: %zu bytes needed, file has %llu (truncated)",
+        sion_seterr(err, errlen, "%s: offset %llu: %s: %zu bytes needed, file has %llu (truncated)",
                f->name, (unsigned long long)off, field, len, (unsigned long long)f->size);
         return -1;
     }
     if (pread_all(f->fd, buf, len, off) != 0) {
-        seterr(err, errlen, "%s: offset %llu: %s: read error", f->name, (unsigned long long)off,
+        sion_seterr(err, errlen, "%s: offset %llu: %s: read error", f->name, (unsigned long long)off,
                field);
         return -1;
     }
@@ -118,7 +118,7 @@ static int rd64s(const sion_file *f, uint64_t *out, uint64_t n, uint64_t off, co
         return 0;
     unsigned char *buf = malloc((size_t)n * 8);
     if (!buf) {
-        seterr(err, errlen, "%s: out of memory", f->name);
+        sion_seterr(err, errlen, "%s: out of memory", f->name);
         return -1;
     }
     if (rd(f, buf, (size_t)n * 8, off, field, err, errlen) != 0) {
@@ -140,18 +140,18 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
     f->fd = -1;
     f->name = malloc(strlen(name) + 1);
     if (!f->name) {
-        seterr(err, errlen, "%s: out of memory", name);
+        sion_seterr(err, errlen, "%s: out of memory", name);
         return -1;
     }
     strcpy(f->name, name);
     f->fd = open(name, O_RDONLY);
     if (f->fd < 0) {
-        seterr(err, errlen, "%s: cannot open: %s", name, strerror(errno));
+        sion_seterr(err, errlen, "%s: cannot open: %s", name, strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        seterr(err, errlen, "%s: not a regular file", name);
+        sion_seterr(err, errlen, "%s: not a regular file", name);
         return -1;
     }
     f->size = (uint64_t)st.st_size;
@@ -160,7 +160,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
     if (rd(f, h, 8, 0, "magic \"sion\"", err, errlen) != 0)
         return -1;
     if (memcmp(h, "sion", 4) != 0) {
-        seterr(err, errlen, "%s: offset 0: magic: not a SIONlib file (expected \"sion\")", name);
+        sion_seterr(err, errlen, "%s: offset 0: magic: not a SIONlib file (expected \"sion\")", name);
         return -1;
     }
     f->be = h[4] & 1;
@@ -173,28 +173,28 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
     f->filenumber = (int32_t)get32(h + 32, f->be);
     uint64_t flag1 = get64(h + 36, f->be);
     if (f->fileformat < 3 || f->fileformat > 5) {
-        seterr(err, errlen, "%s: offset 16: fileformat: %d is not supported (3 to 5)", name,
+        sion_seterr(err, errlen, "%s: offset 16: fileformat: %d is not supported (3 to 5)", name,
                (int)f->fileformat);
         return -1;
     }
     if (f->fsblksize <= 0) {
-        seterr(err, errlen, "%s: offset 20: fsblksize: %d is not positive", name, (int)f->fsblksize);
+        sion_seterr(err, errlen, "%s: offset 20: fsblksize: %d is not positive", name, (int)f->fsblksize);
         return -1;
     }
     if (n <= 0 || (uint64_t)n > (f->size - META1_FIXED) / 16) {
-        seterr(err, errlen, "%s: offset 24: ntasks: %d does not fit in a file of %llu bytes", name,
+        sion_seterr(err, errlen, "%s: offset 24: ntasks: %d does not fit in a file of %llu bytes", name,
                (int)n, (unsigned long long)f->size);
         return -1;
     }
     f->n = (uint64_t)n;
     if (f->nfiles <= 0 || f->nfiles > 1000000) {
-        seterr(err, errlen, "%s: offset 28: nfiles: %d is out of range", name, (int)f->nfiles);
+        sion_seterr(err, errlen, "%s: offset 28: nfiles: %d is out of range", name, (int)f->nfiles);
         return -1;
     }
     if (f->fileformat == 5) {
         uint32_t keyval = (uint32_t)(flag1 >> 32);
         if (keyval != 50 && keyval != 0) {
-            seterr(err, errlen, "%s: offset 36: flag1: key-value mode %u is not supported", name,
+            sion_seterr(err, errlen, "%s: offset 36: flag1: key-value mode %u is not supported", name,
                    (unsigned)keyval);
             return -1;
         }
@@ -204,7 +204,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
     f->startptr = malloc((size_t)f->n * sizeof *f->startptr);
     f->blockcount = malloc((size_t)f->n * sizeof *f->blockcount);
     if (!f->globalrank || !f->chunksize || !f->startptr || !f->blockcount) {
-        seterr(err, errlen, "%s: out of memory", name);
+        sion_seterr(err, errlen, "%s: out of memory", name);
         return -1;
     }
     if (rd64s(f, (uint64_t *)f->globalrank, f->n, META1_FIXED, "globalrank", err, errlen) != 0 ||
@@ -216,7 +216,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
     int32_t maxchunks = (int32_t)get32(h, f->be);
     f->sov = get64(h + 4, f->be);
     if (f->sov == 0) {
-        seterr(err, errlen,
+        sion_seterr(err, errlen,
                "%s: offset %llu: start_of_varheader: 0, the writer never closed the file "
                "(no trailing metadata block)",
                name, (unsigned long long)(tail_off + 4));
@@ -227,7 +227,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
     uint64_t start_of_data = (meta1 + fsb - 1) / fsb * fsb;
     if (maxchunks < 0 || f->sov < start_of_data || f->sov > f->size ||
         (uint64_t)maxchunks + 1 > (f->size - f->sov) / 8 / f->n) {
-        seterr(err, errlen,
+        sion_seterr(err, errlen,
                "%s: offset %llu: maxchunks/start_of_varheader: %d blocks with metadata at %llu "
                "do not fit in a file of %llu bytes",
                name, (unsigned long long)tail_off, (int)maxchunks, (unsigned long long)f->sov,
@@ -243,7 +243,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
         if (f->fileformat <= 3 && L <= f->size)
             L = (L + fsb - 1) / fsb * fsb;
         if (L > f->sov || pos > f->sov - L) {
-            seterr(err, errlen, "%s: offset %llu: chunksize[%llu]: %llu runs past the data area",
+            sion_seterr(err, errlen, "%s: offset %llu: chunksize[%llu]: %llu runs past the data area",
                    name, (unsigned long long)(META1_FIXED + 8 * f->n + 8 * t),
                    (unsigned long long)t, (unsigned long long)f->chunksize[t]);
             return -1;
@@ -260,7 +260,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
     uint64_t nb = f->maxchunks * f->n;
     f->bytes = malloc(nb ? (size_t)nb * 8 : 1);
     if (!f->bytes) {
-        seterr(err, errlen, "%s: out of memory", name);
+        sion_seterr(err, errlen, "%s: out of memory", name);
         return -1;
     }
     uint64_t bytes_off = f->sov + 8 * f->n;
@@ -268,7 +268,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
         return -1;
     for (uint64_t t = 0; t < f->n; t++) {
         if (f->blockcount[t] > f->maxchunks) {
-            seterr(err, errlen, "%s: offset %llu: blockcount[%llu]: %llu exceeds maxchunks %llu",
+            sion_seterr(err, errlen, "%s: offset %llu: blockcount[%llu]: %llu exceeds maxchunks %llu",
                    name, (unsigned long long)(f->sov + 8 * t), (unsigned long long)t,
                    (unsigned long long)f->blockcount[t], (unsigned long long)f->maxchunks);
             return -1;
@@ -277,7 +277,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
             uint64_t v = f->bytes[b * f->n + t];
             uint64_t start = f->startptr[t] + b * f->globalskip;
             if (v > f->chunksize[t] || start > f->sov || v > f->sov - start) {
-                seterr(err, errlen,
+                sion_seterr(err, errlen,
                        "%s: offset %llu: bytes written[block %llu][task %llu]: %llu does not fit "
                        "in its chunk of %llu bytes at %llu",
                        name, (unsigned long long)(bytes_off + 8 * (b * f->n + t)),
@@ -294,7 +294,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
             return -1;
         int32_t ms = (int32_t)get32(h, f->be);
         if (ms <= 0 || (uint64_t)ms > (f->size - end - 4) / 8) {
-            seterr(err, errlen, "%s: offset %llu: mapping_size: %d does not fit in the file", name,
+            sion_seterr(err, errlen, "%s: offset %llu: mapping_size: %d does not fit in the file", name,
                    (unsigned long long)end, (int)ms);
             return -1;
         }
@@ -303,7 +303,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
         if (!m || !buf) {
             free(m);
             free(buf);
-            seterr(err, errlen, "%s: out of memory", name);
+            sion_seterr(err, errlen, "%s: out of memory", name);
             return -1;
         }
         if (rd(f, buf, (size_t)ms * 8, end + 4, "mapping", err, errlen) != 0) {
@@ -322,14 +322,14 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
         if (rd(f, h, 4, end, "mapping_size", err, errlen) != 0)
             return -1;
         if (get32(h, f->be) != 0) {
-            seterr(err, errlen, "%s: offset %llu: mapping_size: non-zero in a single file", name,
+            sion_seterr(err, errlen, "%s: offset %llu: mapping_size: non-zero in a single file", name,
                    (unsigned long long)end);
             return -1;
         }
         end += 4;
     }
     if (end != f->size) {
-        seterr(err, errlen,
+        sion_seterr(err, errlen,
                "%s: offset %llu: end of metadata block 2: the file has %llu bytes, the metadata "
                "says %llu",
                name, (unsigned long long)end, (unsigned long long)f->size,
@@ -357,7 +357,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
     sion_set *s = calloc(1, sizeof *s);
     int32_t *mapping = NULL, msize = 0;
     if (!s) {
-        seterr(err, errlen, "%s: out of memory", path);
+        sion_seterr(err, errlen, "%s: out of memory", path);
         return NULL;
     }
     s->files = calloc(1, sizeof *s->files);
@@ -370,7 +370,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
     int nf = s->files[0].nfiles;
     if (nf > 1) {
         if (s->files[0].filenumber != 0) {
-            seterr(err, errlen, "%s: offset 32: filenumber: %d, expected 0 for the first file", path,
+            sion_seterr(err, errlen, "%s: offset 32: filenumber: %d, expected 0 for the first file", path,
                    (int)s->files[0].filenumber);
             goto fail;
         }
@@ -393,7 +393,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
                 goto fail;
             }
             if (s->files[k].nfiles != nf || s->files[k].filenumber != k) {
-                seterr(err, errlen, "%s: offset 28: nfiles/filenumber: %d/%d, expected %d/%d", name,
+                sion_seterr(err, errlen, "%s: offset 28: nfiles/filenumber: %d/%d, expected %d/%d", name,
                        (int)s->files[k].nfiles, (int)s->files[k].filenumber, nf, k);
                 free(name);
                 goto fail;
@@ -414,7 +414,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
     }
     if (s->nfiles > 1) {
         if ((size_t)msize != total) {
-            seterr(err, errlen, "%s: mapping_size: %d, but the files hold %zu tasks", path,
+            sion_seterr(err, errlen, "%s: mapping_size: %d, but the files hold %zu tasks", path,
                    (int)msize, total);
             free(seen);
             goto fail;
@@ -422,7 +422,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
         for (size_t g = 0; g < total; g++) {
             int32_t fn = mapping[2 * g], lt = mapping[2 * g + 1];
             if (fn < 0 || fn >= s->nfiles || lt < 0 || (uint64_t)lt >= s->files[fn].n) {
-                seterr(err, errlen, "%s: mapping[%zu]: (%d, %d) is not a task of the set", path, g,
+                sion_seterr(err, errlen, "%s: mapping[%zu]: (%d, %d) is not a task of the set", path, g,
                        (int)fn, (int)lt);
                 free(seen);
                 goto fail;
@@ -452,7 +452,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
     free(mapping);
     return s;
 oom:
-    seterr(err, errlen, "%s: out of memory", path);
+    sion_seterr(err, errlen, "%s: out of memory", path);
 fail:
     free(mapping);
     sion_set_close(s);
@@ -502,7 +502,7 @@ int sion_set_read_task(const sion_set *s, size_t rank, unsigned char **buf, size
     uint64_t total = sion_set_task_bytes(s, rank); /* each block checked <= its chunk */
     unsigned char *p = malloc(total ? (size_t)total : 1);
     if (!p) {
-        seterr(err, errlen, "%s: out of memory", f->name);
+        sion_seterr(err, errlen, "%s: out of memory", f->name);
         return -1;
     }
     uint64_t pos = 0;

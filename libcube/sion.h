@@ -35,4 +35,12 @@ uint64_t sion_set_task_file_offset(const sion_set *s, size_t rank, uint64_t off)
 int sion_set_read_task(const sion_set *s, size_t rank, unsigned char **buf, size_t *len,
                        char *err, size_t errlen);
 
+/* Format a message into `err` (of `errlen` bytes; nothing when NULL):
+ * the one error mechanism of the SION and LinkTest readers. */
+void sion_seterr(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #endif
