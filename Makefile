@@ -52,8 +52,11 @@ TOOL_BIN := $(addprefix $(BUILD)/bin/,$(TOOLS))
 TEST_SRC := $(filter-out tests/unit/test_support.c,$(wildcard tests/unit/test_*.c))
 TEST_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_SUPPORT_OBJ := $(BUILD)/obj/tests/test_support.o
+# the LinkTest writer (tests/support): for making files in tests and benchmarks only
+LT_WRITER_OBJ := $(BUILD)/obj/tests/linktest_writer.o
 
 GEN_BIN  := $(BUILD)/perf/gen_cube
+GEN_LT_BIN := $(BUILD)/perf/gen_linktest
 
 MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man5/*.5)
 
@@ -100,7 +103,7 @@ $(LIB_PC): libcube/libcube.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- the tools (linked statically against libcube: they run from build/) --
-$(BUILD)/obj/cli/%.o: cli/%.c cli/cli_common.h cli/algebra_cli.h libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h | deps
+$(BUILD)/obj/cli/%.o: cli/%.c $(wildcard cli/*.h) libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h libcube/cube_linktest.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -114,12 +117,22 @@ $(ALGEBRA_TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(ALGEBRA_CLI_OBJ) $(CLI_
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# --- tests ----------------------------------------------------------------
-$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h | deps-check
+# cube_linktest draws its picture in a module of its own
+LINKTEST_SVG_OBJ := $(BUILD)/obj/cli/linktest_svg.o
+$(BUILD)/bin/cube_linktest: $(BUILD)/obj/cli/cube_linktest.o $(LINKTEST_SVG_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB_A)
+# --- tests ----------------------------------------------------------------
+$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h libcube/cube_linktest.h | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -c $< -o $@
+
+$(LT_WRITER_OBJ): tests/support/linktest_writer.c tests/support/linktest_writer.h | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/support -c $< -o $@
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LT_WRITER_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
@@ -140,9 +153,14 @@ $(GEN_BIN): bench/perf/gen_cube.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -o $@ $<
 
-perf: all $(GEN_BIN)
+$(GEN_LT_BIN): bench/perf/gen_linktest.c tests/support/linktest_writer.c tests/support/linktest_writer.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Itests/support -o $@ bench/perf/gen_linktest.c tests/support/linktest_writer.c -lm
+
+perf: all $(GEN_BIN) $(GEN_LT_BIN)
 	@sh scripts/deps.sh $(PERF_DEPS)
 	GEN=$(GEN_BIN) bash bench/perf/run.sh $(BUILD)/bin
+	GEN_LT=$(GEN_LT_BIN) bash bench/perf/run_linktest.sh $(BUILD)/bin
 
 # --- install --------------------------------------------------------------
 install: all

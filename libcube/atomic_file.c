@@ -153,6 +153,17 @@ int output_to_path(const char *path, int gzip, const char *gz_mode, output_produ
         }
         return produce_into_fd(fd, gzip, gz_mode, "-", produce, ctx, err, errlen);
     }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a FIFO, a terminal, /dev/null: written in place (renaming a
+         * file over it would replace the device or the pipe) */
+        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if (fd < 0) {
+            snprintf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
+            return -2;
+        }
+        return produce_into_fd(fd, gzip, gz_mode, path, produce, ctx, err, errlen);
+    }
     char *tmp;
     int fd = atomic_file_create(path, &tmp, err, errlen);
     if (fd < 0)

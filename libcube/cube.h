@@ -257,6 +257,17 @@ void cube_reader_close(cube_reader *r);
 #define CUBE_WRITE_GZIP 1u
 int cube_write_file(cube_t *c, const char *path, unsigned flags);
 
+/* The same, with more rows made on the fly after the stored ones, so that
+ * an experiment far larger than memory can be written: `next` returns 1
+ * with a row (`values`: cube_num_threads() values, valid until the next
+ * call), 0 at the end, -1 on an error of its own (which it reports; the
+ * handle then says the rows could not be made).  Give the rows of one
+ * metric together: each change of metric starts a new severity matrix. */
+typedef int (*cube_row_source)(void *ctx, const cube_metric **met, const cube_cnode **cnode,
+                               const double **values);
+int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_source next,
+                         void *ctx);
+
 /* ------------------------------------------------------------------------
  * Walking the dimensions.  Lists are in definition order; `i` < count.
  * ------------------------------------------------------------------------ */
@@ -435,5 +446,7 @@ char *cube_call_path(const cube_cnode *cnode);
 #include "cube_views.h"
 /* Statistics files (pattern statistics and most severe instances). */
 #include "cube_statfile.h"
+/* LinkTest result files (SION containers) and their analysis. */
+#include "cube_linktest.h"
 
 #endif

@@ -3,6 +3,7 @@
  * seed's layout, with the resolutions of formats/sion-linktest.md part 2).
  */
 #include "cube_linktest.h"
+#include "linktest_internal.h"
 #include "sion.h"
 
 #include <math.h>
@@ -15,6 +16,9 @@ typedef struct {
     char *hostname;
     int32_t core;
     uint64_t bytes;
+    /* where the time row of iteration i starts in the rank's stream:
+     * row0 + i * stride (every iteration's fields have the same sizes) */
+    uint64_t row0, stride;
 } lt_rank;
 
 typedef struct {
@@ -26,6 +30,10 @@ typedef struct {
 
 struct cube_linktest {
     cube_linktest_header h;
+    unsigned flags;
+    int unclosed;
+    char **warnings;
+    size_t num_warnings;
     char *mode;
     size_t n, m;
     lt_rank *ranks;
@@ -34,14 +42,23 @@ struct cube_linktest {
     int32_t fsblksize;
     int be;
     int v1; /* LinkTest 1.x file */
+    sion_set *sion; /* kept open without the matrices: rows are read on demand */
+    char error[CUBE_LINKTEST_ERROR_SIZE];
 };
 
+/* A rank's stream, read through a window: the small fields come from the
+ * window, the big arrays go straight from the file to where they belong
+ * (or are skipped), so that no stream is ever held whole. */
+#define CURSOR_WINDOW 16384
+
 typedef struct {
-    const unsigned char *p;
-    size_t len, pos;
-    int be;
     const sion_set *s;
     size_t rank;
+    size_t len, pos; /* the stream's length (recorded by SIONlib), position */
+    int be;
+    int unclosed; /* the stream is a whole chunk: may run on past the payload */
+    unsigned char *win;
+    size_t win_off, win_len; /* stream bytes [win_off, win_off + win_len) */
     char *err;
     size_t errlen;
 } cursor;
@@ -68,20 +85,46 @@ static int need(cursor *c, size_t k, const char *field)
     return 0;
 }
 
+/* The k bytes at the position (k <= CURSOR_WINDOW, checked by need()) in
+ * the window; NULL after a read error. */
+static const unsigned char *peek(cursor *c, size_t k)
+{
+    if (c->pos >= c->win_off && c->pos - c->win_off + k <= c->win_len)
+        return c->win + (c->pos - c->win_off);
+    /* small reads first: most ranks need a few dozen bytes here (host
+     * name, core) before their arrays, which are read in place or skipped;
+     * then growing, for the long runs of small fields of LinkTest 1.x */
+    size_t grow = c->win_len ? 2 * c->win_len : 512;
+    grow = grow < k ? k : grow > CURSOR_WINDOW ? CURSOR_WINDOW : grow;
+    size_t want = c->len - c->pos < grow ? c->len - c->pos : grow;
+    if (sion_set_read_range(c->s, c->rank, c->pos, c->win, want, c->err, c->errlen) != 0)
+        return NULL;
+    c->win_off = c->pos;
+    c->win_len = want;
+    return c->win;
+}
+
 static int g_bytes(cursor *c, void *out, size_t k, const char *field)
 {
     if (need(c, k, field) != 0)
         return -1;
-    memcpy(out, c->p + c->pos, k);
+    if (k <= CURSOR_WINDOW) {
+        const unsigned char *p = peek(c, k);
+        if (!p)
+            return -1;
+        memcpy(out, p, k);
+    } else if (sion_set_read_range(c->s, c->rank, c->pos, out, k, c->err, c->errlen) != 0) {
+        return -1;
+    }
     c->pos += k;
     return 0;
 }
 
 static int g_u32(cursor *c, uint32_t *v, const char *field)
 {
-    if (need(c, 4, field) != 0)
+    const unsigned char *p;
+    if (need(c, 4, field) != 0 || !(p = peek(c, 4)))
         return -1;
-    const unsigned char *p = c->p + c->pos;
     *v = c->be ? ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3])
                : ((uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]);
     c->pos += 4;
@@ -90,9 +133,9 @@ static int g_u32(cursor *c, uint32_t *v, const char *field)
 
 static int g_u64(cursor *c, uint64_t *v, const char *field)
 {
-    if (need(c, 8, field) != 0)
+    const unsigned char *p;
+    if (need(c, 8, field) != 0 || !(p = peek(c, 8)))
         return -1;
-    const unsigned char *p = c->p + c->pos;
     uint64_t x = 0;
     for (int i = 0; i < 8; i++)
         x = (x << 8) | p[c->be ? i : 7 - i];
@@ -113,9 +156,10 @@ static int g_f64(cursor *c, double *v, const char *field)
 static int g_tag(cursor *c, const char *tag, const char *field)
 {
     size_t k = strlen(tag);
-    if (need(c, k, field) != 0)
+    const unsigned char *p;
+    if (need(c, k, field) != 0 || !(p = peek(c, k)))
         return -1;
-    if (memcmp(c->p + c->pos, tag, k) != 0) {
+    if (memcmp(p, tag, k) != 0) {
         cerr(c, field, "expected \"%s\"", tag);
         return -1;
     }
@@ -169,6 +213,11 @@ void cube_linktest_free(cube_linktest *lt)
             free(p->access);
         }
     free(lt->perms);
+    for (size_t i = 0; i < lt->num_warnings; i++)
+        free(lt->warnings[i]);
+    free(lt->warnings);
+    if (lt->sion)
+        sion_set_close(lt->sion);
     free(lt);
 }
 
@@ -204,9 +253,9 @@ static int parse_header(cursor *c, cube_linktest *lt)
         cerr(c, "LinkTest mode", "out of memory");
         return -1;
     }
-    memcpy(lt->mode, c->p + c->pos, h->mode_length);
+    if (g_bytes(c, lt->mode, h->mode_length, "LinkTest mode") != 0)
+        return -1;
     lt->mode[h->mode_length] = '\0';
-    c->pos += h->mode_length;
     h->mode = lt->mode;
     uint8_t fl[13];
     if (g_bytes(c, fl, 13, "LinkTest flags") != 0)
@@ -253,9 +302,9 @@ static int parse_chunk_header(cursor *c, lt_rank *r)
         cerr(c, "hostname", "out of memory");
         return -1;
     }
-    memcpy(r->hostname, c->p + c->pos, hl);
+    if (g_bytes(c, r->hostname, hl, "hostname") != 0)
+        return -1;
     r->hostname[hl] = '\0';
-    c->pos += hl;
     uint32_t core;
     if (g_u32(c, &core, "core id") != 0)
         return -1;
@@ -263,19 +312,58 @@ static int parse_chunk_header(cursor *c, lt_rank *r)
     return 0;
 }
 
+static int host_is_big_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 0;
+}
+
+/* Reverse the bytes of `count` 8-byte values in place (a file of the
+ * other byte order). */
+static void swap64s(void *values, size_t count)
+{
+    unsigned char *p = values;
+    for (size_t i = 0; i < count; i++, p += 8)
+        for (int b = 0; b < 4; b++) {
+            unsigned char t = p[b];
+            p[b] = p[7 - b];
+            p[7 - b] = t;
+        }
+}
+
+/* The N-1 entries of a row into row[N] (8-byte values: doubles or u64),
+ * partner k < rank at column k, else k + 1: two runs around the diagonal,
+ * read from the file straight into place.  NULL row: skipped. */
+static int g_row(cursor *c, size_t n, size_t rank, void *row, const char *field)
+{
+    if (n < 2)
+        return 0;
+    size_t k = (n - 1) * 8;
+    if (need(c, k, field) != 0)
+        return -1;
+    if (row) {
+        unsigned char *dst = row;
+        if (sion_set_read_range(c->s, c->rank, c->pos, dst, rank * 8, c->err, c->errlen) != 0 ||
+            sion_set_read_range(c->s, c->rank, c->pos + rank * 8, dst + (rank + 1) * 8,
+                                k - rank * 8, c->err, c->errlen) != 0)
+            return -1;
+        if (c->be != host_is_big_endian()) {
+            swap64s(dst, rank);
+            swap64s(dst + (rank + 1) * 8, n - 1 - rank);
+        }
+    }
+    c->pos += k;
+    return 0;
+}
+
 static int parse_rank_data(cursor *c, cube_linktest *lt, lt_perm *p, size_t rank)
 {
     size_t n = lt->n;
-    for (size_t k = 0; k + 1 < n; k++) {
-        size_t col = k < rank ? k : k + 1;
-        if (g_f64(c, &p->times[rank * n + col], "timing data") != 0)
-            return -1;
-    }
-    for (size_t k = 0; k + 1 < n; k++) {
-        size_t col = k < rank ? k : k + 1;
-        if (g_u64(c, &p->access[rank * n + col], "access pattern") != 0)
-            return -1;
-    }
+    if (g_row(c, n, rank, p->times ? p->times + rank * n : NULL, "timing data") != 0 ||
+        g_row(c, n, rank, p->access ? p->access + rank * n : NULL, "access pattern") != 0)
+        return -1;
     if (lt->h.all_to_all && g_f64(c, &p->a2a[rank], "all-to-all timing") != 0)
         return -1;
     return 0;
@@ -313,12 +401,13 @@ static int parse_rank0_extra(cursor *c, cube_linktest *lt, lt_perm *p)
  * stream SIONlib recorded for the rank ends. */
 static int expect_stream_end(cursor *c, const char *field, const char *last)
 {
-    if (c->pos == c->len)
+    if (c->pos == c->len || c->unclosed)
         return 0;
+    size_t extra = c->len - c->pos;
     cerr(c, field,
-         "%zu bytes follow %s; the stream (%zu bytes recorded by SIONlib) is longer than its "
+         "%zu byte%s follow%s %s; the stream (%zu bytes recorded by SIONlib) is longer than its "
          "fields",
-         c->len - c->pos, last, c->len);
+         extra, extra == 1 ? "" : "s", extra == 1 ? "s" : "", last, c->len);
     return -1;
 }
 
@@ -341,20 +430,28 @@ static int alloc_perms(cursor *c, cube_linktest *lt)
         goto oom;
     for (size_t i = 0; i < m; i++) {
         lt_perm *p = &lt->perms[i];
-        p->times = alloc_n(nn, sizeof *p->times);
-        p->access = alloc_n(nn, sizeof *p->access);
+        /* without the matrices (never for LinkTest 1.x files, which are
+         * small and laid out otherwise) the rows stay in the file */
+        if ((!(lt->flags & CUBE_LINKTEST_NO_MATRICES) || lt->v1) &&
+            !(p->times = alloc_n(nn, sizeof *p->times)))
+            goto oom;
+        if (!(lt->flags & (CUBE_LINKTEST_NO_ACCESS_PATTERN | CUBE_LINKTEST_NO_MATRICES)) &&
+            !(p->access = alloc_n(nn, sizeof *p->access)))
+            goto oom;
         p->retested = alloc_n(d, sizeof(double));
         p->slowest = alloc_n(d, sizeof(double));
         p->senders = alloc_n(d, sizeof(int64_t));
         p->receivers = alloc_n(d, sizeof(int64_t));
         if (lt->h.all_to_all)
             p->a2a = alloc_n(n, sizeof(double));
-        if (!p->times || !p->access || !p->retested || !p->slowest || !p->senders ||
+        if (!p->retested || !p->slowest || !p->senders ||
             !p->receivers || (lt->h.all_to_all && !p->a2a))
             goto oom;
         for (size_t r = 0; r < n; r++) {
-            p->times[r * n + r] = NAN;
-            p->access[r * n + r] = 0;
+            if (p->times)
+                p->times[r * n + r] = NAN;
+            if (p->access)
+                p->access[r * n + r] = 0;
         }
         cube_linktest_permutation *q = &p->pub;
         q->num_slow = d;
@@ -487,7 +584,7 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
         int32_t a;
         if (g_i32(c, &a, "access") != 0)
             return -1;
-        if (k != rank)
+        if (k != rank && p->access)
             p->access[rank * n + k] = a > 0 ? (uint64_t)a : 0;
     }
     if (h->all_to_all)
@@ -519,18 +616,51 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
     return expect_stream_end(c, "end of rank data", "the last field");
 }
 
+static int add_warning(cube_linktest *lt, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char **w = realloc(lt->warnings, (lt->num_warnings + 1) * sizeof *w);
+    if (!w)
+        return -1;
+    lt->warnings = w;
+    if (!(w[lt->num_warnings] = malloc(strlen(msg) + 1)))
+        return -1;
+    strcpy(w[lt->num_warnings++], msg);
+    return 0;
+}
+
 cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
+{
+    return cube_linktest_open_with(path, 0, err, errlen);
+}
+
+cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *err, size_t errlen)
 {
     sion_set *s = sion_set_open(path, err, errlen);
     if (!s)
         return NULL;
     cube_linktest *lt = calloc(1, sizeof *lt);
-    unsigned char *buf = NULL;
-    size_t len = 0;
-    if (!lt) {
+    unsigned char *win = malloc(CURSOR_WINDOW);
+    if (!lt || !win) {
+        free(lt);
+        free(win);
         sion_seterr(err, errlen, "%s: out of memory", path);
         sion_set_close(s);
         return NULL;
+    }
+    lt->flags = flags;
+    lt->unclosed = sion_set_unclosed(s);
+    if (lt->unclosed &&
+        add_warning(lt,
+                    "%s: the writer never closed the file (no trailing SIONlib metadata): read "
+                    "on a best-effort basis, each rank's data from the first block of its chunk",
+                    path) != 0) {
+        sion_seterr(err, errlen, "%s: out of memory", path);
+        goto fail;
     }
     lt->nfiles = sion_set_nfiles(s);
     lt->fsblksize = sion_set_fsblksize(s);
@@ -550,10 +680,12 @@ cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
         total += lt->ranks[r].bytes;
     }
     for (size_t r = 0; r < n; r++) {
-        if (sion_set_read_task(s, r, &buf, &len, err, errlen) != 0)
+        cursor c = {s, r, (size_t)lt->ranks[r].bytes, 0, lt->be, lt->unclosed, win, 0, 0, err,
+                    errlen};
+        const unsigned char *head = c.len >= 5 ? peek(&c, 5) : NULL;
+        if (c.len >= 5 && !head)
             goto fail;
-        cursor c = {buf, len, 0, lt->be, s, r, err, errlen};
-        if (r == 0 && is_v1(buf, len)) {
+        if (r == 0 && head && is_v1(head, 5)) {
             lt->v1 = 1;
             lt->mode = malloc(1);
             if (!lt->mode) {
@@ -566,8 +698,8 @@ cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
         if (lt->v1) {
             if (parse_v1_rank(&c, lt, r) != 0)
                 goto fail;
-            free(buf);
-            buf = NULL;
+            if (lt->unclosed)
+                lt->ranks[r].bytes = c.pos; /* what the payload took of the chunk */
             continue;
         }
         if (r == 0) {
@@ -578,9 +710,12 @@ cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
             /* rank 0's data per permutation: at least 88 bytes + 32 per retest */
             if (m == 0 || m > rest / 88) {
                 c.pos -= 10 + 16;
-                cerr(&c, "number of randomized tasks",
-                     "%llu permutations do not fit in the %zu bytes left",
-                     (unsigned long long)m, rest);
+                if (m == 0)
+                    cerr(&c, "number of randomized tasks", "0 (at least one iteration is stored)");
+                else
+                    cerr(&c, "number of randomized tasks",
+                         "%llu permutations do not fit in the %zu bytes left",
+                         (unsigned long long)m, rest);
                 goto fail;
             }
             if (d > rest / 32 / m) {
@@ -606,18 +741,28 @@ cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
         for (size_t i = 0; i < lt->m; i++) {
             if (r == 0 && parse_rank0_extra(&c, lt, &lt->perms[i]) != 0)
                 goto fail;
+            if (i == 0)
+                lt->ranks[r].row0 = c.pos;
+            else if (i == 1)
+                lt->ranks[r].stride = c.pos - lt->ranks[r].row0;
             if (parse_rank_data(&c, lt, &lt->perms[i], r) != 0)
                 goto fail;
         }
         if (parse_end(&c) != 0)
             goto fail;
-        free(buf);
-        buf = NULL;
+        if (lt->unclosed)
+            lt->ranks[r].bytes = c.pos;
     }
-    sion_set_close(s);
+    free(win);
+    if (lt->perms && !lt->perms[0].times)
+        lt->sion = s; /* the rows are read from the file when asked for */
+    else
+        sion_set_close(s);
     return lt;
 fail:
-    free(buf);
+    if (lt->unclosed && err && strlen(err) + 80 < errlen)
+        strcat(err, " (the file was never closed: its payload may not be in the first blocks)");
+    free(win);
     cube_linktest_free(lt);
     sion_set_close(s);
     return NULL;
@@ -650,3 +795,48 @@ const cube_linktest_permutation *cube_linktest_get_permutation(const cube_linkte
 int cube_linktest_num_files(const cube_linktest *lt) { return lt->nfiles; }
 int32_t cube_linktest_fsblksize(const cube_linktest *lt) { return lt->fsblksize; }
 int cube_linktest_big_endian(const cube_linktest *lt) { return lt->be; }
+int cube_linktest_unclosed(const cube_linktest *lt) { return lt->unclosed; }
+size_t cube_linktest_num_warnings(const cube_linktest *lt) { return lt->num_warnings; }
+
+const char *cube_linktest_warning(const cube_linktest *lt, size_t i)
+{
+    return i < lt->num_warnings ? lt->warnings[i] : NULL;
+}
+
+const char *cube_linktest_error(const cube_linktest *lt) { return lt->error; }
+char *cube_linktest_error_buffer(cube_linktest *lt) { return lt->error; }
+
+int cube_linktest_read_row(cube_linktest *lt, size_t iteration, size_t rank, double *row)
+{
+    return linktest_read_row(lt, iteration, rank, row, lt->error, sizeof lt->error);
+}
+
+int linktest_read_row(const cube_linktest *lt, size_t iteration, size_t rank, double *row,
+                      char *err, size_t errlen)
+{
+    size_t n = lt->n;
+    if (iteration >= lt->m || rank >= n) {
+        sion_seterr(err, errlen, "row %zu of iteration %zu: no such row", rank, iteration);
+        return -1;
+    }
+    const lt_perm *p = &lt->perms[iteration];
+    if (p->times) {
+        memcpy(row, p->times + rank * n, n * sizeof *row);
+        return 0;
+    }
+    row[rank] = NAN;
+    if (n < 2)
+        return 0;
+    const lt_rank *r = &lt->ranks[rank];
+    uint64_t at = r->row0 + iteration * r->stride;
+    if (sion_set_read_range(lt->sion, rank, at, row, rank * 8, err, errlen) != 0 ||
+        sion_set_read_range(lt->sion, rank, at + rank * 8, row + rank + 1, (n - 1 - rank) * 8,
+                            err, errlen) != 0)
+        return -1;
+    if (lt->be != host_is_big_endian()) {
+        swap64s(row, rank);
+        swap64s(row + rank + 1, n - 1 - rank);
+    }
+    row[rank] = NAN;
+    return 0;
+}

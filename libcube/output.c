@@ -25,20 +25,34 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+typedef struct {
+    cube_t *c;
+    cube_row_source next;
+    void *ctx;
+} experiment_job;
+
 static int produce_experiment(void *ctx, xml_out *o)
 {
-    return cube_write_to(ctx, o);
+    experiment_job *job = ctx;
+    return cube_write_rows_to(job->c, o, job->next, job->ctx);
 }
 
 int cube_write_file(cube_t *c, const char *path, unsigned flags)
 {
+    return cube_write_file_rows(c, path, flags, NULL, NULL);
+}
+
+int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_source next,
+                         void *ctx)
+{
     if (!c)
         return -1;
+    experiment_job job = {c, next, ctx};
     int gzip = (flags & CUBE_WRITE_GZIP) || ends_with(path, ".gz");
     char err[sizeof c->error];
     /* level 1: on these files (mostly digits) level 6 saves about 8% of the
      * size for 4 to 5 times the time */
-    int rc = output_to_path(path, gzip, "wb1", produce_experiment, c, err, sizeof err);
+    int rc = output_to_path(path, gzip, "wb1", produce_experiment, &job, err, sizeof err);
     if (rc == -2) {
         cube_set_error(c, "%s", err);
     } else if (rc == -1 && strncmp(cube_error(c), path, strlen(path)) != 0) {

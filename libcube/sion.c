@@ -29,6 +29,8 @@ typedef struct {
     uint64_t sov; /* start of META2 */
     uint64_t *blockcount;
     uint64_t *bytes; /* [b*n + t] */
+    int unclosed;    /* no META2: block 0 of each chunk, best effort */
+    uint64_t mapping_off; /* file 0 of a set: where mapping_size is */
 } sion_file;
 
 struct sion_set {
@@ -133,8 +135,8 @@ static int rd64s(const sion_file *f, uint64_t *out, uint64_t n, uint64_t off, co
 
 /* Open one physical file and read both metadata blocks.  `mapping` is set
  * (allocated) for file 0 of a multi-file set. */
-static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t *mapping_size,
-                     char *err, size_t errlen)
+static int file_open(sion_file *f, const char *name, int filenumber, int32_t **mapping,
+                     int32_t *mapping_size, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
     f->fd = -1;
@@ -191,6 +193,12 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
         sion_seterr(err, errlen, "%s: offset 28: nfiles: %d is out of range", name, (int)f->nfiles);
         return -1;
     }
+    /* (a single file written through the serial API says 1 here) */
+    if (f->nfiles > 1 && f->filenumber != filenumber) {
+        sion_seterr(err, errlen, "%s: offset 32: filenumber: %d, expected %d", name,
+                    (int)f->filenumber, filenumber);
+        return -1;
+    }
     if (f->fileformat == 5) {
         uint32_t keyval = (uint32_t)(flag1 >> 32);
         if (keyval != 50 && keyval != 0) {
@@ -215,20 +223,20 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
         return -1;
     int32_t maxchunks = (int32_t)get32(h, f->be);
     f->sov = get64(h + 4, f->be);
-    if (f->sov == 0) {
-        sion_seterr(err, errlen,
-               "%s: offset %llu: start_of_varheader: 0, the writer never closed the file "
-               "(no trailing metadata block)",
-               name, (unsigned long long)(tail_off + 4));
-        return -1;
-    }
     uint64_t fsb = (uint64_t)f->fsblksize;
     uint64_t meta1 = META1_FIXED + 16 * f->n + 12;
     uint64_t start_of_data = (meta1 + fsb - 1) / fsb * fsb;
-    if (maxchunks < 0 || f->sov < start_of_data || f->sov > f->size ||
-        (uint64_t)maxchunks + 1 > (f->size - f->sov) / 8 / f->n) {
+    if (f->sov == 0) {
+        /* The writer never closed the file: no block counts, no byte
+         * counts.  Take each task's chunk in block 0 as far as the file
+         * goes; the payload parser finds where the stream ends. */
+        f->unclosed = 1;
+        f->sov = f->size;
+        maxchunks = 1;
+    } else if (maxchunks < 0 || f->sov < start_of_data || f->sov > f->size ||
+               (uint64_t)maxchunks + 1 > (f->size - f->sov) / 8 / f->n) {
         sion_seterr(err, errlen,
-               "%s: offset %llu: maxchunks/start_of_varheader: %d blocks with metadata at %llu "
+               "%s: offset %llu: maxchunks/start_of_varheader: maxchunks %d and metadata at %llu "
                "do not fit in a file of %llu bytes",
                name, (unsigned long long)tail_off, (int)maxchunks, (unsigned long long)f->sov,
                (unsigned long long)f->size);
@@ -242,6 +250,8 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
         uint64_t L = f->chunksize[t];
         if (f->fileformat <= 3 && L <= f->size)
             L = (L + fsb - 1) / fsb * fsb;
+        if (f->unclosed && (L > f->size || pos > f->size - L))
+            L = pos < f->size ? f->size - pos : 0; /* the file ends inside */
         if (L > f->sov || pos > f->sov - L) {
             sion_seterr(err, errlen, "%s: offset %llu: chunksize[%llu]: %llu runs past the data area",
                    name, (unsigned long long)(META1_FIXED + 8 * f->n + 8 * t),
@@ -253,6 +263,20 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
         pos += L;
     }
     f->globalskip = pos - start_of_data;
+
+    if (f->unclosed) {
+        f->bytes = malloc((size_t)f->n * 8);
+        if (!f->bytes) {
+            sion_seterr(err, errlen, "%s: out of memory", name);
+            return -1;
+        }
+        for (uint64_t t = 0; t < f->n; t++) {
+            f->blockcount[t] = 1;
+            f->bytes[t] = f->chunksize[t];
+        }
+        *mapping_size = 0;
+        return 0;
+    }
 
     /* META2 */
     if (rd64s(f, f->blockcount, f->n, f->sov, "blockcount", err, errlen) != 0)
@@ -290,6 +314,7 @@ static int file_open(sion_file *f, const char *name, int32_t **mapping, int32_t 
     uint64_t end = bytes_off + 8 * nb;
     *mapping_size = 0;
     if (f->nfiles > 1 && f->filenumber == 0) {
+        f->mapping_off = end;
         if (rd(f, h, 4, end, "mapping_size", err, errlen) != 0)
             return -1;
         int32_t ms = (int32_t)get32(h, f->be);
@@ -365,15 +390,10 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
         goto oom;
     s->files[0].fd = -1;
     s->nfiles = 1;
-    if (file_open(&s->files[0], path, &mapping, &msize, err, errlen) != 0)
+    if (file_open(&s->files[0], path, 0, &mapping, &msize, err, errlen) != 0)
         goto fail;
     int nf = s->files[0].nfiles;
     if (nf > 1) {
-        if (s->files[0].filenumber != 0) {
-            sion_seterr(err, errlen, "%s: offset 32: filenumber: %d, expected 0 for the first file", path,
-                   (int)s->files[0].filenumber);
-            goto fail;
-        }
         sion_file *nfs = realloc(s->files, (size_t)nf * sizeof *nfs);
         if (!nfs)
             goto oom;
@@ -385,7 +405,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
         for (int k = 1; k < nf; k++) {
             int32_t *m2 = NULL, ms2 = 0;
             snprintf(name, plen, "%s.%06d", path, k);
-            int rc = file_open(&s->files[k], name, &m2, &ms2, err, errlen);
+            int rc = file_open(&s->files[k], name, k, &m2, &ms2, err, errlen);
             s->nfiles = k + 1;
             free(m2);
             if (rc != 0) {
@@ -412,9 +432,28 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
         free(seen);
         goto oom;
     }
-    if (s->nfiles > 1) {
+    if (s->nfiles > 1 && s->files[0].unclosed) {
+        /* no mapping (it is in META2): the global ranks of each file */
+        for (int k = 0; k < s->nfiles; k++)
+            for (uint64_t t = 0; t < s->files[k].n; t++) {
+                int64_t g = s->files[k].globalrank[t];
+                if (g < 0 || (uint64_t)g >= total || seen[g]) {
+                    sion_seterr(err, errlen,
+                                "%s: offset %llu: globalrank[%llu]: %lld is not a rank of the set "
+                                "(the file was never closed: no mapping)",
+                                s->files[k].name, (unsigned long long)(META1_FIXED + 8 * t),
+                                (unsigned long long)t, (long long)g);
+                    free(seen);
+                    goto fail;
+                }
+                seen[g] = 1;
+                s->map_file[g] = (size_t)k;
+                s->map_task[g] = (size_t)t;
+            }
+    } else if (s->nfiles > 1) {
         if ((size_t)msize != total) {
-            sion_seterr(err, errlen, "%s: mapping_size: %d, but the files hold %zu tasks", path,
+            sion_seterr(err, errlen, "%s: offset %llu: mapping_size: %d, but the files hold %zu tasks",
+                        path, (unsigned long long)s->files[0].mapping_off,
                    (int)msize, total);
             free(seen);
             goto fail;
@@ -422,7 +461,8 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
         for (size_t g = 0; g < total; g++) {
             int32_t fn = mapping[2 * g], lt = mapping[2 * g + 1];
             if (fn < 0 || fn >= s->nfiles || lt < 0 || (uint64_t)lt >= s->files[fn].n) {
-                sion_seterr(err, errlen, "%s: mapping[%zu]: (%d, %d) is not a task of the set", path, g,
+                sion_seterr(err, errlen, "%s: offset %llu: mapping[%zu]: (%d, %d) is not a task of the set",
+                            path, (unsigned long long)(s->files[0].mapping_off + 4 + 8 * (uint64_t)g), g,
                        (int)fn, (int)lt);
                 free(seen);
                 goto fail;
@@ -464,6 +504,14 @@ int sion_set_nfiles(const sion_set *s) { return s->nfiles; }
 int32_t sion_set_fsblksize(const sion_set *s) { return s->files[0].fsblksize; }
 int sion_set_big_endian(const sion_set *s) { return s->files[0].be; }
 
+int sion_set_unclosed(const sion_set *s)
+{
+    for (int k = 0; k < s->nfiles; k++)
+        if (s->files[k].unclosed)
+            return 1;
+    return 0;
+}
+
 uint64_t sion_set_task_bytes(const sion_set *s, size_t rank)
 {
     const sion_file *f = &s->files[s->map_file[rank]];
@@ -492,6 +540,36 @@ uint64_t sion_set_task_file_offset(const sion_set *s, size_t rank, uint64_t off)
         off -= v;
     }
     return start + off;
+}
+
+int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf, size_t len,
+                        char *err, size_t errlen)
+{
+    const sion_file *f = &s->files[s->map_file[rank]];
+    size_t t = s->map_task[rank];
+    unsigned char *out = buf;
+    uint64_t block_start = 0; /* stream offset of block b */
+    for (uint64_t b = 0; b < f->blockcount[t] && len > 0; b++) {
+        uint64_t v = f->bytes[b * f->n + t];
+        if (off < block_start + v) {
+            uint64_t in = off - block_start;
+            size_t k = v - in < len ? (size_t)(v - in) : len;
+            char field[64];
+            snprintf(field, sizeof field, "rank %zu block %llu", rank, (unsigned long long)b);
+            if (rd(f, out, k, f->startptr[t] + b * f->globalskip + in, field, err, errlen) != 0)
+                return -1;
+            out += k;
+            off += k;
+            len -= k;
+        }
+        block_start += v;
+    }
+    if (len > 0) {
+        sion_seterr(err, errlen, "%s: rank %zu: stream byte %llu: past the end of the stream",
+                    f->name, rank, (unsigned long long)off);
+        return -1;
+    }
+    return 0;
 }
 
 int sion_set_read_task(const sion_set *s, size_t rank, unsigned char **buf, size_t *len, char *err,

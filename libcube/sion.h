@@ -22,6 +22,10 @@ size_t sion_set_ntasks(const sion_set *s);   /* global, over the whole set */
 int sion_set_nfiles(const sion_set *s);
 int32_t sion_set_fsblksize(const sion_set *s);
 int sion_set_big_endian(const sion_set *s);  /* byte order of the metadata */
+/* 1 when a file of the set was never closed by its writer (no trailing
+ * metadata): each task's stream is then its chunk in block 0, as far as the
+ * file goes, and may run on past the payload. */
+int sion_set_unclosed(const sion_set *s);
 
 /* Bytes recorded for a global rank's logical stream. */
 uint64_t sion_set_task_bytes(const sion_set *s, size_t rank);
@@ -30,6 +34,11 @@ const char *sion_set_task_file(const sion_set *s, size_t rank);
 /* File offset of byte `off` of a rank's stream (off == length: the end of
  * its last block). */
 uint64_t sion_set_task_file_offset(const sion_set *s, size_t rank, uint64_t off);
+
+/* Read bytes [off, off + len) of a rank's stream into buf (they may span
+ * blocks).  0 or -1. */
+int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf, size_t len,
+                        char *err, size_t errlen);
 
 /* Read a rank's whole stream into a new buffer (caller frees).  0 or -1. */
 int sion_set_read_task(const sion_set *s, size_t rank, unsigned char **buf, size_t *len,

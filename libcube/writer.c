@@ -425,7 +425,31 @@ static int finish_out(cube_t *c, xml_out *o, int flush)
 /* The whole experiment to a sink (used by cube_write_all and by
  * cube_write_file). */
 
+/* Rows from a source, until it says 0 (end) or -1 (error: its message on
+ * the handle, or a general one). */
+static int write_source_rows(cube_t *c, xml_out *o, cube_row_source next, void *ctx)
+{
+    const cube_metric *m;
+    const cube_cnode *n;
+    const double *values;
+    int got;
+    while (!o->failed && (got = next(ctx, &m, &n, &values)) == 1)
+        if (write_row(c, o, m, n, values) != 0)
+            return -1;
+    if (!o->failed && got < 0) {
+        if (!*cube_error(c))
+            cube_set_error(c, "the rows to write could not be made");
+        return -1;
+    }
+    return 0;
+}
+
 int cube_write_to(cube_t *c, xml_out *o)
+{
+    return cube_write_rows_to(c, o, NULL, NULL);
+}
+
+int cube_write_rows_to(cube_t *c, xml_out *o, cube_row_source next, void *ctx)
 {
     c_locale_scope scope;
     if (enter_c_locale(c, &scope) != 0)
@@ -433,6 +457,8 @@ int cube_write_to(cube_t *c, xml_out *o)
     int rc = write_definitions(c, o);
     if (rc == 0)
         rc = write_stored_rows(c, o);
+    if (rc == 0 && next)
+        rc = write_source_rows(c, o, next, ctx);
     write_end(c, o);
     leave_c_locale(&scope);
     return rc == 0 ? finish_out(c, o, 1) : -1;

@@ -75,3 +75,22 @@ say "cube_statfile --from-cube $TRACE -m time,visits -o $OUT/trace.stat; cube_st
 "$BIN/cube_statfile" --from-cube "$TRACE" -m time,visits -o "$OUT/trace.stat"
 "$BIN/cube_statfile" --svg "$OUT/trace.svg" "$OUT/trace.stat"
 ls -l "$OUT/trace.svg"
+
+# LinkTest results (SION files, read without SIONlib)
+LT=testdata/linktest/lt8_fs64k.sion
+say "cube_linktest $LT   (the run summary and the slowest links)"
+"$BIN/cube_linktest" "$LT"
+
+say "cube_linktest --hosts $LT   (per host; outlier hosts flagged)"
+"$BIN/cube_linktest" --hosts "$LT"
+
+say "cube_linktest --svg $OUT/linktest.svg $LT   (heat map and histogram)"
+"$BIN/cube_linktest" --svg "$OUT/linktest.svg" "$LT"
+ls -l "$OUT/linktest.svg"
+
+say "cube_linktest testdata/linktest/v1/real_linktest1.2p1_n4.sion | head -8   (a real LinkTest 1.2 file)"
+"$BIN/cube_linktest" testdata/linktest/v1/real_linktest1.2p1_n4.sion | head -8
+
+say "cube_linktest -o $OUT/linktest.cube $LT; cube_stat -p -t 3 $OUT/linktest.cube   (the run as an experiment: the partners with the largest total time)"
+"$BIN/cube_linktest" -o "$OUT/linktest.cube" "$LT"
+"$BIN/cube_stat" -p -t 3 "$OUT/linktest.cube"

@@ -23,13 +23,13 @@ set -euo pipefail
 export LC_ALL=C # '.' as decimal separator in EPOCHREALTIME, awk and sort
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+perf_prog=run.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh" # die, note, perf_runs, perf_work_dir, measure, cells, ...
 BIN=${1:-build/bin}
 WORK=${2:-}
 SIZES=${PERF_SIZES:-5 50 500}
 GEN_ARGS=${PERF_GEN_ARGS:-}
-
-die() { echo "run.sh: $*" >&2; exit 1; }
-note() { echo "run.sh: $*" >&2; }
 
 # --- parameters ------------------------------------------------------------
 
@@ -39,40 +39,13 @@ for size in "${sizes[@]}"; do
     [[ $size =~ ^[0-9]+([.][0-9]+)?$ && ! $size =~ ^0+([.]0*)?$ ]] ||
         die "bad size '$size' in PERF_SIZES (MB, a positive number)"
 done
-read -r -a runs_list <<<"${PERF_RUNS:-}"
-if ((${#runs_list[@]} > 1 && ${#runs_list[@]} != ${#sizes[@]})); then
-    die "PERF_RUNS must be one number or one per size in PERF_SIZES"
-fi
-runs_of=() # runs per size
-for i in "${!sizes[@]}"; do
-    if ((${#runs_list[@]} == 0)); then
-        n=$(awk -v s="${sizes[$i]}" 'BEGIN { print (s < 200) ? 3 : 1 }')
-    elif ((${#runs_list[@]} == 1)); then
-        n=${runs_list[0]}
-    else
-        n=${runs_list[$i]}
-    fi
-    [[ $n =~ ^[1-9][0-9]*$ ]] || die "bad run count '$n' in PERF_RUNS"
-    runs_of+=("$n")
-done
+perf_runs "size in PERF_SIZES" 200 "${sizes[@]}" # runs_of: runs per size
 
 # --- prerequisites ---------------------------------------------------------
 
-if [[ ! -x /usr/bin/time ]]; then
-    die "/usr/bin/time not found: install GNU time (Debian: apt-get install time)"
-fi
-if ! /usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null; then
-    die "/usr/bin/time is not GNU time (no -f/-o): install GNU time (Debian: apt-get install time)"
-fi
-
-keep_work=1
-if [[ -z $WORK ]]; then
-    keep_work=0
-    WORK=$(mktemp -d "${TMPDIR:-/tmp}/cube-perf.XXXXXX")
-    trap 'rm -rf -- "$WORK"' EXIT
-else
-    mkdir -p -- "$WORK"
-fi
+perf_check_time
+perf_work_dir cube-perf
+measure_rm=("$WORK/out.cube" "$WORK/out.cube.gz")
 
 if [[ -n ${GEN:-} ]]; then
     [[ -x $GEN ]] || die "GEN=$GEN is not an executable file"
@@ -114,53 +87,6 @@ if [[ ! -x $BIN/cube_clean ]]; then
     have_clean=0
     note "$BIN/cube_clean not found or not executable: skipping its columns"
 fi
-
-# --- measuring -------------------------------------------------------------
-
-median() { # numbers... -> median
-    printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
-        END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-
-failures=0
-# measure RUNS CMD... : sets M_S (median wall seconds) and M_KB (median peak
-# RSS in KiB), or M_S=FAIL when the command failed.  Wall time is taken
-# from bash's EPOCHREALTIME around /usr/bin/time when available (ms
-# resolution; %e has only 10 ms), else from %e.
-measure() {
-    local runs=$1 i rc e m t0 t1
-    shift
-    local -a ts=() ks=()
-    for ((i = 0; i < runs; i++)); do
-        rm -f -- "$WORK/out.cube" "$WORK/out.cube.gz"
-        t0=${EPOCHREALTIME:-}
-        rc=0
-        /usr/bin/time -f '%e %M' -o "$WORK/time.txt" "$@" >/dev/null 2>"$WORK/stderr.txt" || rc=$?
-        t1=${EPOCHREALTIME:-}
-        if ((rc != 0)); then
-            note "FAILED (exit $rc): $*"
-            tail -n 20 "$WORK/stderr.txt" | sed 's/^/  | /' >&2
-            failures=$((failures + 1))
-            M_S=FAIL M_KB=FAIL
-            return 0
-        fi
-        read -r e m < <(tail -n 1 "$WORK/time.txt")
-        if [[ -n $t0 && -n $t1 ]]; then
-            e=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-        fi
-        ts+=("$e")
-        ks+=("$m")
-    done
-    M_S=$(median "${ts[@]}")
-    M_KB=$(median "${ks[@]}")
-}
-
-# cells MB SECONDS KB -> "s MB/s RSS" formatted, or dashes / FAIL
-cells() {
-    awk -v mb="$1" -v s="$2" -v kb="$3" 'BEGIN {
-        if (s == "-" || s == "FAIL") { printf "%8s %8s %7s", s, s, s; exit }
-        printf "%8.3f %8s %7.1f", s, (s > 0 ? sprintf("%.1f", mb / s) : "inf"), kb * 1024 / 1e6 }'
-}
 
 # --- table -----------------------------------------------------------------
 
@@ -266,10 +192,10 @@ for i in "${!sizes[@]}"; do
         rel = (is ~ /^[0-9.]+$/ && xs ~ /^[0-9.]+$/ && xs > 0) ? sprintf("%.2f", is / xs) : "-"
         printf "%8.1f %8s %8s", val, ratio, rel }')
     printf '%8s %8s | ' "$mb" "$cnodes"
-    printf '%s | ' "$(cells "$mb" "$xs" "$xk")"
-    printf '%s %s | ' "$(cells "$mb" "$is" "$ik")" "$extra"
-    printf '%s | ' "$(cells "$mb" "$cs" "$ck")"
-    printf '%s\n' "$(cells "$mb" "$zs" "$zk")"
+    printf '%s | ' "$(cells "$xs" "$xk" "$mb")"
+    printf '%s %s | ' "$(cells "$is" "$ik" "$mb")" "$extra"
+    printf '%s | ' "$(cells "$cs" "$ck" "$mb")"
+    printf '%s\n' "$(cells "$zs" "$zk" "$mb")"
     if ((!keep_work)); then
         rm -f -- "$file" # temporary work dir: free the disk as we go
     fi
@@ -316,8 +242,4 @@ if ((have_views)); then
 EOF
 fi
 
-if ((failures > 0)); then
-    note "$failures command(s) failed"
-    exit 1
-fi
-exit 0
+perf_exit

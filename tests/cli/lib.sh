@@ -54,3 +54,13 @@ expect_grep() {
         head -5 "$2" | sed 's/^/#   /'
     fi
 }
+
+# pycheck DESCRIPTION SCRIPT ARGS... : ok when the python script exits 0
+pycheck() {
+    desc=$1
+    shift
+    if python3 "$@" >"$TMP/py.out" 2>&1; then ok "$desc"; else
+        not_ok "$desc"
+        head -5 "$TMP/py.out" | cut -c1-200 | sed 's/^/#   /'
+    fi
+}

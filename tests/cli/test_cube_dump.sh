@@ -10,15 +10,6 @@ TAU=testdata/cube/tau2cube_template1.cube
 HEADER='metric,cnode_id,call_path,region,module,line,location,process,thread,value'
 FLAT_HEADER='metric,region_id,region,module,line,location,process,thread,exclusive,inclusive,subroutines'
 
-# pycheck DESCRIPTION SCRIPT ARGS... : ok when the python script exits 0
-pycheck() {
-    desc=$1
-    shift
-    if python3 "$@" >"$TMP/py.out" 2>&1; then ok "$desc"; else
-        not_ok "$desc"
-        head -5 "$TMP/py.out" | cut -c1-200 | sed 's/^/#   /'
-    fi
-}
 
 # --- the inclusive value of the call-tree roots, summed over all threads,
 # is the metric's total that cube_info reports: every metric, every file

@@ -6,15 +6,6 @@
 TRACE=testdata/cube/scalasca_trace.cube
 TAU=testdata/cube/tau2cube_template1.cube
 
-# pycheck DESCRIPTION SCRIPT ARGS... : ok when the python script exits 0
-pycheck() {
-    desc=$1
-    shift
-    if python3 "$@" >"$TMP/py.out" 2>&1; then ok "$desc"; else
-        not_ok "$desc"
-        head -5 "$TMP/py.out" | cut -c1-200 | sed 's/^/#   /'
-    fi
-}
 
 # --- top 10 of the Scalasca trace
 run cube_stat -t 10 "$TRACE"

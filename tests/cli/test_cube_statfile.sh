@@ -10,15 +10,6 @@ BAD=testdata/statfile/cli-bad.stat
 WARN=testdata/statfile/cli-warn.stat
 TRACE=testdata/cube/scalasca_trace.cube
 
-# pycheck DESCRIPTION SCRIPT ARGS... : ok when the python script exits 0
-pycheck() {
-    desc=$1
-    shift
-    if python3 "$@" >"$TMP/py.out" 2>&1; then ok "$desc"; else
-        not_ok "$desc"
-        head -5 "$TMP/py.out" | cut -c1-200 | sed 's/^/#   /'
-    fi
-}
 
 # --- the table of the seed example (documented dialect)
 run cube_statfile "$SEED"

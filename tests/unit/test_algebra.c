@@ -768,7 +768,7 @@ static void test_system_trees_must_agree(void **state)
     assert_string_equal(err, expected);
 
     /* cube_compare fails alike */
-    cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 10};
+    cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 10, NULL, NULL};
     size_t count = 99;
     char cmp_err[1024];
     assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, NULL, NULL, &count, cmp_err,
@@ -1575,7 +1575,7 @@ static void collect(void *user, const char *what, const char *metric, const char
     r->calls++;
 }
 
-static const cube_compare_options default_options = {2 * DBL_EPSILON, DBL_MIN, NULL, 100};
+static const cube_compare_options default_options = {2 * DBL_EPSILON, DBL_MIN, NULL, 100, NULL, NULL};
 
 /* Compare with these options; returns the verdict, checks that the
  * differences were counted and reported as `expected` says. */
@@ -1755,7 +1755,7 @@ static void test_compare_tolerances(void **state)
     const char *half = compare_experiment(HALF_CHANGE);
 
     /* a relative change of 1e-10 */
-    cube_compare_options o = {1e-9, 0, NULL, 100};
+    cube_compare_options o = {1e-9, 0, NULL, 100, NULL, NULL};
     assert_int_equal(compare_with(A, tiny, &o, NULL), 0);
     assert_int_equal(compare_with(tiny, A, &o, NULL), 0);
     assert_int_equal(compare_with(A, tiny, &default_options,
@@ -1766,12 +1766,12 @@ static void test_compare_tolerances(void **state)
                      1);
 
     /* 2 against 2.5: |a-b| = 0.5 */
-    o = (cube_compare_options){0, 0.5, NULL, 100};
+    o = (cube_compare_options){0, 0.5, NULL, 100, NULL, NULL};
     assert_int_equal(compare_with(A, half, &o, NULL), 0);
     o.abs_tol = 0.25;
     assert_int_equal(compare_with(half, A, &o, "value | time | main | 0.1 | 2.5 | 2\n"), 1);
     /* relative to the larger value: 0.5 <= 0.25 * 2.5, but not <= 0.1 * 2.5 */
-    o = (cube_compare_options){0.25, 0, NULL, 100};
+    o = (cube_compare_options){0.25, 0, NULL, 100, NULL, NULL};
     assert_int_equal(compare_with(A, half, &o, NULL), 0);
     assert_int_equal(compare_with(half, A, &o, NULL), 0);
     o.rel_tol = 0.1;
@@ -1821,7 +1821,7 @@ static void test_compare_void_in_one_input_is_symmetric(void **state)
     (void)state;
     const char *A = void_experiment(1, 3);
     const char *B = void_experiment(0, 3);
-    const cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 100};
+    const cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 100, NULL, NULL};
     reports r = {{0}, 0};
     size_t count = 0;
     char cmp_err[256];

@@ -17,22 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
-
-static cube_linktest *open_ok(const char *path)
-{
-    char err[1024];
-    cube_linktest *lt = cube_linktest_open(path, err, sizeof err);
-    if (!lt)
-        fail_msg("%s: %s", path, err);
-    return lt;
-}
-
 static void check_file(const lt_exp_file *e)
 {
     char rel[256];
     snprintf(rel, sizeof rel, "linktest/%s", e->file);
-    cube_linktest *lt = open_ok(testdata(rel));
+    cube_linktest *lt = linktest_open_ok(testdata(rel));
     const cube_linktest_header *h = cube_linktest_get_header(lt);
     const char *f = e->file;
     assert_string_equal(h->tag, "LinkTest");
@@ -41,13 +30,8 @@ static void check_file(const lt_exp_file *e)
     assert_int_equal(cube_linktest_num_files(lt), e->nfiles);
     assert_int_equal(cube_linktest_fsblksize(lt), e->fsblksize);
     assert_int_equal(cube_linktest_big_endian(lt), e->big_endian);
-    unsigned long long got[25] = {
-        h->major, h->minor, h->patch, h->mode_length, h->all_to_all, h->bidirectional,
-        h->unidirectional, h->bisection, h->step_randomization, h->serial, h->no_sion_file,
-        h->parallel_sion, h->gpu_memory, h->multi_buffer, h->randomized_buffer, h->check_buffer,
-        h->memory_allocator_type, h->num_messages, h->message_size, h->num_warmup_messages,
-        h->num_serial_retests, h->num_multi_buffers, h->buffer_randomization_seed,
-        h->num_randomized_tasks, h->task_randomization_seed};
+    unsigned long long got[LINKTEST_HEADER_FIELDS];
+    linktest_header_fields(h, got);
     for (size_t i = 0; i < 25; i++)
         if (got[i] != e->hdr[i])
             fail_msg("%s: header %s: %llu, expected %llu", f, lt_exp_hdr_names[i], got[i],
@@ -118,8 +102,8 @@ static void test_expected_files(void **state)
 static void test_bigendian_is_basic(void **state)
 {
     (void)state;
-    cube_linktest *a = open_ok(testdata("linktest/lt4_basic.sion"));
-    cube_linktest *b = open_ok(testdata("linktest/lt4_bigendian.sion"));
+    cube_linktest *a = linktest_open_ok(testdata("linktest/lt4_basic.sion"));
+    cube_linktest *b = linktest_open_ok(testdata("linktest/lt4_bigendian.sion"));
     assert_int_equal(cube_linktest_big_endian(a), 0);
     assert_int_equal(cube_linktest_big_endian(b), 1);
     const cube_linktest_permutation *p = cube_linktest_get_permutation(a, 0);
@@ -149,6 +133,59 @@ static void expect_error(const char *data, size_t len, const char *what, ...)
     va_end(ap);
     unlink(path);
     free(path);
+}
+
+/* A file whose writer never closed it (start_of_varheader 0, no META2):
+ * read from block 0 of each chunk with a warning, same values; rejected
+ * when the payload does not fit in block 0 (a multi-block file). */
+static void test_unclosed(void **state)
+{
+    (void)state;
+    size_t len;
+    char *d = slurp(testdata("linktest/lt4_basic.sion"), &len);
+    cube_linktest *ref = linktest_open_ok(testdata("linktest/lt4_basic.sion"));
+    assert_int_equal(cube_linktest_unclosed(ref), 0);
+    assert_int_equal(cube_linktest_num_warnings(ref), 0);
+    memset(d + 0x474, 0, 12); /* maxchunks and start_of_varheader as at open */
+    const size_t lens[] = {len, 0x5000};
+    for (size_t k = 0; k < 2; k++) {
+        char *path = temp_file_with(d, lens[k]);
+        char err[1024] = "";
+        cube_linktest *lt = cube_linktest_open(path, err, sizeof err);
+        if (!lt)
+            fail_msg("unclosed (%zu bytes): %s", lens[k], err);
+        assert_int_equal(cube_linktest_unclosed(lt), 1);
+        assert_int_equal(cube_linktest_num_warnings(lt), 1);
+        assert_non_null(strstr(cube_linktest_warning(lt, 0), "never closed"));
+        assert_non_null(strstr(cube_linktest_warning(lt, 0), path));
+        assert_null(cube_linktest_warning(lt, 1));
+        size_t n = cube_linktest_num_ranks(lt);
+        assert_int_equal(n, 4);
+        for (size_t r = 0; r < n; r++) {
+            assert_string_equal(cube_linktest_hostname(lt, r), cube_linktest_hostname(ref, r));
+            /* the bytes the payload took, as SIONlib recorded them */
+            assert_int_equal(cube_linktest_stream_bytes(lt, r), cube_linktest_stream_bytes(ref, r));
+        }
+        const cube_linktest_permutation *p = cube_linktest_get_permutation(lt, 0);
+        const cube_linktest_permutation *q = cube_linktest_get_permutation(ref, 0);
+        for (size_t i = 0; i < n * n; i++)
+            assert_true(i % (n + 1) == 0 || same_double(p->times[i], q->times[i]));
+        assert_memory_equal(p->access_pattern, q->access_pattern, n * n * sizeof(uint64_t));
+        assert_true(same_double(p->max, q->max));
+        cube_linktest_free(lt);
+        unlink(path);
+        free(path);
+    }
+    /* cut inside rank 2's chunk */
+    expect_error(d, 0x3000 + 40, "unclosed and truncated", "rank 2", "never closed", NULL);
+    free(d);
+    cube_linktest_free(ref);
+    /* a multi-block file: the payload goes on in later blocks */
+    d = slurp(testdata("linktest/lt4_multiblock.sion"), &len);
+    uint32_t ntasks = (uint32_t)(unsigned char)d[24];
+    memset(d + 1076 + 16 * ntasks, 0, 12);
+    expect_error(d, len, "unclosed multi-block", "never closed", NULL);
+    free(d);
 }
 
 static void test_truncated(void **state)
@@ -231,9 +268,6 @@ static void test_corrupt(void **state)
     put64le(d + 0x478, UINT64_MAX - 7);
     expect_error(d, len, "start_of_varheader", "offset 1140", NULL);
     FRESH();
-    put64le(d + 0x478, 0);
-    expect_error(d, len, "unclosed", "start_of_varheader", "never closed", NULL);
-    FRESH();
     put64le(d + 0x454 + 8, UINT64_MAX);
     expect_error(d, len, "chunksize", "chunksize[1]", NULL);
     FRESH();
@@ -277,7 +311,7 @@ static void check_slow(const cube_linktest_permutation *p, size_t k, long long f
 static void test_v1_files(void **state)
 {
     (void)state;
-    cube_linktest *lt = open_ok(testdata("linktest/v1/real_linktest1.2p1_n4.sion"));
+    cube_linktest *lt = linktest_open_ok(testdata("linktest/v1/real_linktest1.2p1_n4.sion"));
     const cube_linktest_header *h = cube_linktest_get_header(lt);
     assert_string_equal(h->tag, "LKTST");
     assert_int_equal(h->major, 1);
@@ -304,7 +338,7 @@ static void test_v1_files(void **state)
     assert_true(isnan(p->times[0]));
     cube_linktest_free(lt);
 
-    lt = open_ok(testdata("linktest/v1/real_linktest1.2p1_n4_a2a_mix.sion"));
+    lt = linktest_open_ok(testdata("linktest/v1/real_linktest1.2p1_n4_a2a_mix.sion"));
     h = cube_linktest_get_header(lt);
     assert_int_equal(h->all_to_all, 1);
     assert_int_equal(h->step_randomization, 1);
@@ -382,7 +416,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expected_files), cmocka_unit_test(test_bigendian_is_basic),
-        cmocka_unit_test(test_truncated),      cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_unclosed),      cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_v1_files),  cmocka_unit_test(test_missing_sibling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -225,3 +225,27 @@ void assert_same_model(const cube_t *a, const cube_t *b)
         }
     }
 }
+
+int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+cube_linktest *linktest_open_ok(const char *path)
+{
+    char err[1024];
+    cube_linktest *lt = cube_linktest_open(path, err, sizeof err);
+    if (!lt)
+        fail_msg("%s: %s", path, err);
+    return lt;
+}
+
+void linktest_header_fields(const cube_linktest_header *h,
+                            unsigned long long out[LINKTEST_HEADER_FIELDS])
+{
+    const unsigned long long v[LINKTEST_HEADER_FIELDS] = {
+        h->major, h->minor, h->patch, h->mode_length, h->all_to_all, h->bidirectional,
+        h->unidirectional, h->bisection, h->step_randomization, h->serial, h->no_sion_file,
+        h->parallel_sion, h->gpu_memory, h->multi_buffer, h->randomized_buffer, h->check_buffer,
+        h->memory_allocator_type, h->num_messages, h->message_size, h->num_warmup_messages,
+        h->num_serial_retests, h->num_multi_buffers, h->buffer_randomization_seed,
+        h->num_randomized_tasks, h->task_randomization_seed};
+    memcpy(out, v, sizeof v);
+}

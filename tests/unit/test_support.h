@@ -34,6 +34,17 @@ char *temp_file_with(const char *data, size_t len);
 /* Whole content of a file; caller frees; *len set when non-NULL. */
 char *slurp(const char *path, size_t *len);
 
+/* The same bits (a NaN equals itself, 0.0 differs from -0.0). */
+int same_double(double a, double b);
+/* Open a LinkTest file that must open; fails the test otherwise. */
+cube_linktest *linktest_open_ok(const char *path);
+
+/* The 25 numeric fields of a LinkTest header in the order of the file
+ * (version, mode length, the 13 flags, the 8 counts), for comparing. */
+#define LINKTEST_HEADER_FIELDS 25
+void linktest_header_fields(const cube_linktest_header *h,
+                            unsigned long long out[LINKTEST_HEADER_FIELDS]);
+
 /* Assert that two experiments are the same model: every dimension with
  * every name and attribute in the same order, and every severity value
  * bit-identical (ids are labels and are not compared). */

@@ -1,0 +1,24 @@
+/*
+ * linktest_internal.h - what the LinkTest modules share inside libcube.
+ */
+#ifndef LIBCUBE_LINKTEST_INTERNAL_H
+#define LIBCUBE_LINKTEST_INTERNAL_H
+
+#include "cube_linktest.h"
+
+/* The hosts of a run, numbered in the order of their first rank:
+ * host_of[rank] is the host's number, first_rank[h] its first rank (both
+ * malloc'd, num_ranks entries; free both).  0, or -1 when out of memory. */
+int linktest_group_hosts(const cube_linktest *lt, size_t **host_of, size_t **first_rank,
+                         size_t *num_hosts);
+
+/* The handle's error message buffer (cube_linktest_error). */
+#define CUBE_LINKTEST_ERROR_SIZE 1024
+char *cube_linktest_error_buffer(cube_linktest *lt);
+
+/* cube_linktest_read_row with the message in the caller's buffer: safe
+ * for two threads reading rows of one handle at once (pread). */
+int linktest_read_row(const cube_linktest *lt, size_t iteration, size_t rank, double *row,
+                      char *err, size_t errlen);
+
+#endif
