@@ -39,9 +39,16 @@ for s in tests/cli/test_*.sh; do
     [ -f "$s" ] || continue
     echo "== $s"
     BIN="$BUILD/bin" sh "$s" >"$log" 2>&1
+    rc=$?
     cat "$log"
     p=$(grep -c '^ok ' "$log")
     f=$(grep -c '^not ok ' "$log")
+    if [ $rc -ne 0 ]; then
+        # the script itself failed (a syntax error, a command missing): the
+        # tests after that point did not run, so the script is a failure
+        echo "not ok - $s exited with status $rc"
+        f=$((f + 1))
+    fi
     passed=$((passed + p))
     failed=$((failed + f))
     [ "$f" -gt 0 ] && failed_names="$failed_names $s"
