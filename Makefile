@@ -4,6 +4,7 @@
 #   make check      unit tests (cmocka), CLI tests, man page lint
 #   make demo       the tools on the real experiments in testdata/
 #   make perf       the performance benchmark (bench/perf), prints figures
+#   cube_bench      the MPI benchmark (bench/*.c, built with MPICH's mpicc)
 #   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall)
 #   SANITIZE=1      build and test with AddressSanitizer + UBSan (in build/sanitize)
 #
@@ -20,6 +21,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
 
 CC      ?= cc
+MPICC   ?= mpicc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wpedantic
 CPPFLAGS_ALL := -D_POSIX_C_SOURCE=200809L -Ilibcube \
@@ -55,6 +57,14 @@ TEST_SUPPORT_OBJ := $(BUILD)/obj/tests/test_support.o
 # the LinkTest writer (tests/support): for making files in tests and benchmarks only
 LT_WRITER_OBJ := $(BUILD)/obj/tests/linktest_writer.o
 
+# cube_bench: the measurement mechanisms that need no MPI (unit-tested
+# without it) and the MPI side, compiled with mpicc
+BENCH_CORE     := asec refine params grow
+BENCH_CORE_OBJ := $(patsubst %,$(BUILD)/obj/bench/%.o,$(BENCH_CORE))
+BENCH_MPI_SRC  := $(filter-out $(patsubst %,bench/%.c,$(BENCH_CORE)),$(wildcard bench/*.c))
+BENCH_MPI_OBJ  := $(patsubst bench/%.c,$(BUILD)/obj/bench-mpi/%.o,$(BENCH_MPI_SRC))
+BENCH_BIN      := $(if $(BENCH_MPI_SRC),$(BUILD)/bin/cube_bench)
+
 GEN_BIN  := $(BUILD)/perf/gen_cube
 GEN_LT_BIN := $(BUILD)/perf/gen_linktest
 
@@ -68,10 +78,10 @@ MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man5/*.5)
 all: deps lib tools
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
-tools: $(TOOL_BIN)
+tools: $(TOOL_BIN) $(BENCH_BIN)
 
 # --- dependencies ---------------------------------------------------------
-BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config
+BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev
 CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3
 PERF_DEPS  := libxml2-utils time
 
@@ -123,16 +133,31 @@ $(BUILD)/bin/cube_linktest: $(BUILD)/obj/cli/cube_linktest.o $(LINKTEST_SVG_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
+# --- cube_bench -------------------------------------------------------------
+BENCH_HDRS := $(wildcard bench/*.h) libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h libcube/cube_linktest.h
+
+$(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Ibench -c $< -o $@
+
+$(BUILD)/obj/bench-mpi/%.o: bench/%.c $(BENCH_HDRS) | deps
+	@mkdir -p $(@D)
+	$(MPICC) $(ALL_CFLAGS) -Ibench -c $< -o $@
+
+$(BUILD)/bin/cube_bench: $(BENCH_MPI_OBJ) $(BENCH_CORE_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
 # --- tests ----------------------------------------------------------------
 $(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h libcube/cube_linktest.h | deps-check
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -Ibench -c $< -o $@
 
 $(LT_WRITER_OBJ): tests/support/linktest_writer.c tests/support/linktest_writer.h | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/support -c $< -o $@
 
-$(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LT_WRITER_OBJ) $(LIB_A)
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LT_WRITER_OBJ) $(BENCH_CORE_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
@@ -166,7 +191,7 @@ perf: all $(GEN_BIN) $(GEN_LT_BIN)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
-	install -m 755 $(TOOL_BIN) $(DESTDIR)$(BINDIR)
+	install -m 755 $(TOOL_BIN) $(BENCH_BIN) $(DESTDIR)$(BINDIR)
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)
 	ln -sf libcube.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION)
@@ -177,9 +202,11 @@ install: all
 	install -m 644 $(wildcard man/man1/*.1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(wildcard man/man3/*.3) $(DESTDIR)$(MANDIR)/man3
 	install -m 644 $(wildcard man/man5/*.5) $(DESTDIR)$(MANDIR)/man5
+	install -d $(DESTDIR)$(PREFIX)/share/cube_bench
+	install -m 644 bench/default.par $(DESTDIR)$(PREFIX)/share/cube_bench/default.par
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS) cube_bench)
 	rm -f $(DESTDIR)$(LIBDIR)/libcube.a $(DESTDIR)$(LIBDIR)/libcube.so \
 	      $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(VERSION) \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc $(DESTDIR)$(INCLUDEDIR)/cube.h \
@@ -188,6 +215,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/man1/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/man3/*.3)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/man5/*.5)))
+	rm -f $(DESTDIR)$(PREFIX)/share/cube_bench/default.par
+	-rmdir $(DESTDIR)$(PREFIX)/share/cube_bench
 
 clean:
 	rm -rf build

@@ -94,3 +94,29 @@ say "cube_linktest testdata/linktest/v1/real_linktest1.2p1_n4.sion | head -8   (
 say "cube_linktest -o $OUT/linktest.cube $LT; cube_stat -p -t 3 $OUT/linktest.cube   (the run as an experiment: the partners with the largest total time)"
 "$BIN/cube_linktest" -o "$OUT/linktest.cube" "$LT"
 "$BIN/cube_stat" -p -t 3 "$OUT/linktest.cube"
+
+# the MPI benchmark: a few seconds on 2 ranks, then the same tools on its output
+if command -v mpiexec >/dev/null 2>&1 && [ -x "$BIN/cube_bench" ]; then
+    cat >"$OUT/bench.par" <<'PAR'
+@COMMENT make demo: ping-pong and allreduce, 1 B to 1 MiB
+@MIN_REP_DEFAULT 32
+@STANDARD_ERROR_DEFAULT 0.01
+@MEASUREMENTS
+Pingpong { Type = Pingpong_Send_Recv; Variation = Length; Scale = Fixed_log;
+           Start_Argument = 1; End_Argument = 1048576; Stepwidth = 4; Node_Times = yes; }
+Allreduce { Type = Allreduce; Variation = Length; Scale = Dynamic_log;
+            Start_Argument = 4; End_Argument = 1048576; Stepwidth = 4; Max_Steps = 16; }
+PAR
+    say "mpiexec -n 2 cube_bench -p $OUT/bench.par -o $OUT/bench.cube -l $OUT/bench.log   (the MPI benchmark)"
+    mpiexec -n 2 "$BIN/cube_bench" -p "$OUT/bench.par" -o "$OUT/bench.cube" -l "$OUT/bench.log"
+    grep -E '^suite|len=(1|1024|1048576) ' "$OUT/bench.log" | cut -c1-150
+
+    say "cube_stat -p -r Pingpong $OUT/bench.cube   (half round trip per message length, both ranks)"
+    "$BIN/cube_stat" -p -r Pingpong "$OUT/bench.cube"
+
+    say "cube_dump -s csv -m time,stderr,reps -t 0 -c name=/len=/ $OUT/bench.cube | head -6"
+    "$BIN/cube_dump" -s csv -m time,stderr,reps -t 0 -c name=/len=/ "$OUT/bench.cube" | head -6
+
+    say "cube_statfile -s human $OUT/bench.stat | head -4   (the single measurements' statistics)"
+    "$BIN/cube_statfile" -s human "$OUT/bench.stat" | head -4
+fi

@@ -1,0 +1,238 @@
+/*
+ * asec.c - automatic control of the standard error (SKaLib seed 3.2).
+ * The formulas are in asec.h.  Samples are kept twice: in arrival order (for
+ * the caller, e.g. a per-sample dump) and sorted (for cutting, quartiles and
+ * the winsorized standard error); the sorted copy is maintained by insertion,
+ * so one asec_add costs O(n) and a measurement of n samples O(n^2), which is
+ * nothing next to the n single measurements it controls.
+ */
+#include "asec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct asec {
+    asec_params p;
+    size_t cap;            /* = max_rep */
+    size_t n;
+    double *arrival;
+    double *sorted;
+    /* state of the stop test, updated by asec_add so asec_done is O(1) */
+    double stop_mean, stop_se;
+};
+
+static asec_params clean_params(const asec_params *in)
+{
+    asec_params p = *in;
+    if (p.max_rep < 1)
+        p.max_rep = 1;
+    if (p.min_rep < 0)
+        p.min_rep = 0;
+    if (p.min_rep > p.max_rep)
+        p.min_rep = p.max_rep;
+    if (!(p.cut_quantile > 0.0))          /* also catches NaN */
+        p.cut_quantile = 0.0;
+    if (p.cut_quantile >= 0.5)
+        p.cut_quantile = 0.5;             /* asec_cut_count keeps one sample */
+    if (isnan(p.rel_std_error))
+        p.rel_std_error = 0.0;
+    if (isnan(p.time_limit))
+        p.time_limit = 0.0;
+    return p;
+}
+
+size_t asec_cut_count(double cut_quantile, size_t n)
+{
+    if (n == 0 || !(cut_quantile > 0.0))
+        return 0;
+    /* the tolerance absorbs the binary rounding of cut * n (0.29 * 100 is
+     * 28.999999999999996), far below one sample for any realistic n */
+    double g = floor(cut_quantile * (double)n + 1e-9);
+    size_t max_g = (n - 1) / 2;
+    if (g >= (double)max_g)
+        return max_g;
+    return (size_t)g;
+}
+
+/* Trimmed mean of sorted[0..n) with g cut at each end, and Yuen's standard
+ * error of it (winsorized sum of squares over h (h - 1)). */
+static void trimmed(const double *s, size_t n, size_t g, double *mean, double *se)
+{
+    size_t h = n - 2 * g;
+    double sum = 0.0;
+    for (size_t i = g; i < n - g; i++)
+        sum += s[i];
+    *mean = sum / (double)h;
+    if (h < 2) {
+        *se = INFINITY;    /* undefined: never small enough to stop */
+        return;
+    }
+    double lo = s[g], hi = s[n - g - 1];
+    double wsum = sum + (double)g * (lo + hi);
+    double wmean = wsum / (double)n;
+    double ss = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double w = i < g ? lo : i >= n - g ? hi : s[i];
+        ss += (w - wmean) * (w - wmean);
+    }
+    *se = sqrt(ss / ((double)h * (double)(h - 1)));
+}
+
+static size_t stop_cut(const asec *a)
+{
+    size_t g = asec_cut_count(a->p.cut_quantile, a->n);
+    /* at least one sample winsorized per end once five remain (h >= 3):
+     * one outlier then never blocks the stop test, whatever cut_quantile */
+    if (g < 1 && a->n >= 5)
+        g = 1;
+    return g;
+}
+
+static void update_stop(asec *a)
+{
+    if (a->n < 2) {
+        a->stop_mean = a->n ? a->sorted[0] : 0.0;
+        a->stop_se = INFINITY;
+        return;
+    }
+    trimmed(a->sorted, a->n, stop_cut(a), &a->stop_mean, &a->stop_se);
+}
+
+asec *asec_create(const asec_params *p)
+{
+    asec *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->p = clean_params(p);
+    a->cap = (size_t)a->p.max_rep;
+    a->arrival = malloc(a->cap * sizeof *a->arrival);
+    a->sorted = malloc(a->cap * sizeof *a->sorted);
+    if (!a->arrival || !a->sorted) {
+        asec_free(a);
+        return NULL;
+    }
+    asec_reset(a);
+    return a;
+}
+
+void asec_free(asec *a)
+{
+    if (!a)
+        return;
+    free(a->arrival);
+    free(a->sorted);
+    free(a);
+}
+
+void asec_reset(asec *a)
+{
+    a->n = 0;
+    update_stop(a);
+}
+
+int asec_add(asec *a, double x)
+{
+    if (a->n >= a->cap)
+        return -1;
+    a->arrival[a->n] = x;
+    /* upper bound: equal values keep arrival order (irrelevant for the
+     * statistics, but deterministic) */
+    size_t lo = 0, hi = a->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->sorted[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(a->sorted + lo + 1, a->sorted + lo, (a->n - lo) * sizeof *a->sorted);
+    a->sorted[lo] = x;
+    a->n++;
+    update_stop(a);
+    return 0;
+}
+
+asec_stop asec_stop_reason(const asec *a, double elapsed)
+{
+    if (a->n >= a->cap)
+        return ASEC_STOP_MAX_REP;
+    /* a measurement has at least one single measurement, whatever the clock
+     * says: a result without samples would be no result */
+    if (a->n == 0)
+        return ASEC_RUNNING;
+    if (a->p.time_limit > 0.0 && elapsed >= a->p.time_limit)
+        return ASEC_STOP_TIME;
+    if (a->n >= (size_t)a->p.min_rep && a->n >= 2 && a->p.rel_std_error > 0.0
+        && a->stop_se <= a->p.rel_std_error * fabs(a->stop_mean))
+        return ASEC_STOP_STD_ERROR;
+    return ASEC_RUNNING;
+}
+
+int asec_done(const asec *a, double elapsed)
+{
+    return asec_stop_reason(a, elapsed) != ASEC_RUNNING;
+}
+
+const char *asec_stop_name(asec_stop s)
+{
+    switch (s) {
+    case ASEC_RUNNING: return "running";
+    case ASEC_STOP_MAX_REP: return "max_rep";
+    case ASEC_STOP_TIME: return "time";
+    case ASEC_STOP_STD_ERROR: return "std_error";
+    }
+    return "?";
+}
+
+/* type-7 quantile (linear interpolation between order statistics), the
+ * definition cube_statfile uses */
+static double quantile(const double *s, size_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t i = (size_t)floor(h);
+    if (i + 1 >= n)
+        return s[n - 1];
+    return s[i] + (h - (double)i) * (s[i + 1] - s[i]);
+}
+
+void asec_get_result(const asec *a, asec_result *r)
+{
+    memset(r, 0, sizeof *r);
+    size_t n = a->n;
+    if (n == 0)
+        return;
+    const double *s = a->sorted;
+    r->count = n;
+    size_t g = asec_cut_count(a->p.cut_quantile, n);
+    r->kept = n - 2 * g;
+    trimmed(s, n, g, &r->mean, &r->std_error);
+    trimmed(s, n, 0, &r->mean_all, &r->std_error_all);
+    r->std_error_stop = a->stop_se;
+    if (n < 2) {
+        /* one sample: no spread known; report 0 rather than inf so that
+         * the numbers can be written to files */
+        r->std_error = r->std_error_all = r->std_error_stop = 0.0;
+    }
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += s[i];
+    r->sum = sum;
+    r->min = s[0];
+    r->max = s[n - 1];
+    r->median = quantile(s, n, 0.5);
+    r->q25 = quantile(s, n, 0.25);
+    r->q75 = quantile(s, n, 0.75);
+    if (n >= 2) {
+        double m = sum / (double)n, ss = 0.0;
+        for (size_t i = 0; i < n; i++)
+            ss += (s[i] - m) * (s[i] - m);
+        r->variance = ss / (double)(n - 1);
+    }
+}
+
+const double *asec_samples(const asec *a, size_t *n)
+{
+    *n = a->n;
+    return a->arrival;
+}

@@ -1,0 +1,112 @@
+/*
+ * asec.h - automatic control of the standard error (SKaLib seed 3.2).
+ *
+ * One "measurement" is formed from single measurements that are added one
+ * at a time.  After each one the caller asks asec_done() whether to start
+ * another.  No MPI here: on the MPI side rank 0 adds its samples, asks, and
+ * broadcasts the answer so that every rank stops together.
+ *
+ * Stop rule (asec_done returns 1 when any of these holds):
+ *   - count >= max_rep                     (max_rep overrides everything)
+ *   - time_limit > 0 and elapsed >= time_limit
+ *                                          (no new single measurement is
+ *                                          started; may stop below min_rep)
+ *   - count >= min_rep and count >= 2 and
+ *     se_stop <= rel_std_error * |mean_stop|  (the standard error is small;
+ *                                          both from the g_stop-trimmed
+ *                                          sample below)
+ * A measurement has at least one sample: with count == 0 asec_done says 0
+ * even past the time limit.  With rel_std_error <= 0 the third rule never
+ * fires; time_limit <= 0 means no time limit.  The seed's "falls below" is read as "<=" so that a run of
+ * identical values (se = 0) stops at min_rep.
+ *
+ * Cutting (seed 3.2.2): of n samples sorted ascending, g = floor(cut * n)
+ * are dropped at each end (cut = cut_quantile, clamped to [0, 0.5); a tiny
+ * tolerance makes e.g. 0.29 * 100 give 29, not 28).  h = n - 2g remain.
+ * The result is the mean of the h kept samples (the trimmed mean).
+ *
+ * Standard error (the robust one, used for the stop test and reported):
+ * Yuen's / Tukey-McLaughlin's estimate of the standard error of the trimmed
+ * mean.  Winsorize the sorted sample (the g lowest values are replaced by
+ * x_(g), the g highest by x_(n-g-1)), let w_bar be its mean, then
+ *
+ *     se = sqrt( sum_i (w_i - w_bar)^2 / (h * (h - 1)) )
+ *
+ * For g = 0 this is exactly the seed's formula (3.4), the plain standard
+ * error of the mean.  For g > 0 an outlier counts only as much as the most
+ * extreme kept value: one 1 ms spike among 1 us samples no longer inflates
+ * the standard error by three orders of magnitude (the plain formula drives
+ * such a measurement to max_rep; see mpi-bench.md M3).
+ *
+ * se_stop is the same formula with g_stop = max(g, 1) once n >= 5, so that
+ * a single outlier can never block the stop test even when cut_quantile is
+ * 0 (then the reported mean is the untrimmed one, as the user asked, but
+ * the decision when to stop is still robust).  With g >= 1 (the usual case,
+ * cut_quantile >= 1/n) se_stop == se.
+ */
+#ifndef CUBE_BENCH_ASEC_H
+#define CUBE_BENCH_ASEC_H
+
+#include <stddef.h>
+
+typedef struct {
+    int min_rep, max_rep;     /* bounds on the number of single measurements;
+                                 max_rep < 1 is taken as 1, min_rep > max_rep
+                                 as max_rep */
+    double rel_std_error;     /* stop when se_stop <= rel_std_error * |mean| */
+    double time_limit;        /* seconds; <= 0: none */
+    double cut_quantile;      /* fraction cut at each end, [0, 0.5) */
+} asec_params;
+
+typedef struct asec asec;     /* opaque */
+
+/* NULL when out of memory (storage for max_rep samples is allocated here). */
+asec *asec_create(const asec_params *p);
+void asec_free(asec *a);
+/* Forget all samples (e.g. after a warm-up); the parameters stay. */
+void asec_reset(asec *a);
+
+/* One single measurement (seconds).  0, or -1 when max_rep samples are
+ * already stored (the value is then not stored). */
+int asec_add(asec *a, double x);
+
+/* 1: start no further single measurement; 0: measure again.  elapsed is the
+ * time spent on this measurement so far (seconds), compared to time_limit. */
+int asec_done(const asec *a, double elapsed);
+
+/* Why asec_done says stop (checked in this order), or ASEC_RUNNING. */
+typedef enum {
+    ASEC_RUNNING = 0,
+    ASEC_STOP_MAX_REP,        /* count >= max_rep */
+    ASEC_STOP_TIME,           /* elapsed >= time_limit */
+    ASEC_STOP_STD_ERROR       /* the standard error is below the bound */
+} asec_stop;
+asec_stop asec_stop_reason(const asec *a, double elapsed);
+const char *asec_stop_name(asec_stop s);   /* "running", "max_rep", "time", "std_error" */
+
+typedef struct {
+    double mean, std_error;   /* trimmed mean and its standard error (above) */
+    size_t count, kept;       /* samples added; samples kept after cutting (h) */
+    /* statistics of ALL count samples (for the statistics file): */
+    double min, max, median, q25, q75;   /* quartiles: type 7 (linear
+                                            interpolation, as cube_statfile) */
+    double variance;          /* sample variance, divisor count - 1 (0 if count < 2) */
+    double sum;
+    /* additions */
+    double mean_all;          /* sum / count: the statistics file's mean */
+    double std_error_all;     /* seed formula (3.4) over all samples */
+    double std_error_stop;    /* se_stop (above) */
+} asec_result;
+
+/* All fields 0 when no sample was added. */
+void asec_get_result(const asec *a, asec_result *r);
+
+/* The samples in arrival order; *n receives their number. */
+const double *asec_samples(const asec *a, size_t *n);
+
+/* Number of samples cut at each end for n samples: floor(cut * n) with the
+ * tolerance above, never leaving fewer than 1 sample.  Exposed for tests and
+ * for the documentation of the output. */
+size_t asec_cut_count(double cut_quantile, size_t n);
+
+#endif

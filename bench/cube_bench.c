@@ -1,0 +1,521 @@
+/*
+ * cube_bench - an MPI benchmark with SKaMPI's measurement mechanisms (the
+ * SKaLib report: controlled standard error, automatic parameter
+ * refinement) that writes its results as a CUBE experiment.
+ *
+ *   mpiexec -n P cube_bench [-p PARAMFILE] [-o RUN.cube] [-l RUN.log]
+ *
+ * Every decision that more than one rank acts on is taken on rank 0 and
+ * broadcast; errors are found on rank 0 (or identically on every rank),
+ * reported once, and every rank leaves through MPI_Finalize with status 2:
+ * no MPI_Abort, whose storms of messages hide the one that matters.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cube.h"
+#include "output.h"
+#include "suite.h"
+
+#define DEFAULT_OUTPUT "cube_bench.cube"
+
+static const char usage_text[] =
+    "usage: mpiexec -n P cube_bench [-p PARAMFILE] [-o RUN.cube] [-l RUN.log]\n"
+    "\n"
+    "Measure MPI operations with controlled standard error and automatic parameter\n"
+    "refinement (SKaMPI's mechanisms) and write the results as a CUBE experiment,\n"
+    "with a statistics file RUN.stat beside it.\n"
+    "\n"
+    "  -p, --params FILE   the parameter file (cube_bench(5)); '-' is standard input;\n"
+    "                      default: the shipped default.par (the standard suites)\n"
+    "  -o, --output FILE   the experiment (default: @OUTFILE, else " DEFAULT_OUTPUT ");\n"
+    "                      '-' is standard output (then no statistics file)\n"
+    "  -l, --log FILE      a log of the run: what was measured, repetitions, why each\n"
+    "                      measurement stopped (default: @LOGFILE, else none); '-' is\n"
+    "                      standard error\n"
+    "  -h, --help          this text\n"
+    "      --version       the version\n"
+    "\n"
+    "Exit status: 0 success, 2 usage errors, bad parameter files, failed output.\n";
+
+typedef struct {
+    const char *params, *output, *log;
+    int help, version;
+} options;
+
+/* Only rank 0 speaks: the other ranks find the same problems. */
+static void say(int rank, const char *fmt, ...)
+{
+    if (rank != 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cube_bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* 0, or 2 on a usage error (reported by rank 0). */
+/* 1 when `ok` holds on every rank; else rank 0 says "out of memory" (with
+ * `what`) and every rank returns 0, so that all leave together. */
+static int all_ranks_ok(int rank, int ok, const char *what)
+{
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all)
+        say(rank, "out of memory%s%s", what ? " " : "", what ? what : "");
+    return all;
+}
+
+static int parse_options(int rank, int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"params", required_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
+        {"log", required_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    opterr = 0; /* our own messages, from rank 0 only */
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":p:o:l:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'p':
+            o->params = optarg;
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'l':
+            o->log = optarg;
+            break;
+        case 'h':
+            o->help = 1;
+            break;
+        case 'V':
+            o->version = 1;
+            break;
+        case ':':
+            say(rank, "option %s needs an argument (see --help)", argv[optind - 1]);
+            return 2;
+        default:
+            if (optopt)
+                say(rank, "unknown option -%c (see --help)", optopt);
+            else
+                say(rank, "unknown option %s (see --help)", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        say(rank, "unexpected argument '%s' (see --help)", argv[optind]);
+        return 2;
+    }
+    return 0;
+}
+
+/* --- the parameter file (rank 0) ------------------------------------------ */
+
+/* The shipped default.par: looked up relative to the executable, so that
+ * both an installed tree and the build tree work without a compiled-in
+ * path:  BIN/../share/cube_bench/default.par   (make install)
+ *        BIN/../../bench/default.par           (build/bin/cube_bench)
+ *        BIN/../../../bench/default.par        (build/sanitize/bin/cube_bench)
+ * CUBE_BENCH_DATADIR, when the build defines it, is tried first. */
+static char *find_default_params(const char *argv0)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+    } else if (strchr(argv0, '/') && strlen(argv0) < sizeof exe) {
+        strcpy(exe, argv0);
+    } else {
+        exe[0] = '\0';
+    }
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    const char *const rel[] = {
+#ifdef CUBE_BENCH_DATADIR
+        NULL,
+#endif
+        "/../share/cube_bench/default.par", "/../../bench/default.par",
+        "/../../../bench/default.par"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char path[8192];
+#ifdef CUBE_BENCH_DATADIR
+        if (!rel[i])
+            snprintf(path, sizeof path, "%s/default.par", CUBE_BENCH_DATADIR);
+        else
+#endif
+        {
+            if (!slash)
+                continue;
+            snprintf(path, sizeof path, "%s%s", exe, rel[i]);
+        }
+        if (access(path, R_OK) == 0)
+            return strdup(path);
+    }
+    return NULL;
+}
+
+/* The whole file in memory (NUL-terminated); NULL with a message in err. */
+static char *read_text(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 8192, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n + 1 >= cap) {
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        size_t k = fread(buf + n, 1, cap - n - 1, f);
+        n += k;
+        if (k == 0)
+            break;
+    }
+    int bad = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    if (bad) {
+        snprintf(err, errlen, "%s: read error", path);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Rank 0 reads, every rank gets the text.  0, or 2 after an error. */
+static int get_params_text(bench_ctx *ctx, const options *o, const char *argv0, char **text,
+                           size_t *len, char **name)
+{
+    char err[1024] = "";
+    long n = -1;
+    *text = NULL;
+    *name = NULL;
+    if (ctx->rank == 0) {
+        char *path = o->params ? strdup(o->params) : find_default_params(argv0);
+        if (!path) {
+            snprintf(err, sizeof err,
+                     o->params ? "out of memory"
+                               : "no -p given and the shipped default.par was not found "
+                                 "(looked beside the executable: ../share/cube_bench/, "
+                                 "../../bench/); give a parameter file with -p");
+        } else if ((*text = read_text(path, len, err, sizeof err)) != NULL) {
+            n = (long)*len;
+        }
+        *name = path;
+    }
+    MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (n < 0) {
+        say(ctx->rank, "%s", err);
+        return 2;
+    }
+    if (ctx->rank != 0) {
+        *len = (size_t)n;
+        *text = malloc((size_t)n + 1);
+    }
+    if (!all_ranks_ok(ctx->rank, *text != NULL, "for the parameter file"))
+        return 2;
+    /* in pieces: MPI counts are ints */
+    for (long off = 0; off < n;) {
+        int k = n - off > (1L << 30) ? 1 << 30 : (int)(n - off);
+        MPI_Bcast(*text + off, k, MPI_CHAR, 0, MPI_COMM_WORLD);
+        off += k;
+    }
+    (*text)[n] = '\0';
+    /* the name too, for the messages of every rank's parser */
+    int nl = ctx->rank == 0 ? (int)strlen(*name) : 0;
+    MPI_Bcast(&nl, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ctx->rank != 0)
+        *name = calloc((size_t)nl + 1, 1);
+    if (!all_ranks_ok(ctx->rank, *name != NULL, NULL))
+        return 2;
+    MPI_Bcast(*name, nl, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return 0;
+}
+
+/* --- small things ---------------------------------------------------------- */
+
+static void now_iso(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+        strftime(buf, n, "%Y-%m-%dT%H:%M:%S%z", &tm);
+    else
+        snprintf(buf, n, "%lld", (long long)t);
+}
+
+/* The command line as one string, arguments with blanks or quotes quoted. */
+static char *join_args(int argc, char **argv)
+{
+    size_t n = 1;
+    for (int i = 0; i < argc; i++)
+        n += 4 * strlen(argv[i]) + 3;
+    char *s = malloc(n), *w = s;
+    if (!s)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            *w++ = ' ';
+        int quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\n'\"\\$") != NULL;
+        if (quote)
+            *w++ = '\'';
+        for (const char *r = argv[i]; *r; r++) {
+            if (*r == '\'') { /* ' -> '\'' */
+                memcpy(w, "'\\''", 4);
+                w += 4;
+            } else {
+                *w++ = *r;
+            }
+        }
+        if (quote)
+            *w++ = '\'';
+    }
+    *w = '\0';
+    return s;
+}
+
+/* Rank 0: can the output be made?  Its directory must take a new file
+ * (cube_write_file writes a temporary beside it and renames). */
+static int output_dir_ok(const char *path, char *err, size_t errlen)
+{
+    if (strcmp(path, "-") == 0)
+        return 1;
+    char *dir = strdup(path);
+    if (!dir) {
+        snprintf(err, errlen, "out of memory");
+        return 0;
+    }
+    char *slash = strrchr(dir, '/');
+    const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int ok = access(d, W_OK | X_OK) == 0;
+    if (!ok)
+        snprintf(err, errlen, "%s: cannot write in %s: %s", path, d, strerror(errno));
+    free(dir);
+    return ok;
+}
+
+/* --- the run ---------------------------------------------------------------- */
+
+static int run(int argc, char **argv)
+{
+    bench_ctx ctx;
+    if (bench_ctx_init(&ctx) != 0) {
+        int r = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        say(r, "out of memory");
+        return 2;
+    }
+    options o;
+    int status = parse_options(ctx.rank, argc, argv, &o);
+    if (status == 0 && (o.help || o.version)) {
+        if (ctx.rank == 0) {
+            if (o.help)
+                fputs(usage_text, stdout);
+            else
+                printf("cube_bench %s (libcube %s)\n", CUBE_BENCH_VERSION, LIBCUBE_VERSION);
+        }
+        bench_ctx_free(&ctx);
+        return 0;
+    }
+    if (status != 0) {
+        bench_ctx_free(&ctx);
+        return status;
+    }
+
+    char *text = NULL, *pname = NULL, *cmdline = NULL, *stat_path = NULL;
+    char **names = NULL;
+    size_t len = 0, nsuites = 0;
+    bench_params bp;
+    memset(&bp, 0, sizeof bp);
+    int parsed = 0;
+    suite_result *results = NULL;
+    char err[2048] = "";
+    status = get_params_text(&ctx, &o, argv[0], &text, &len, &pname);
+    if (status != 0)
+        goto out;
+
+    /* every rank parses the same text and finds the same errors */
+    int prc = params_parse(text, len, pname, &bp, err, sizeof err), anybad = 0;
+    parsed = prc == 0;
+    int bad = prc != 0;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (anybad) {
+        say(ctx.rank, "%s", bad ? err : "a rank could not parse the parameter file");
+        status = 2;
+        goto out;
+    }
+    for (size_t i = 0; i < bp.n_suites; i++) {
+        int skip = 0;
+        if (suite_check(&ctx, &bp, &bp.suites[i], pname, &skip, err, sizeof err) != 0) {
+            say(ctx.rank, "%s", err);
+            status = 2;
+            goto out;
+        }
+    }
+
+    const char *outpath = o.output ? o.output : bp.outfile ? bp.outfile : DEFAULT_OUTPUT;
+    const char *logpath = o.log ? o.log : bp.logfile;
+    int ok = 1;
+    if (ctx.rank == 0) {
+        ok = output_dir_ok(outpath, err, sizeof err);
+        if (ok && logpath) {
+            ctx.log = strcmp(logpath, "-") == 0 ? stderr : fopen(logpath, "w");
+            if (!ctx.log) {
+                snprintf(err, sizeof err, "%s: %s", logpath, strerror(errno));
+                ok = 0;
+            }
+        }
+        stat_path = output_stat_path(outpath);
+        cmdline = join_args(argc, argv);
+        if (ok && (!cmdline || (strcmp(outpath, "-") != 0 && !stat_path))) {
+            snprintf(err, sizeof err, "out of memory");
+            ok = 0;
+        }
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        say(ctx.rank, "%s", err);
+        status = 2;
+        goto out;
+    }
+
+    /* who runs where: one node of the system tree per processor name */
+    char me[MPI_MAX_PROCESSOR_NAME + 1];
+    int ml = 0;
+    memset(me, 0, sizeof me);
+    MPI_Get_processor_name(me, &ml);
+    char *all_names = ctx.rank == 0 ? calloc((size_t)ctx.size, sizeof me) : NULL;
+    names = ctx.rank == 0 ? calloc((size_t)ctx.size, sizeof *names) : NULL;
+    if (!all_ranks_ok(ctx.rank, ctx.rank != 0 || (all_names && names), NULL)) {
+        free(all_names);
+        status = 2;
+        goto out;
+    }
+    MPI_Gather(me, (int)sizeof me, MPI_CHAR, all_names, (int)sizeof me, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+    if (ctx.rank == 0)
+        for (int r = 0; r < ctx.size; r++)
+            names[r] = all_names + (size_t)r * sizeof me;
+
+    char start[64], end[64], libv[MPI_MAX_LIBRARY_VERSION_STRING + 1], mpiv[32];
+    now_iso(start, sizeof start);
+    int lvlen = 0, vmaj = 0, vmin = 0;
+    memset(libv, 0, sizeof libv);
+    MPI_Get_library_version(libv, &lvlen);
+    /* the first lines name the library; MPICH goes on with its whole
+     * configure line, which is no use in an attribute */
+    {
+        char *q = libv;
+        for (int lines = 0; q && lines < 4; lines++)
+            if ((q = strchr(q, '\n')) != NULL)
+                q++;
+        if (q)
+            *q = '\0';
+    }
+    MPI_Get_version(&vmaj, &vmin);
+    snprintf(mpiv, sizeof mpiv, "%d.%d", vmaj, vmin);
+    if (ctx.log) {
+        size_t k = strcspn(libv, "\n");
+        fprintf(ctx.log, "cube_bench %s on %d processes, %.*s, MPI %s\n", CUBE_BENCH_VERSION,
+                ctx.size, (int)k, libv, mpiv);
+        fprintf(ctx.log, "parameter file %s, %zu suites; output %s; start %s\n", pname,
+                bp.n_suites, outpath, start);
+        fprintf(ctx.log, "clock: MPI_Wtick %.3g s, resolution %.3g s, MPI_Wtime call %.3g s\n",
+                ctx.clock.tick, bclock_resolution(&ctx.clock), ctx.clock.call_cost);
+        fflush(ctx.log);
+    }
+
+    results = calloc(bp.n_suites ? bp.n_suites : 1, sizeof *results);
+    if (!all_ranks_ok(ctx.rank, results != NULL, NULL)) {
+        free(all_names);
+        status = 2;
+        goto out;
+    }
+    for (size_t i = 0; i < bp.n_suites; i++) {
+        if (suite_run(&ctx, &bp, &bp.suites[i], &results[i], err, sizeof err) != 0) {
+            nsuites = i + 1;
+            say(ctx.rank, "%s", err);
+            status = 2;
+            break;
+        }
+        nsuites = i + 1;
+        if (results[i].skipped)
+            say(ctx.rank, "warning: suite %s skipped: %s", bp.suites[i].name,
+                results[i].skipped);
+    }
+    now_iso(end, sizeof end);
+
+    if (status == 0) {
+        /* rank 0 writes; the others wait (asleep) for the verdict */
+        int rc = 0;
+        if (ctx.rank == 0) {
+            output_info info = {pname, cmdline, start, end, libv, mpiv, names};
+            rc = output_write(&ctx, &bp, &info, results, nsuites, outpath, stat_path, err,
+                              sizeof err) != 0;
+            if (ctx.log) {
+                if (rc)
+                    fprintf(ctx.log, "end %s; writing failed: %s\n", end, err);
+                else
+                    fprintf(ctx.log, "end %s (%.3f s); wrote %s%s%s\n", end,
+                            MPI_Wtime() - ctx.t_start, outpath, stat_path ? " and " : "",
+                            stat_path ? stat_path : "");
+            }
+        }
+        bench_bcast(&ctx, &rc, 1, MPI_INT, 1);
+        if (rc) {
+            say(ctx.rank, "%s", err);
+            status = 2;
+        }
+    }
+    free(all_names);
+
+out:
+    if (results)
+        for (size_t i = 0; i < nsuites; i++)
+            suite_result_free(&results[i]);
+    free(results);
+    free(names);
+    if (parsed)
+        params_free(&bp);
+    if (ctx.log && ctx.log != stderr)
+        fclose(ctx.log);
+    free(text);
+    free(pname);
+    free(cmdline);
+    free(stat_path);
+    bench_ctx_free(&ctx);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int status = run(argc, argv);
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,132 @@
+/*
+ * measure.c - one measurement: warm-up, single measurements under rank 0's
+ * control, the result (seed 3.2 and the pattern layer of 4.1).
+ */
+#include "measure.h"
+
+#include <string.h>
+
+/* The warm-up (seed 3.2: "we warm up the cache by a dummy call of the
+ * measurement routine before actually starting to measure").  One call is
+ * not enough here: the first messages of a size class touch fresh pages of
+ * the transport (10x slower at 128 B - 2 KiB, mpi-bench.md M2), so the
+ * operation runs in rounds of 1, 2, 4, ... until at least warm_min_ops ran
+ * and warm_time passed, or warm_max_ops ran.  Rank 0 decides after each
+ * round and broadcasts, so every rank runs the same rounds.  The last round
+ * also tells how long one operation takes, which decides how many
+ * operations one single measurement needs (clock.h). */
+static void warm_up(bench_ctx *ctx, bench_state *s, long *warm_ops, long *inner)
+{
+    long total = 0, n = 1;
+    long msg[2] = {1, 1}; /* run another round of msg[1] operations / inner */
+    double start = MPI_Wtime();
+    for (;;) {
+        double t0 = MPI_Wtime();
+        s->op->run(s, n);
+        double t1 = MPI_Wtime();
+        total += n;
+        if (s->rank == 0) {
+            double spent = t1 - start;
+            int more = total < ctx->warm_min_ops ||
+                       (spent < ctx->warm_time && total < ctx->warm_max_ops);
+            if (more) {
+                long next = 2 * n;
+                if (spent >= ctx->warm_time) /* only the minimum is missing */
+                    next = ctx->warm_min_ops - total;
+                if (next > ctx->warm_max_ops - total)
+                    next = ctx->warm_max_ops - total;
+                msg[0] = 1;
+                msg[1] = next > 0 ? next : 1;
+            } else {
+                msg[0] = 0;
+                msg[1] = bclock_inner_reps(&ctx->clock, (t1 - t0) / (double)n, ctx->inner_rel,
+                                           n, ctx->inner_cap);
+            }
+        }
+        MPI_Bcast(msg, 2, MPI_LONG, 0, s->comm);
+        if (!msg[0])
+            break;
+        n = msg[1];
+    }
+    *warm_ops = total;
+    *inner = msg[1];
+}
+
+/* Keep the MEASURE_SLOWEST largest single measurements (rank 0). */
+static void note_slowest(measure_result *r, double enter, double exit, double duration)
+{
+    size_t k = r->num_slowest;
+    if (k == MEASURE_SLOWEST) {
+        if (duration <= r->slowest[k - 1].duration)
+            return;
+        k--;
+    } else {
+        r->num_slowest++;
+    }
+    while (k > 0 && r->slowest[k - 1].duration < duration) {
+        r->slowest[k] = r->slowest[k - 1];
+        k--;
+    }
+    r->slowest[k].enter = enter;
+    r->slowest[k].exit = exit;
+    r->slowest[k].duration = duration;
+}
+
+int measure_run(bench_ctx *ctx, bench_state *s, asec *a, double *starts, measure_result *r)
+{
+    memset(r, 0, sizeof *r);
+    warm_up(ctx, s, &r->warm_ops, &r->inner);
+    double dummy = 0.0, dummy_se = 0.0;
+    int rc = bench_dummy_for(ctx, r->inner, &dummy, &dummy_se);
+
+    asec_reset(a);
+    int go = 1;
+    long count = 0;
+    double start = MPI_Wtime(), last = start;
+    const double inner = (double)r->inner;
+    for (;;) {
+        /* also the synchronisation after the local dummy measurement */
+        MPI_Bcast(&go, 1, MPI_INT, 0, s->comm);
+        if (!go)
+            break;
+        double t0 = MPI_Wtime();
+        s->op->run(s, r->inner);
+        double t1 = MPI_Wtime();
+        int full = asec_add(a, (t1 - t0) / inner) != 0;
+        if (s->rank == 0) {
+            if (!full && starts)
+                starts[count] = t0 - ctx->t_start;
+            count++;
+            last = t1;
+            go = !(full || asec_done(a, t1 - start));
+        }
+    }
+
+    asec_result ar;
+    asec_get_result(a, &ar);
+    const double div = s->op->divisor;
+    r->raw = ar.mean / div;
+    r->time = (ar.mean - dummy) / div;
+    r->std_error = ar.std_error / div;
+    r->dummy = dummy / div;
+    r->dummy_se = dummy_se / div;
+    r->count = (long)ar.count;
+    r->kept = (long)ar.kept;
+    r->mean_all = (ar.mean_all - dummy) / div;
+    r->median = (ar.median - dummy) / div;
+    r->min = (ar.min - dummy) / div;
+    r->max = (ar.max - dummy) / div;
+    r->q25 = (ar.q25 - dummy) / div;
+    r->q75 = (ar.q75 - dummy) / div;
+    r->sum = (ar.sum - (double)ar.count * dummy) / div;
+    r->variance = ar.variance / (div * div);
+    if (s->rank == 0) {
+        r->elapsed = last - start;
+        r->stop = asec_stop_reason(a, r->elapsed);
+        size_t n = 0;
+        const double *x = asec_samples(a, &n);
+        for (size_t i = 0; starts && i < n; i++)
+            note_slowest(r, starts[i], starts[i] + x[i] * inner, (x[i] - dummy) / div);
+    }
+    return rc;
+}

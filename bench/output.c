@@ -1,0 +1,388 @@
+/*
+ * output.c - the CUBE experiment and the statistics file of a run.
+ *
+ * metrics     time, stderr, reps, dummy_time (all roots: none is a part of
+ *             another, so no metric tree)
+ * call tree   cube_bench > one node per suite (region named after the
+ *             suite, its line the suite's in the parameter file)
+ *             > one node per argument, ascending (regions "len=1024", ...,
+ *             shared by the suites, so cube_diff lines up two runs)
+ * system      the machine (@MACHINE or rank 0's host) > one node per
+ *             processor name > one process (one thread) per rank
+ * values      every rank that took part with Node_Times = yes, else rank 0
+ * attributes  the run sections, the MPI library, start and end, the
+ *             command line, the clock
+ */
+#include "output.h"
+
+#include "cube.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { M_TIME, M_STDERR, M_REPS, M_DUMMY, NUM_METRICS };
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+char *output_stat_path(const char *cube_path)
+{
+    if (strcmp(cube_path, "-") == 0)
+        return NULL;
+    size_t n = strlen(cube_path);
+    char *s = malloc(n + sizeof ".stat.gz");
+    if (!s)
+        return NULL;
+    memcpy(s, cube_path, n + 1);
+    if (n >= 8 && strcmp(cube_path + n - 8, ".cube.gz") == 0)
+        strcpy(s + n - 8, ".stat.gz");
+    else if (n >= 5 && strcmp(cube_path + n - 5, ".cube") == 0)
+        strcpy(s + n - 5, ".stat");
+    else
+        strcat(s, ".stat");
+    return s;
+}
+
+/* An attribute value on one line: the writer keeps newlines, and XML
+ * readers turn those in attribute values into spaces anyway. */
+static void def_attr_line(cube_t *c, const char *key, const char *value)
+{
+    if (!value)
+        return;
+    char *v = strdup(value), *w = v;
+    if (!v)
+        return;
+    int space = 1; /* drops leading blanks */
+    for (const char *r = value; *r; r++) {
+        int blank = *r == ' ' || *r == '\t' || *r == '\n' || *r == '\r';
+        if (blank) {
+            if (!space)
+                *w++ = ' ';
+            space = 1;
+        } else {
+            *w++ = *r;
+            space = 0;
+        }
+    }
+    while (w > v && w[-1] == ' ')
+        w--;
+    *w = '\0';
+    cube_def_attr(c, key, v);
+    free(v);
+}
+
+static void def_attr_fmt(cube_t *c, const char *key, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cube_def_attr(c, key, buf);
+}
+
+static void def_attributes(cube_t *c, const bench_ctx *ctx, const bench_params *bp,
+                           const output_info *info)
+{
+    cube_def_attr(c, "cube_bench version", CUBE_BENCH_VERSION);
+    def_attr_line(c, "MPI library", info->mpi_library);
+    def_attr_line(c, "MPI version", info->mpi_version);
+    def_attr_fmt(c, "processes", "%d", ctx->size);
+    def_attr_line(c, "start time", info->start_time);
+    def_attr_line(c, "end time", info->end_time);
+    def_attr_line(c, "command line", info->command_line);
+    def_attr_line(c, "parameter file", info->param_file);
+    def_attr_fmt(c, "clock tick", "%.17g", ctx->clock.tick);
+    def_attr_fmt(c, "clock resolution", "%.17g", bclock_resolution(&ctx->clock));
+    def_attr_fmt(c, "MPI_Wtime cost", "%.17g", ctx->clock.call_cost);
+    if (ctx->partner_max >= 0) {
+        def_attr_fmt(c, "partner with the largest latency", "%d (%.17g s)", ctx->partner_max,
+                     ctx->latency_max);
+        def_attr_fmt(c, "partner with the smallest latency", "%d (%.17g s)", ctx->partner_min,
+                     ctx->latency_min);
+    }
+    /* the run sections, keyed by their names in the file */
+    const struct {
+        bench_section sec;
+        const char *text;
+    } texts[] = {
+        {BENCH_SEC_USER, bp->user},       {BENCH_SEC_MACHINE, bp->machine},
+        {BENCH_SEC_NETWORK, bp->network}, {BENCH_SEC_NODE, bp->node},
+        {BENCH_SEC_COMMENT, bp->comment}, {BENCH_SEC_OUTFILE, bp->outfile},
+        {BENCH_SEC_LOGFILE, bp->logfile},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        def_attr_line(c, bench_section_name(texts[i].sec), texts[i].text);
+    /* the values in force, in the file's units (times in minutes) */
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_MEMORY), "%ld", bp->memory_kib);
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_MAX_REP_DEFAULT), "%d", bp->max_rep_default);
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_MIN_REP_DEFAULT), "%d", bp->min_rep_default);
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_MAX_STEPS_DEFAULT), "%d",
+                 bp->max_steps_default);
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_MULTIPLE_OF_DEFAULT), "%ld",
+                 bp->multiple_of_default);
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_STANDARD_ERROR_DEFAULT), "%.17g",
+                 bp->standard_error_default);
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_TIME_MEAS_DEFAULT), "%.17g",
+                 bp->time_meas_default / 60.0);
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_TIME_SUITE_DEFAULT), "%.17g",
+                 bp->time_suite_default / 60.0);
+    def_attr_fmt(c, bench_section_name(BENCH_SEC_CUT_QUANTILE_DEFAULT), "%.17g",
+                 bp->cut_quantile_default);
+    cube_def_attr(c, bench_section_name(BENCH_SEC_ABSOLUTE), bp->absolute ? "yes" : "no");
+    cube_def_attr(c, bench_section_name(BENCH_SEC_POST), bp->post_proc ? "yes" : "no");
+}
+
+/* The argument regions are shared by name across suites. */
+typedef struct {
+    char **names;
+    cube_region **regions;
+    size_t n, cap;
+} region_set;
+
+static cube_region *arg_region(cube_t *c, region_set *rs, const char *name, const char *descr)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (strcmp(rs->names[i], name) == 0)
+            return rs->regions[i];
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? 2 * rs->cap : 64;
+        char **nn = realloc(rs->names, cap * sizeof *nn);
+        if (!nn)
+            return NULL;
+        rs->names = nn;
+        cube_region **nr = realloc(rs->regions, cap * sizeof *nr);
+        if (!nr)
+            return NULL;
+        rs->regions = nr;
+        rs->cap = cap;
+    }
+    char *copy = strdup(name);
+    cube_region *r = copy ? cube_def_region(c, name, -1, -1, "", descr, "") : NULL;
+    if (!r) {
+        free(copy);
+        return NULL;
+    }
+    rs->names[rs->n] = copy;
+    rs->regions[rs->n++] = r;
+    return r;
+}
+
+static void region_set_free(region_set *rs)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        free(rs->names[i]);
+    free(rs->names);
+    free(rs->regions);
+}
+
+/* The system tree; threads[r] is world rank r's.  0 or -1. */
+static int def_system(cube_t *c, const bench_ctx *ctx, const bench_params *bp,
+                      const output_info *info, cube_thread **threads)
+{
+    char mname[256];
+    const char *mtext = bp->machine && *bp->machine ? bp->machine : info->proc_names[0];
+    size_t k = strcspn(mtext, "\n");
+    snprintf(mname, sizeof mname, "%.*s", (int)(k < 255 ? k : 255), mtext);
+    cube_machine *mach = cube_def_mach(c, mname, bp->machine ? bp->machine : "the host of rank 0");
+    cube_node **nodes = calloc((size_t)ctx->size, sizeof *nodes);
+    if (!mach || !nodes) {
+        free(nodes);
+        return -1;
+    }
+    int rc = 0;
+    for (int r = 0; r < ctx->size && rc == 0; r++) {
+        /* one node per processor name, in the order of their first rank */
+        cube_node *node = NULL;
+        for (int q = 0; q < r && !node; q++)
+            if (strcmp(info->proc_names[q], info->proc_names[r]) == 0)
+                node = nodes[q];
+        if (!node)
+            node = cube_def_node(c, info->proc_names[r], mach);
+        nodes[r] = node;
+        char name[64];
+        snprintf(name, sizeof name, "rank %d", r);
+        cube_process *p = node ? cube_def_proc(c, name, r, node) : NULL;
+        threads[r] = p ? cube_def_thrd(c, name, 0, p) : NULL;
+        if (!threads[r])
+            rc = -1;
+    }
+    free(nodes);
+    return rc;
+}
+
+static void suite_descr(const suite_result *s, const char *file, char *buf, size_t n)
+{
+    const bench_suite *d = s->def;
+    size_t ninfo;
+    const bench_type_info *info = bench_type_list(&ninfo);
+    int k = snprintf(buf, n, "%s:%d: %s (%s): %s; Variation = %s", file, d->line,
+                     bench_type_name(d->type),
+                     info[d->type].operation, info[d->type].description,
+                     bench_variation_name(s->var));
+    if (k >= 0 && (size_t)k < n && s->var != BENCH_VAR_NONE)
+        k += snprintf(buf + k, n - (size_t)k, ", %s %.0f..%.0f", refine_scale_name(s->rp.scale),
+                      s->rp.x_start, s->rp.x_end);
+    if (k >= 0 && (size_t)k < n && s->partner >= 0)
+        k += snprintf(buf + k, n - (size_t)k, "; partner rank %d", s->partner);
+    if (k >= 0 && (size_t)k < n && s->skipped)
+        snprintf(buf + k, n - (size_t)k, "; skipped: %s", s->skipped);
+}
+
+static int add_pattern(cube_statfile *sf, const suite_result *s, const suite_point *p,
+                       const char *argname, const cube_metric *time_met, const cube_cnode *cn)
+{
+    char name[512];
+    snprintf(name, sizeof name, "%s/%s", s->def->name, argname);
+    for (char *q = name; *q; q++) /* a pattern name is one word */
+        if (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+            *q = '_';
+    cube_statfile_instance inst[MEASURE_SLOWEST];
+    for (size_t i = 0; i < p->res.num_slowest; i++) {
+        inst[i].cnode_id = cn->id;
+        inst[i].enter = p->res.slowest[i].enter;
+        inst[i].exit = p->res.slowest[i].exit;
+        inst[i].duration = p->res.slowest[i].duration;
+        inst[i].rank = 0;
+        inst[i].line = 0;
+    }
+    cube_statfile_pattern pat;
+    memset(&pat, 0, sizeof pat);
+    pat.name = name;
+    pat.metric_id = time_met->id;
+    pat.count = (uint64_t)p->res.count;
+    pat.has = CUBE_STATFILE_SUMMARY | CUBE_STATFILE_VARIANCE | CUBE_STATFILE_QUARTILES;
+    pat.mean = p->res.mean_all;
+    pat.median = p->res.median;
+    pat.minimum = p->res.min;
+    pat.maximum = p->res.max;
+    pat.sum = p->res.sum;
+    pat.variance = p->res.variance;
+    pat.quartile25 = p->res.q25;
+    pat.quartile75 = p->res.q75;
+    pat.instances = inst;
+    pat.num_instances = p->res.num_slowest;
+    return cube_statfile_add_pattern(sf, &pat);
+}
+
+int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info *info,
+                 const suite_result *suites, size_t n, const char *path, const char *stat_path,
+                 char *err, size_t errlen)
+{
+    cube_t *c = cube_create();
+    cube_statfile *sf = stat_path ? cube_statfile_create() : NULL;
+    cube_thread **threads = calloc((size_t)ctx->size, sizeof *threads);
+    region_set rs = {0};
+    int rc = -1;
+    if (!c || (stat_path && !sf) || !threads) {
+        seterr(err, errlen, "%s: out of memory", path);
+        goto done;
+    }
+    def_attributes(c, ctx, bp, info);
+
+    static const struct {
+        const char *disp, *uniq, *dtype, *uom, *descr;
+    } mdef[NUM_METRICS] = {
+        {"Time", "time", "FLOAT", "sec",
+         "Result of the measurement: the mean of the single measurements left after cutting "
+         "Cut_Quantile at each end, minus the dummy time; per operation (half a round trip "
+         "for ping-pongs)"},
+        {"Standard error", "stderr", "FLOAT", "sec",
+         "Standard error of the time (of the trimmed mean, from the winsorized sample)"},
+        {"Repetitions", "reps", "INTEGER", "occ", "Number of single measurements"},
+        {"Dummy time", "dummy_time", "FLOAT", "sec",
+         "Overhead of an empty measurement per operation, subtracted from the time"},
+    };
+    cube_metric *met[NUM_METRICS];
+    for (int m = 0; m < NUM_METRICS; m++)
+        if (!(met[m] = cube_def_met(c, mdef[m].disp, mdef[m].uniq, mdef[m].dtype, mdef[m].uom,
+                                    "", "", mdef[m].descr, NULL)))
+            goto cube_failed;
+
+    /* no module: regions match by name and module when experiments are
+     * lined up (cube_diff), and two runs from differently named parameter
+     * files must still line up; the file and line are in the description */
+    const char *mod = "";
+    cube_region *top = cube_def_region(c, "cube_bench", -1, -1, "",
+                                       "a cube_bench run: one child per suite", mod);
+    cube_cnode *root = top ? cube_def_cnode(c, top, NULL) : NULL;
+    if (!root)
+        goto cube_failed;
+    if (def_system(c, ctx, bp, info, threads) != 0)
+        goto cube_failed;
+
+    for (size_t i = 0; i < n; i++) {
+        const suite_result *s = &suites[i];
+        char descr[1024];
+        suite_descr(s, info->param_file ? info->param_file : "-", descr, sizeof descr);
+        cube_region *reg = cube_def_region(c, s->def->name, s->def->line, -1, "", descr, mod);
+        cube_cnode *sn = reg ? cube_def_cnode(c, reg, root) : NULL;
+        if (!sn)
+            goto cube_failed;
+        for (size_t k = 0; k < s->n; k++) {
+            const suite_point *p = &s->points[k];
+            char argname[128], adescr[160];
+            suite_arg_name(s, p->arg, argname, sizeof argname);
+            switch (s->var) {
+            case BENCH_VAR_NODES:
+                snprintf(adescr, sizeof adescr, "communicator of %ld processes", p->arg);
+                break;
+            case BENCH_VAR_CHUNKS:
+                snprintf(adescr, sizeof adescr, "%ld work pieces", p->arg);
+                break;
+            default:
+                snprintf(adescr, sizeof adescr, "message length %ld bytes", p->len);
+                break;
+            }
+            cube_region *ar = arg_region(c, &rs, argname, adescr);
+            cube_cnode *cn = ar ? cube_def_cnode(c, ar, sn) : NULL;
+            if (!cn)
+                goto cube_failed;
+            if (p->ranks) {
+                for (int r = 0; r < ctx->size; r++) {
+                    const double *v = p->ranks + (size_t)r * RANK_FIELDS;
+                    if (v[RANK_IN] == 0.0)
+                        continue;
+                    cube_set_sev(c, met[M_TIME], cn, threads[r], v[RANK_TIME]);
+                    cube_set_sev(c, met[M_STDERR], cn, threads[r], v[RANK_STDERR]);
+                    cube_set_sev(c, met[M_REPS], cn, threads[r], (double)p->res.count);
+                    cube_set_sev(c, met[M_DUMMY], cn, threads[r], v[RANK_DUMMY]);
+                }
+            } else {
+                cube_set_sev(c, met[M_TIME], cn, threads[0], p->res.time);
+                cube_set_sev(c, met[M_STDERR], cn, threads[0], p->res.std_error);
+                cube_set_sev(c, met[M_REPS], cn, threads[0], (double)p->res.count);
+                cube_set_sev(c, met[M_DUMMY], cn, threads[0], p->res.dummy);
+            }
+            if (*cube_error(c))
+                goto cube_failed;
+            if (sf && add_pattern(sf, s, p, argname, met[M_TIME], cn) != 0) {
+                seterr(err, errlen, "%s: out of memory", stat_path);
+                goto done;
+            }
+        }
+    }
+    if (cube_write_file(c, path, 0) != 0)
+        goto cube_failed;
+    if (sf && cube_statfile_write(sf, stat_path, CUBE_STATFILE_DOCUMENTED) != 0) {
+        seterr(err, errlen, "%s", cube_statfile_error(sf));
+        goto done;
+    }
+    rc = 0;
+    goto done;
+cube_failed:
+    seterr(err, errlen, "%s", *cube_error(c) ? cube_error(c) : "out of memory");
+done:
+    region_set_free(&rs);
+    free(threads);
+    if (sf)
+        cube_statfile_free(sf);
+    cube_free(c);
+    return rc;
+}

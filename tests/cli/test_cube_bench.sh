@@ -1,0 +1,337 @@
+# cube_bench under mpiexec: every pattern and operation runs (2 ranks; the
+# collective and master-worker patterns also on 3 ranks with tiny
+# repetition caps: the machine has 2 cores and MPICH polls busily, so never
+# more ranks); the CUBE output reads back (cube_info, cube_dump -s csv)
+# with the call tree, system tree and attributes of cube_bench(1); values
+# are positive and meet the requested standard error unless the log says
+# the measurement stopped at Max_Repetition or the time limit; the
+# statistics file passes cube_statfile --check and its counts equal the
+# reps metric; the shipped default.par runs without -p; bad parameter
+# files and usage errors exit 2 with FILE:LINE and write nothing.
+. tests/cli/lib.sh
+
+if [ "${VALGRIND:-0}" = 1 ]; then
+    # valgrind under mpiexec measures valgrind; the pure modules have unit tests
+    ok "cube_bench: skipped under valgrind"
+    exit 0
+fi
+if ! command -v mpiexec >/dev/null 2>&1 || [ ! -x "$BIN/cube_bench" ]; then
+    ok "cube_bench: skipped (no mpiexec or no $BIN/cube_bench)"
+    exit 0
+fi
+# MPICH and UCX keep some memory until exit; that is not ours to report
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+# mpirun N ARGS... : cube_bench on N ranks; stdout/stderr/status as run()
+mpirun() {
+    n=$1
+    shift
+    timeout 120 mpiexec -n "$n" "$BIN/cube_bench" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+}
+
+# The checks of one run: the experiment (cube_dump -s csv), the statistics
+# file and the log against the parameters.
+cat >"$TMP/check.py" <<'EOF'
+import csv, re, sys
+
+cube_csv, stat, log, nprocs, rel, max_rep = sys.argv[1:7]
+expect_suites = sys.argv[7].split(",")
+nprocs, rel, max_rep = int(nprocs), float(rel), int(max_rep)
+
+def fail(msg):
+    sys.exit(msg)
+
+rows = list(csv.DictReader(open(cube_csv, newline="")))
+val = {}      # (metric, call path, process) -> value
+paths = {}    # call path -> cnode id
+for r in rows:
+    val[(r["metric"], r["call_path"], int(r["process"]))] = float(r["value"])
+    paths[r["call_path"]] = int(r["cnode_id"])
+procs = {int(r["process"]) for r in rows}
+if procs != set(range(nprocs)):
+    fail("processes %s, expected 0..%d" % (sorted(procs), nprocs - 1))
+
+# the log: "suite NAME (line N): ..." then "  ARG  ... stop: REASON after ..."
+stops, cur = {}, None
+for line in open(log):
+    m = re.match(r"suite (\S+) \(line \d+\)", line)
+    if m:
+        cur = m.group(1)
+        continue
+    m = re.match(r"  (\S+)\s.* single measurements? .* stop: (\w+) after", line)
+    if m and cur:
+        stops[cur + "/" + m.group(1)] = m.group(2)
+
+def argval(name):
+    m = re.match(r"\w+=(\d+)$", name)
+    return int(m.group(1)) if m else 0
+
+points = 0
+for suite in expect_suites:
+    kids = sorted((p for p in paths if p.startswith("cube_bench/" + suite + "/")),
+                  key=lambda p: paths[p])
+    if not kids:
+        fail("suite %s: no arguments in the call tree" % suite)
+    args = [argval(p.rsplit("/", 1)[1]) for p in kids]
+    if args != sorted(args) or len(set(args)) != len(args):
+        fail("suite %s: arguments not ascending in call-tree order: %s" % (suite, args))
+    for p in kids:
+        key = p[len("cube_bench/"):]
+        t = val.get(("time", p, 0), 0.0)
+        se = val.get(("stderr", p, 0), 0.0)
+        reps = val.get(("reps", p, 0), 0.0)
+        dummy = val.get(("dummy_time", p, 0), 0.0)
+        if not t > 0:
+            fail("%s: time %r is not positive" % (key, t))
+        if not (se >= 0 and reps >= 1 and dummy >= 0):
+            fail("%s: stderr %r reps %r dummy %r" % (key, se, reps, dummy))
+        stop = stops.get(key)
+        if stop is None:
+            fail("%s: not in the log" % key)
+        # the bound is on the mean before the dummy time is subtracted
+        if se > rel * (t + dummy) * (1 + 1e-9):
+            if not (stop in ("max_rep", "time") and (stop != "max_rep" or reps == max_rep)):
+                fail("%s: stderr %g above %g x %g, stop %s, reps %g" % (key, se, rel, t + dummy, stop, reps))
+        if reps > max_rep:
+            fail("%s: %g reps, more than Max_Repetition %d" % (key, reps, max_rep))
+        points += 1
+
+# the statistics file: one pattern per argument, its count the reps metric
+pats = {}
+for line in open(stat).read().splitlines()[1:]:
+    f = line.split()
+    if f and not line.startswith("-"):
+        pats[f[0]] = (int(f[2]), [float(x) for x in f[3:]])
+for p in paths:
+    if p.count("/") != 2 or p.split("/")[1] not in expect_suites:
+        continue
+    key = p[len("cube_bench/"):]
+    if key not in pats:
+        fail("%s: no pattern in the statistics file" % key)
+    count, st = pats[key]
+    if count != val.get(("reps", p, 0)):
+        fail("%s: statistics count %d, reps %r" % (key, count, val.get(("reps", p, 0))))
+    mean, median, lo, hi, total, var, q25, q75 = st
+    if not (lo <= q25 <= median <= q75 <= hi and var >= 0):
+        fail("%s: statistics out of order: %s" % (key, st))
+print("%d arguments checked" % points)
+EOF
+
+# --- every operation on 2 ranks ----------------------------------------------
+P2P="Pingpong_Send_Recv Pingpong_Ssend_Recv Pingpong_Isend_Recv Pingpong_Bsend_Recv Pingpong_Sendrecv Pingpong_Irecv_Send Ping_Send"
+COLL="Bcast Reduce Allreduce Gather Scatter Allgather Alltoall Reduce_scatter Scan"
+MW="MW_Waitsome MW_Waitany MW_Recv_any"
+SIMPLE="Wtime Comm_rank Iprobe"
+{
+    printf '@USER cube_bench test\n@MACHINE testmachine\n@COMMENT every operation, 2 ranks\n'
+    printf '@MIN_REP_DEFAULT 8\n@MAX_REP_DEFAULT 60\n@STANDARD_ERROR_DEFAULT 0.05\n'
+    printf '@TIME_MEAS_DEFAULT 0.002\n@TIME_SUITE_DEFAULT 0.02\n@MAX_STEPS_DEFAULT 8\n'
+    printf '@MEASUREMENTS\n'
+    for t in $P2P $COLL; do
+        printf '%s {\n  Type = %s;\n  Variation = Length;\n  Scale = Dynamic_log;\n' "$t" "$t"
+        printf '  Start_Argument = 4;\n  End_Argument = 65536;\n  Stepwidth = 16;\n  Node_Times = yes;\n}\n'
+    done
+    printf 'Barrier {\n  Type = Barrier;\n  Variation = Nodes;\n  Node_Times = yes;\n}\n'
+    for t in $MW; do
+        printf '%s {\n  Type = %s;\n  Variation = Chunks;\n  Scale = Fixed_log;\n' "$t" "$t"
+        printf '  End_Argument = 8;\n  Stepwidth = 2;\n  Default_Message_length = 64;\n}\n'
+    done
+    for t in $SIMPLE; do
+        printf '%s {\n  Type = %s;\n  Node_Times = yes;\n}\n' "$t" "$t"
+    done
+} >"$TMP/all.par"
+ALL_SUITES=$(echo $P2P $COLL Barrier $MW $SIMPLE | tr ' ' ',')
+
+mpirun 2 -p "$TMP/all.par" -o "$TMP/all.cube" -l "$TMP/all.log"
+expect_rc 0 "cube_bench: every operation on 2 ranks"
+if [ -s "$TMP/all.cube" ] && [ -s "$TMP/all.stat" ] && [ -s "$TMP/all.log" ]; then
+    ok "cube_bench: experiment, statistics file and log written"
+else
+    not_ok "cube_bench: experiment, statistics file and log written"
+fi
+
+run cube_info "$TMP/all.cube"
+expect_rc 0 "cube_bench: cube_info reads the experiment"
+cp "$TMP/out" "$TMP/all.info"
+expect_grep "metrics: 4 " "$TMP/all.info" "cube_bench: four metrics"
+expect_grep "system: machines 1, nodes 1, processes 2, threads 2" "$TMP/all.info" \
+    "cube_bench: one process per rank on one node"
+expect_grep "machine testmachine" "$TMP/all.info" "cube_bench: the machine from @MACHINE"
+for a in "@USER = cube_bench test" "@COMMENT = every operation, 2 ranks" "MPI library = " \
+    "start time = " "end time = " "command line = .*cube_bench -p" "processes = 2"; do
+    expect_grep "$a" "$TMP/all.info" "cube_bench: attribute '$a'"
+done
+for m in time stderr reps dummy_time; do
+    expect_grep "^  $m	" "$TMP/all.info" "cube_bench: metric $m"
+done
+
+run cube_dump -s csv "$TMP/all.cube"
+expect_rc 0 "cube_bench: cube_dump -s csv reads the experiment"
+cp "$TMP/out" "$TMP/all.csv"
+pycheck "cube_bench: 2 ranks: every suite's values positive, within the standard error bound or stopped at max_rep/time; statistics counts = reps" \
+    "$TMP/check.py" "$TMP/all.csv" "$TMP/all.stat" "$TMP/all.log" 2 0.05 60 "$ALL_SUITES"
+
+run cube_statfile --check --cube "$TMP/all.cube" "$TMP/all.stat"
+expect_rc 0 "cube_bench: cube_statfile --check on the statistics file (joined with the experiment)"
+
+# Node_Times: the partner's value is there for ping-pongs, only rank 0's for
+# master-worker (Node_Times not given)
+cat >"$TMP/nodetimes.py" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+v = {(r["metric"], r["call_path"], r["process"]): float(r["value"]) for r in rows}
+def get(p, q):
+    return v.get(("time", p, q), 0.0)
+pp = "cube_bench/Pingpong_Send_Recv/len=4"
+mw = "cube_bench/MW_Waitsome/chunks=1"
+if not (get(pp, "0") > 0 and get(pp, "1") > 0):
+    sys.exit("ping-pong: times %r %r" % (get(pp, "0"), get(pp, "1")))
+if not (get(mw, "0") > 0 and get(mw, "1") == 0):
+    sys.exit("master-worker without Node_Times: %r %r" % (get(mw, "0"), get(mw, "1")))
+EOF
+pycheck "cube_bench: Node_Times = yes gives every rank's value, else rank 0's" \
+    "$TMP/nodetimes.py" "$TMP/all.csv"
+
+# the log names each measurement's stop reason
+expect_grep "stop: \(std_error\|max_rep\|time\) after" "$TMP/all.log" "cube_bench: the log gives stop reasons"
+expect_grep "partner rank 1" "$TMP/all.log" "cube_bench: the log names the ping-pong partner"
+
+# --- collectives and master-worker on 3 ranks, tiny caps --------------------
+{
+    printf '@MIN_REP_DEFAULT 2\n@MAX_REP_DEFAULT 3\n@STANDARD_ERROR_DEFAULT 0.05\n'
+    printf '@TIME_MEAS_DEFAULT 0.001\n@TIME_SUITE_DEFAULT 0.01\n@MAX_STEPS_DEFAULT 3\n'
+    printf '@MEASUREMENTS\n'
+    printf 'Bcast { Type = Bcast; Variation = Nodes; Node_Times = yes; }\n'
+    printf 'Allreduce { Type = Allreduce; Variation = Length; Scale = Fixed_log; Start_Argument = 8; End_Argument = 128; Stepwidth = 16; Node_Times = yes; }\n'
+    printf 'Alltoall { Type = Alltoall; Variation = No_Variation; Default_Message_length = 64; Node_Times = yes; }\n'
+    printf 'Barrier { Type = Barrier; Variation = Nodes; Node_Times = yes; }\n'
+    printf 'MW_Waitsome { Type = MW_Waitsome; Variation = Nodes; }\n'
+    printf 'MW_Waitany { Type = MW_Waitany; Variation = Chunks; Scale = Fixed_log; End_Argument = 4; Stepwidth = 4; }\n'
+    printf 'MW_Recv_any { Type = MW_Recv_any; Variation = No_Variation; Default_Chunks = 4; }\n'
+} >"$TMP/three.par"
+mpirun 3 -p "$TMP/three.par" -o "$TMP/three.cube" -l "$TMP/three.log"
+expect_rc 0 "cube_bench: collectives and master-worker on 3 ranks"
+run cube_dump -s csv "$TMP/three.cube"
+expect_rc 0 "cube_bench: cube_dump reads the 3-rank experiment"
+cp "$TMP/out" "$TMP/three.csv"
+pycheck "cube_bench: 3 ranks: values positive, bound met or stopped at max_rep/time; statistics counts = reps" \
+    "$TMP/check.py" "$TMP/three.csv" "$TMP/three.stat" "$TMP/three.log" 3 0.05 3 \
+    "Bcast,Allreduce,Alltoall,Barrier,MW_Waitsome,MW_Waitany,MW_Recv_any"
+cat >"$TMP/nodes.py" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+v = {(r["metric"], r["call_path"], r["process"]): float(r["value"]) for r in rows}
+# sub-communicators of 2 and 3 ranks: rank 2 takes part in the second only
+for suite in ("Bcast", "Barrier"):
+    two, three = "cube_bench/%s/nodes=2" % suite, "cube_bench/%s/nodes=3" % suite
+    got2 = [v.get(("time", two, q), 0.0) > 0 for q in "012"]
+    got3 = [v.get(("time", three, q), 0.0) > 0 for q in "012"]
+    if got2 != [True, True, False] or got3 != [True, True, True]:
+        sys.exit("%s: ranks with values %s (nodes=2), %s (nodes=3)" % (suite, got2, got3))
+EOF
+pycheck "cube_bench: Variation = Nodes measures on sub-communicators of 2 and 3 ranks" \
+    "$TMP/nodes.py" "$TMP/three.csv"
+run cube_statfile --check "$TMP/three.stat"
+expect_rc 0 "cube_bench: the 3-rank statistics file passes --check"
+
+# --- Partner: the ping-pong partner of the smallest or the largest latency on 3
+# ranks (the log and the attributes name both; the suite must use the one asked)
+for which in Min_Latency Max_Latency; do
+    {
+        printf '@MIN_REP_DEFAULT 2\n@MAX_REP_DEFAULT 3\n@TIME_MEAS_DEFAULT 0.001\n@TIME_SUITE_DEFAULT 0.01\n'
+        printf '@MEASUREMENTS\n'
+        printf 'PP { Type = Pingpong_Send_Recv; Variation = No_Variation; Default_Message_length = 8; Partner = %s; }\n' "$which"
+    } >"$TMP/partner.par"
+    mpirun 3 -p "$TMP/partner.par" -o "$TMP/partner.cube" -l "$TMP/partner.log"
+    expect_rc 0 "cube_bench: Partner = $which on 3 ranks"
+    run cube_info "$TMP/partner.cube"
+    case $which in
+        Min_Latency) attr="partner with the smallest latency" ;;
+        *) attr="partner with the largest latency" ;;
+    esac
+    want=$(sed -n "s/.*$attr = \([0-9]*\) .*/\1/p" "$TMP/out" | head -n 1)
+    if [ -n "$want" ] && grep -q "partner rank $want" "$TMP/partner.log"; then
+        ok "cube_bench: Partner = $which measures with that partner (rank $want)"
+    else
+        not_ok "cube_bench: Partner = $which measures with that partner (attribute: '$want')"
+        grep -i partner "$TMP/partner.log" "$TMP/out" | head -5 | sed 's/^/#   /'
+    fi
+done
+
+# --- the shipped default.par (no -p), output name from -o ---------------------
+start=$(date +%s)
+mpirun 2 -o "$TMP/default.cube"
+end=$(date +%s)
+expect_rc 0 "cube_bench: without -p the shipped default.par runs"
+case $BIN in
+*sanitize*) ok "cube_bench: default.par took $((end - start)) s (no time limit under the sanitizers)" ;;
+*)
+    if [ $((end - start)) -lt 30 ]; then ok "cube_bench: default.par in under 30 s ($((end - start)) s)"; else
+        not_ok "cube_bench: default.par in under 30 s ($((end - start)) s)"; fi
+    ;;
+esac
+run cube_dump -s csv -m reps "$TMP/default.cube"
+expect_grep "cube_bench/Pingpong_Send_Recv/len=4194304," "$TMP/out" \
+    "cube_bench: default.par measures ping-pongs up to 4 MiB"
+expect_grep "cube_bench/Alltoall/len=1," "$TMP/out" "cube_bench: default.par measures collectives from 1 B"
+run cube_statfile --check "$TMP/default.stat"
+expect_rc 0 "cube_bench: default.par's statistics file passes --check"
+
+# @OUTFILE names the output when there is no -o; -o - writes to stdout
+printf '@OUTFILE %s\n@MAX_REP_DEFAULT 4\n@MIN_REP_DEFAULT 2\n@MEASUREMENTS\nW { Type = Wtime; }\n' \
+    "$TMP/named.cube" >"$TMP/named.par"
+mpirun 2 -p "$TMP/named.par"
+expect_rc 0 "cube_bench: @OUTFILE"
+if [ -s "$TMP/named.cube" ] && [ -s "$TMP/named.stat" ]; then ok "cube_bench: @OUTFILE names the output"; else
+    not_ok "cube_bench: @OUTFILE names the output"; fi
+mpirun 2 -p "$TMP/named.par" -o -
+expect_rc 0 "cube_bench: -o -"
+cp "$TMP/out" "$TMP/stdout.cube"
+run cube_info "$TMP/stdout.cube"
+expect_rc 0 "cube_bench: -o - writes the experiment to standard output"
+
+# --- errors --------------------------------------------------------------------
+# bad parameter files: exit 2 on every rank, FILE:LINE in one message, no output
+printf '@MEASUREMENTS\nX {\n  Type = Nonsense;\n}\n' >"$TMP/bad_type.par"
+printf '@MEASUREMENTS\nX {\n  Type = Bcast;\n  Variation = Chunks;\n}\n' >"$TMP/bad_var.par"
+printf '@MEASUREMENTS\nX {\n  Type = Bcast\n  Variation = Length;\n}\n' >"$TMP/bad_semi.par"
+printf '@MIN_REP_DEFAULT many\n@MEASUREMENTS\n' >"$TMP/bad_value.par"
+printf '@MEASUREMENTS\nX {\n  Type = Bcast;\n  Start_Argument = 8;\n  End_Argument = 4;\n}\n' >"$TMP/bad_range.par"
+# (the missing ';' may be blamed on its line or on the next token's)
+for b in bad_type:3 bad_var:4 'bad_semi:[34]' bad_value:1 bad_range:5; do
+    f=${b%%:*}
+    line=${b#*:}
+    mpirun 2 -p "$TMP/$f.par" -o "$TMP/$f.cube"
+    expect_rc 2 "cube_bench: $f.par exits 2"
+    expect_grep "^cube_bench: .*$f.par:$line: expected" "$TMP/err" "cube_bench: $f.par: FILE:LINE: expected ..."
+    if [ "$(grep -c . "$TMP/err")" = 1 ]; then ok "cube_bench: $f.par: one message for all ranks"; else
+        not_ok "cube_bench: $f.par: one message for all ranks ($(grep -c . "$TMP/err") lines)"; fi
+    if [ ! -e "$TMP/$f.cube" ]; then ok "cube_bench: $f.par: nothing written"; else
+        not_ok "cube_bench: $f.par: nothing written"; fi
+done
+mpirun 2 -p "$TMP/does-not-exist.par"
+expect_rc 2 "cube_bench: a missing parameter file exits 2"
+expect_grep "does-not-exist.par" "$TMP/err" "cube_bench: the missing file is named"
+mpirun 2 -p "$TMP/named.par" -o "$TMP/no/such/dir/x.cube"
+expect_rc 2 "cube_bench: an output directory that does not exist exits 2 before measuring"
+mpirun 2 --bogus
+expect_rc 2 "cube_bench: an unknown option exits 2"
+mpirun 2 -p "$TMP/named.par" extra
+expect_rc 2 "cube_bench: an extra argument exits 2"
+mpirun 2 --help
+expect_rc 0 "cube_bench --help"
+expect_grep "^usage: mpiexec -n P cube_bench" "$TMP/out" "cube_bench --help prints the usage"
+mpirun 1 --version
+expect_rc 0 "cube_bench --version"
+expect_grep "^cube_bench [0-9]" "$TMP/out" "cube_bench --version prints the version"
+
+# a point-to-point suite on one rank is skipped with a warning, the rest runs
+printf '@MAX_REP_DEFAULT 4\n@MIN_REP_DEFAULT 2\n@MEASUREMENTS\nPP { Type = Pingpong_Send_Recv; Variation = No_Variation; }\nW { Type = Wtime; }\n' \
+    >"$TMP/one.par"
+mpirun 1 -p "$TMP/one.par" -o "$TMP/one.cube"
+expect_rc 0 "cube_bench: one rank"
+expect_grep "warning: suite PP skipped: .*needs at least 2 processes" "$TMP/err" \
+    "cube_bench: one rank: the ping-pong suite is skipped with a warning"
+run cube_dump -s csv -m time "$TMP/one.cube"
+expect_grep "cube_bench/W/MPI_Wtime," "$TMP/out" "cube_bench: one rank: the other suites are measured"
