@@ -59,7 +59,7 @@ LT_WRITER_OBJ := $(BUILD)/obj/tests/linktest_writer.o
 
 # cube_bench: the measurement mechanisms that need no MPI (unit-tested
 # without it) and the MPI side, compiled with mpicc
-BENCH_CORE     := asec refine params grow
+BENCH_CORE     := asec refine params grow report
 BENCH_CORE_OBJ := $(patsubst %,$(BUILD)/obj/bench/%.o,$(BENCH_CORE))
 BENCH_MPI_SRC  := $(filter-out $(patsubst %,bench/%.c,$(BENCH_CORE)),$(wildcard bench/*.c))
 BENCH_MPI_OBJ  := $(patsubst bench/%.c,$(BUILD)/obj/bench-mpi/%.o,$(BENCH_MPI_SRC))
@@ -113,7 +113,7 @@ $(LIB_PC): libcube/libcube.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- the tools (linked statically against libcube: they run from build/) --
-$(BUILD)/obj/cli/%.o: cli/%.c $(wildcard cli/*.h) libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h libcube/cube_linktest.h | deps
+$(BUILD)/obj/cli/%.o: cli/%.c $(wildcard cli/*.h) $(wildcard libcube/cube*.h) | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -134,7 +134,7 @@ $(BUILD)/bin/cube_linktest: $(BUILD)/obj/cli/cube_linktest.o $(LINKTEST_SVG_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # --- cube_bench -------------------------------------------------------------
-BENCH_HDRS := $(wildcard bench/*.h) libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h libcube/cube_linktest.h
+BENCH_HDRS := $(wildcard bench/*.h) $(wildcard libcube/cube*.h)
 
 $(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
 	@mkdir -p $(@D)
@@ -148,8 +148,26 @@ $(BUILD)/bin/cube_bench: $(BENCH_MPI_OBJ) $(BENCH_CORE_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
+# bench/compare (issue 8): cube_bench's measurement against a fixed-iteration
+# loop, interleaved; cube_bench's MPI objects without its main.  Run by
+# `make bench-compare` on 2 ranks (about a minute: the loop's 10 000
+# iterations at 4 MiB dominate).
+COMPARE_SRC := $(wildcard bench/compare/*.c)
+COMPARE_BIN := $(BUILD)/perf/bench_compare
+COMPARE_OBJ := $(filter-out $(BUILD)/obj/bench-mpi/cube_bench.o,$(BENCH_MPI_OBJ))
+
+$(COMPARE_BIN): $(COMPARE_SRC) $(BENCH_HDRS) $(wildcard libcube/*.h) $(COMPARE_OBJ) $(BENCH_CORE_OBJ) \
+                $(LIB_A)
+	@mkdir -p $(@D)
+	$(MPICC) $(ALL_CFLAGS) -Ibench $(ALL_LDFLAGS) -o $@ $(COMPARE_SRC) $(COMPARE_OBJ) \
+	    $(BENCH_CORE_OBJ) $(LIB_A) $(LDLIBS_ALL)
+
+.PHONY: bench-compare
+bench-compare: $(COMPARE_BIN) $(BENCH_BIN)
+	sh bench/compare/run.sh $(COMPARE_BIN) $(BENCH_BIN) $(COMPARE_ARGS)
+
 # --- tests ----------------------------------------------------------------
-$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h libcube/cube_linktest.h | deps-check
+$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h $(wildcard libcube/cube*.h) $(wildcard bench/*.h) | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -Ibench -c $< -o $@
 
@@ -198,7 +216,7 @@ install: all
 	ln -sf libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so
 	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 644 libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h \
-	    libcube/cube_linktest.h $(DESTDIR)$(INCLUDEDIR)
+	    libcube/cube_linktest.h libcube/cube_benchruns.h $(DESTDIR)$(INCLUDEDIR)
 	install -m 644 $(wildcard man/man1/*.1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(wildcard man/man3/*.3) $(DESTDIR)$(MANDIR)/man3
 	install -m 644 $(wildcard man/man5/*.5) $(DESTDIR)$(MANDIR)/man5
@@ -211,7 +229,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(VERSION) \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc $(DESTDIR)$(INCLUDEDIR)/cube.h \
 	      $(DESTDIR)$(INCLUDEDIR)/cube_views.h $(DESTDIR)$(INCLUDEDIR)/cube_statfile.h \
-	      $(DESTDIR)$(INCLUDEDIR)/cube_linktest.h
+	      $(DESTDIR)$(INCLUDEDIR)/cube_linktest.h $(DESTDIR)$(INCLUDEDIR)/cube_benchruns.h
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/man1/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/man3/*.3)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/man5/*.5)))

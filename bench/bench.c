@@ -5,6 +5,8 @@
 #include "bench.h"
 #include "grow.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -227,4 +229,16 @@ void bench_state_set_len(bench_state *s, long len)
     s->count = s->op && s->op->reduction
                    ? (int)((len + (long)sizeof(float) - 1) / (long)sizeof(float))
                    : 0;
+}
+
+void bench_say(const char *prog, int rank, const char *fmt, ...)
+{
+    if (rank > 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
 }

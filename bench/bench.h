@@ -117,6 +117,14 @@ void bench_gather(bench_ctx *ctx, const double *mine, double *all, int count, in
 
 /* Set up and tear down the context (collective over the world): the
  * clock, the start time.  0, or -1 when out of memory on any rank. */
+/* A message "PROG: ..." on stderr, from rank 0 only (the other ranks find
+ * the same problems; rank < 0: always, for the parts that run without MPI). */
+void bench_say(const char *prog, int rank, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 int bench_ctx_init(bench_ctx *ctx);
 void bench_ctx_free(bench_ctx *ctx);
 

@@ -3,7 +3,13 @@
  * SKaLib report: controlled standard error, automatic parameter
  * refinement) that writes its results as a CUBE experiment.
  *
- *   mpiexec -n P cube_bench [-p PARAMFILE] [-o RUN.cube] [-l RUN.log]
+ *   mpiexec -n P cube_bench [-p PARAMFILE] [-o RUN.cube] [-l RUN.log] [--restart]
+ *   cube_bench --merge RUN.cube... -o MERGED.cube      (no MPI: postproc.c)
+ *   cube_bench --report RUN.cube... -o REPORT.html
+ *
+ * A run saves the experiment after every suite and logs it, so that a run
+ * that was killed continues where it stopped when started again
+ * (resume.c).
  *
  * Every decision that more than one rank acts on is taken on rank 0 and
  * broadcast; errors are found on rank 0 (or identically on every rank),
@@ -21,12 +27,16 @@
 #include "bench.h"
 #include "cube.h"
 #include "output.h"
+#include "postproc.h"
+#include "resume.h"
 #include "suite.h"
 
 #define DEFAULT_OUTPUT "cube_bench.cube"
 
 static const char usage_text[] =
-    "usage: mpiexec -n P cube_bench [-p PARAMFILE] [-o RUN.cube] [-l RUN.log]\n"
+    "usage: mpiexec -n P cube_bench [-p PARAMFILE] [-o RUN.cube] [-l RUN.log] [--restart]\n"
+    "       cube_bench --merge [-o MERGED.cube] RUN.cube...\n"
+    "       cube_bench --report [-o REPORT.html] RUN.cube...\n"
     "\n"
     "Measure MPI operations with controlled standard error and automatic parameter\n"
     "refinement (SKaMPI's mechanisms) and write the results as a CUBE experiment,\n"
@@ -37,32 +47,26 @@ static const char usage_text[] =
     "  -o, --output FILE   the experiment (default: @OUTFILE, else " DEFAULT_OUTPUT ");\n"
     "                      '-' is standard output (then no statistics file)\n"
     "  -l, --log FILE      a log of the run: what was measured, repetitions, why each\n"
-    "                      measurement stopped (default: @LOGFILE, else none); '-' is\n"
-    "                      standard error\n"
+    "                      measurement stopped, each suite done and saved (default:\n"
+    "                      @LOGFILE, else RUN.log beside the output); '-' is standard\n"
+    "                      error\n"
+    "      --restart       start afresh even when the log names an unfinished run of\n"
+    "                      this output (without it such a run is continued: its finished\n"
+    "                      suites are kept; one of another parameter file is refused)\n"
+    "      --merge         merge runs (see cube_bench --merge --help); no MPI\n"
+    "      --report        an HTML report of runs (see cube_bench --report --help); no MPI\n"
     "  -h, --help          this text\n"
     "      --version       the version\n"
     "\n"
-    "Exit status: 0 success, 2 usage errors, bad parameter files, failed output.\n";
+    "Exit status: 0 success, 2 usage errors, bad parameter files, failed output,\n"
+    "an unfinished run that cannot be continued; 3 stopped by the test hook\n"
+    "CUBE_BENCH_STOP_AFTER=K (after K suites; see cube_bench(1)).\n";
 
 typedef struct {
     const char *params, *output, *log;
-    int help, version;
+    int help, version, restart;
 } options;
 
-/* Only rank 0 speaks: the other ranks find the same problems. */
-static void say(int rank, const char *fmt, ...)
-{
-    if (rank != 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("cube_bench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-/* 0, or 2 on a usage error (reported by rank 0). */
 /* 1 when `ok` holds on every rank; else rank 0 says "out of memory" (with
  * `what`) and every rank returns 0, so that all leave together. */
 static int all_ranks_ok(int rank, int ok, const char *what)
@@ -70,16 +74,18 @@ static int all_ranks_ok(int rank, int ok, const char *what)
     int all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all)
-        say(rank, "out of memory%s%s", what ? " " : "", what ? what : "");
+        bench_say("cube_bench", rank, "out of memory%s%s", what ? " " : "", what ? what : "");
     return all;
 }
 
+/* 0, or 2 on a usage error (reported by rank 0). */
 static int parse_options(int rank, int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
         {"params", required_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
         {"log", required_argument, NULL, 'l'},    {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+        {"version", no_argument, NULL, 'V'},      {"restart", no_argument, NULL, 'R'},
+        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     opterr = 0; /* our own messages, from rank 0 only */
     int ch;
@@ -100,19 +106,22 @@ static int parse_options(int rank, int argc, char **argv, options *o)
         case 'V':
             o->version = 1;
             break;
+        case 'R':
+            o->restart = 1;
+            break;
         case ':':
-            say(rank, "option %s needs an argument (see --help)", argv[optind - 1]);
+            bench_say("cube_bench", rank, "option %s needs an argument (see --help)", argv[optind - 1]);
             return 2;
         default:
             if (optopt)
-                say(rank, "unknown option -%c (see --help)", optopt);
+                bench_say("cube_bench", rank, "unknown option -%c (see --help)", optopt);
             else
-                say(rank, "unknown option %s (see --help)", argv[optind - 1]);
+                bench_say("cube_bench", rank, "unknown option %s (see --help)", argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        say(rank, "unexpected argument '%s' (see --help)", argv[optind]);
+        bench_say("cube_bench", rank, "unexpected argument '%s' (see --help)", argv[optind]);
         return 2;
     }
     return 0;
@@ -230,7 +239,7 @@ static int get_params_text(bench_ctx *ctx, const options *o, const char *argv0, 
     }
     MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     if (n < 0) {
-        say(ctx->rank, "%s", err);
+        bench_say("cube_bench", ctx->rank, "%s", err);
         return 2;
     }
     if (ctx->rank != 0) {
@@ -319,7 +328,108 @@ static int output_dir_ok(const char *path, char *err, size_t errlen)
     return ok;
 }
 
+/* --- resuming ---------------------------------------------------------------- */
+
+/* Rank 0: is there an unfinished run of this parameter file to continue
+ * (seed 7.18.9, read_old_log_file)?  The number of its suites to keep (0:
+ * start afresh), or -1 with a message in err.  Nothing is refused when
+ * nothing would be lost: a log of a finished run, of a run that finished
+ * no suite, or of one that wrote to standard output. */
+static long find_unfinished(const options *o, const char *logpath, const char *outpath,
+                            const char *checksum, int size, size_t nsuites, char *err,
+                            size_t errlen)
+{
+    if (o->restart || !logpath || strcmp(logpath, "-") == 0 || strcmp(outpath, "-") == 0)
+        return 0;
+    resume_log old;
+    if (resume_read_log(logpath, &old, err, errlen) != 0)
+        return -1;
+    long keep = 0;
+    if (old.found && !old.complete && old.done > 0 && strcmp(old.output, "-") != 0) {
+        if (strcmp(old.checksum, checksum) != 0) {
+            snprintf(err, errlen,
+                     "%s: the unfinished run logged there (%zu of %zu suites done) was made "
+                     "with another parameter file (%s; this one is %s); to start over, "
+                     "overwriting %s, add --restart",
+                     logpath, old.done, old.suites, old.checksum, checksum, outpath);
+            keep = -1;
+        } else if (old.processes != size) {
+            snprintf(err, errlen,
+                     "%s: the unfinished run logged there (%zu of %zu suites done) has %d "
+                     "processes, this one %d; continue it with mpiexec -n %d, or start over "
+                     "with --restart",
+                     logpath, old.done, old.suites, old.processes, size, old.processes);
+            keep = -1;
+        } else if (!resume_same_file(old.output, outpath)) {
+            snprintf(err, errlen,
+                     "%s: the unfinished run logged there writes %s, not %s; continue it with "
+                     "-o %s, or start over with --restart",
+                     logpath, old.output, outpath, old.output);
+            keep = -1;
+        } else {
+            keep = (long)(old.done < nsuites ? old.done : nsuites);
+        }
+    }
+    resume_log_free(&old);
+    return keep;
+}
+
 /* --- the run ---------------------------------------------------------------- */
+
+/* What rank 0 needs to save the run so far. */
+typedef struct {
+    bench_ctx *ctx;
+    const bench_params *bp;
+    output_info info;
+    suite_result *results;
+    const char *outpath, *stat_path;
+    char end[64];
+    double save_time; /* seconds the last save took (it includes two fsyncs) */
+} run_output;
+
+/* Rank 0 writes the first `done` suites (the experiment, then the
+ * statistics file, each atomically); after a save that follows a suite
+ * (`suite_save`) the log line that makes them count.  The other ranks wait
+ * asleep for the verdict.  0, or 2 after the message. */
+static int save_run(run_output *ro, size_t done, int suite_save, char *err, size_t errlen)
+{
+    bench_ctx *ctx = ro->ctx;
+    int rc = 0;
+    if (ctx->rank == 0) {
+        now_iso(ro->end, sizeof ro->end);
+        ro->info.end_time = ro->end;
+        double t0 = MPI_Wtime();
+        rc = output_write(ctx, ro->bp, &ro->info, ro->results, done, ro->outpath,
+                          ro->stat_path, err, errlen) != 0;
+        ro->save_time = MPI_Wtime() - t0;
+        if (ctx->log && rc)
+            fprintf(ctx->log, "saving %zu of %zu suites failed: %s\n", done,
+                    ro->bp->n_suites, err);
+        else if (ctx->log && suite_save)
+            resume_log_done(ctx->log, done, ro->bp->n_suites, ro->bp->suites[done - 1].name,
+                            ro->outpath, ro->stat_path, ro->save_time);
+    }
+    bench_bcast(ctx, &rc, 1, MPI_INT, 1);
+    if (rc) {
+        bench_say("cube_bench", ctx->rank, "%s", err);
+        return 2;
+    }
+    return 0;
+}
+
+/* The test hook CUBE_BENCH_STOP_AFTER=k (rank 0's environment): stop with
+ * status 3 once k suites are done and saved, leaving what a kill at that
+ * moment would leave.  0 when unset; -1 when not a number >= 1. */
+static long stop_after_hook(void)
+{
+    const char *v = getenv("CUBE_BENCH_STOP_AFTER");
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    long k = strtol(v, &end, 10);
+    return *end || errno || k < 1 ? -1 : k;
+}
 
 static int run(int argc, char **argv)
 {
@@ -327,7 +437,7 @@ static int run(int argc, char **argv)
     if (bench_ctx_init(&ctx) != 0) {
         int r = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &r);
-        say(r, "out of memory");
+        bench_say("cube_bench", r, "out of memory");
         return 2;
     }
     options o;
@@ -347,13 +457,15 @@ static int run(int argc, char **argv)
         return status;
     }
 
-    char *text = NULL, *pname = NULL, *cmdline = NULL, *stat_path = NULL;
+    char *text = NULL, *pname = NULL, *cmdline = NULL, *stat_path = NULL, *logpath = NULL;
+    char *history = NULL;
     char **names = NULL;
     size_t len = 0, nsuites = 0;
     bench_params bp;
     memset(&bp, 0, sizeof bp);
     int parsed = 0;
     suite_result *results = NULL;
+    resume_saved *saved = NULL;
     char err[2048] = "";
     status = get_params_text(&ctx, &o, argv[0], &text, &len, &pname);
     if (status != 0)
@@ -365,43 +477,117 @@ static int run(int argc, char **argv)
     int bad = prc != 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (anybad) {
-        say(ctx.rank, "%s", bad ? err : "a rank could not parse the parameter file");
+        bench_say("cube_bench", ctx.rank, "%s", bad ? err : "a rank could not parse the parameter file");
         status = 2;
         goto out;
     }
     for (size_t i = 0; i < bp.n_suites; i++) {
         int skip = 0;
         if (suite_check(&ctx, &bp, &bp.suites[i], pname, &skip, err, sizeof err) != 0) {
-            say(ctx.rank, "%s", err);
+            bench_say("cube_bench", ctx.rank, "%s", err);
             status = 2;
             goto out;
         }
     }
+    /* the run's identity for resuming and merging: the file's bytes */
+    char checksum[RESUME_CHECKSUM_SIZE];
+    resume_checksum(text, len, checksum);
 
     const char *outpath = o.output ? o.output : bp.outfile ? bp.outfile : DEFAULT_OUTPUT;
-    const char *logpath = o.log ? o.log : bp.logfile;
+    /* the log: -l, @LOGFILE, else beside the output (none for "-") */
+    const char *loggiven = o.log ? o.log : bp.logfile;
+    logpath = loggiven ? strdup(loggiven) : resume_log_path(outpath);
+    long keep = 0, stop_after = 0;
     int ok = 1;
     if (ctx.rank == 0) {
         ok = output_dir_ok(outpath, err, sizeof err);
+        stat_path = output_stat_path(outpath);
+        cmdline = join_args(argc, argv);
+        if (ok && (!cmdline || (strcmp(outpath, "-") != 0 && (!stat_path || !logpath)) ||
+                   (loggiven && !logpath))) {
+            snprintf(err, sizeof err, "out of memory");
+            ok = 0;
+        }
+        if (ok && (stop_after = stop_after_hook()) < 0) {
+            snprintf(err, sizeof err, "CUBE_BENCH_STOP_AFTER: expected a number of suites "
+                                      "(1 or more), found '%s'",
+                     getenv("CUBE_BENCH_STOP_AFTER"));
+            ok = 0;
+        }
+        if (ok && (keep = find_unfinished(&o, logpath, outpath, checksum, ctx.size, bp.n_suites,
+                                          err, sizeof err)) < 0)
+            ok = 0;
+        if (ok && keep > 0) {
+            saved = resume_load(outpath, stat_path, checksum, ctx.size, (size_t)keep, err,
+                                sizeof err);
+            if (!saved) {
+                char why[sizeof err];
+                memcpy(why, err, sizeof err);
+                snprintf(err, sizeof err,
+                         "cannot continue the unfinished run of %s: %.1800s (--restart starts "
+                         "over)",
+                         logpath, why);
+                ok = 0;
+            }
+        }
         if (ok && logpath) {
-            ctx.log = strcmp(logpath, "-") == 0 ? stderr : fopen(logpath, "w");
+            /* a continued run adds to its log; a new one starts it */
+            ctx.log = strcmp(logpath, "-") == 0 ? stderr : fopen(logpath, keep > 0 ? "a" : "w");
             if (!ctx.log) {
                 snprintf(err, sizeof err, "%s: %s", logpath, strerror(errno));
                 ok = 0;
             }
         }
-        stat_path = output_stat_path(outpath);
-        cmdline = join_args(argc, argv);
-        if (ok && (!cmdline || (strcmp(outpath, "-") != 0 && !stat_path))) {
-            snprintf(err, sizeof err, "out of memory");
-            ok = 0;
-        }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) {
-        say(ctx.rank, "%s", err);
+        bench_say("cube_bench", ctx.rank, "%s", err);
         status = 2;
         goto out;
+    }
+    long hook[2] = {keep, stop_after};
+    MPI_Bcast(hook, 2, MPI_LONG, 0, MPI_COMM_WORLD);
+    keep = hook[0];
+    stop_after = hook[1];
+
+    results = calloc(bp.n_suites ? bp.n_suites : 1, sizeof *results);
+    if (!all_ranks_ok(ctx.rank, results != NULL, NULL)) {
+        status = 2;
+        goto out;
+    }
+    if (keep > 0) {
+        /* the partners the run found stay its partners: every ping-pong
+         * of one run measures with the same rank */
+        double pv[4] = {-1, 0, -1, 0};
+        if (ctx.rank == 0) {
+            int pmax, pmin;
+            resume_partners(saved, &pmax, &pv[1], &pmin, &pv[3]);
+            pv[0] = pmax;
+            pv[2] = pmin;
+        }
+        MPI_Bcast(pv, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (pv[0] >= 0 && pv[2] >= 0) {
+            ctx.partner_max = (int)pv[0];
+            ctx.latency_max = pv[1];
+            ctx.partner_min = (int)pv[2];
+            ctx.latency_min = pv[3];
+        }
+        int good = 1;
+        for (size_t i = 0; i < (size_t)keep && good; i++) {
+            nsuites = i + 1;
+            good = suite_plan_result(&ctx, &bp, &bp.suites[i], &results[i], err,
+                                     sizeof err) == 0;
+            if (good && ctx.rank == 0)
+                good = resume_fill(saved, i, &results[i], ctx.size, err, sizeof err) == 0;
+        }
+        int all = 0;
+        MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!all) {
+            bench_say("cube_bench", ctx.rank, "cannot continue the unfinished run of %s: %s (--restart starts over)",
+                logpath, good ? "out of memory" : err);
+            status = 2;
+            goto out;
+        }
     }
 
     /* who runs where: one node of the system tree per processor name */
@@ -422,8 +608,20 @@ static int run(int argc, char **argv)
         for (int r = 0; r < ctx.size; r++)
             names[r] = all_names + (size_t)r * sizeof me;
 
-    char start[64], end[64], libv[MPI_MAX_LIBRARY_VERSION_STRING + 1], mpiv[32];
+    char start[64], started[64], libv[MPI_MAX_LIBRARY_VERSION_STRING + 1], mpiv[32];
     now_iso(start, sizeof start);
+    /* a continued run started when its first part did */
+    snprintf(started, sizeof started, "%s",
+             saved && resume_start_time(saved) ? resume_start_time(saved) : start);
+    if (saved) {
+        const char *before = resume_history(saved);
+        size_t hn = (before ? strlen(before) : 0) + 128;
+        /* out of memory here costs the attribute "resumed" only */
+        history = malloc(hn);
+        if (history)
+            snprintf(history, hn, "%s%safter %ld of %zu suites at %s", before ? before : "",
+                     before ? "; " : "", keep, bp.n_suites, start);
+    }
     int lvlen = 0, vmaj = 0, vmin = 0;
     memset(libv, 0, sizeof libv);
     MPI_Get_library_version(libv, &lvlen);
@@ -441,55 +639,81 @@ static int run(int argc, char **argv)
     snprintf(mpiv, sizeof mpiv, "%d.%d", vmaj, vmin);
     if (ctx.log) {
         size_t k = strcspn(libv, "\n");
+        if (keep > 0) /* what came before is the first part of this run */
+            fputc('\n', ctx.log);
         fprintf(ctx.log, "cube_bench %s on %d processes, %.*s, MPI %s\n", CUBE_BENCH_VERSION,
                 ctx.size, (int)k, libv, mpiv);
         fprintf(ctx.log, "parameter file %s, %zu suites; output %s; start %s\n", pname,
                 bp.n_suites, outpath, start);
         fprintf(ctx.log, "clock: MPI_Wtick %.3g s, resolution %.3g s, MPI_Wtime call %.3g s\n",
                 ctx.clock.tick, bclock_resolution(&ctx.clock), ctx.clock.call_cost);
+        resume_log_start(ctx.log, checksum, ctx.size, bp.n_suites, outpath);
+        if (keep > 0) {
+            fprintf(ctx.log, "resumed: %ld of %zu suites kept from %s%s%s (the run started %s)",
+                    keep, bp.n_suites, outpath, stat_path ? " and " : "",
+                    stat_path ? stat_path : "", started);
+            if ((size_t)keep < bp.n_suites)
+                fprintf(ctx.log, "; measuring from suite %ld (%s)\n", keep + 1,
+                        bp.suites[keep].name);
+            else
+                fprintf(ctx.log, "; nothing left to measure\n");
+        }
         fflush(ctx.log);
     }
 
-    results = calloc(bp.n_suites ? bp.n_suites : 1, sizeof *results);
-    if (!all_ranks_ok(ctx.rank, results != NULL, NULL)) {
-        free(all_names);
-        status = 2;
-        goto out;
-    }
-    for (size_t i = 0; i < bp.n_suites; i++) {
+    run_output ro;
+    memset(&ro, 0, sizeof ro);
+    ro.ctx = &ctx;
+    ro.bp = &bp;
+    ro.results = results;
+    ro.outpath = outpath;
+    ro.stat_path = stat_path;
+    ro.info = (output_info){.param_file = pname,
+                            .command_line = cmdline,
+                            .start_time = started,
+                            .mpi_library = libv,
+                            .mpi_version = mpiv,
+                            .proc_names = names,
+                            .param_checksum = checksum,
+                            .suites_total = bp.n_suites,
+                            .resumed = history};
+    /* standard output cannot be rewritten: it gets the whole run at the end */
+    int save_each = strcmp(outpath, "-") != 0;
+    for (size_t i = (size_t)keep; i < bp.n_suites; i++) {
         if (suite_run(&ctx, &bp, &bp.suites[i], &results[i], err, sizeof err) != 0) {
             nsuites = i + 1;
-            say(ctx.rank, "%s", err);
+            bench_say("cube_bench", ctx.rank, "%s", err);
             status = 2;
             break;
         }
         nsuites = i + 1;
         if (results[i].skipped)
-            say(ctx.rank, "warning: suite %s skipped: %s", bp.suites[i].name,
+            bench_say("cube_bench", ctx.rank, "warning: suite %s skipped: %s", bp.suites[i].name,
                 results[i].skipped);
-    }
-    now_iso(end, sizeof end);
-
-    if (status == 0) {
-        /* rank 0 writes; the others wait (asleep) for the verdict */
-        int rc = 0;
-        if (ctx.rank == 0) {
-            output_info info = {pname, cmdline, start, end, libv, mpiv, names};
-            rc = output_write(&ctx, &bp, &info, results, nsuites, outpath, stat_path, err,
-                              sizeof err) != 0;
-            if (ctx.log) {
-                if (rc)
-                    fprintf(ctx.log, "end %s; writing failed: %s\n", end, err);
-                else
-                    fprintf(ctx.log, "end %s (%.3f s); wrote %s%s%s\n", end,
-                            MPI_Wtime() - ctx.t_start, outpath, stat_path ? " and " : "",
-                            stat_path ? stat_path : "");
-            }
+        if (save_each) {
+            if ((status = save_run(&ro, i + 1, 1, err, sizeof err)) != 0)
+                break;
+        } else if (ctx.rank == 0 && ctx.log) {
+            resume_log_done(ctx.log, i + 1, bp.n_suites, bp.suites[i].name, NULL, NULL, 0.0);
         }
-        bench_bcast(&ctx, &rc, 1, MPI_INT, 1);
-        if (rc) {
-            say(ctx.rank, "%s", err);
-            status = 2;
+        if (stop_after > 0 && i + 1 == (size_t)stop_after) {
+            bench_say("cube_bench", ctx.rank, "stopped after suite %zu of %zu (CUBE_BENCH_STOP_AFTER, a test hook)",
+                i + 1, bp.n_suites);
+            status = 3;
+            break;
+        }
+    }
+    if (status == 0) {
+        /* the last save after a suite was the whole run; otherwise
+         * (standard output, no suites, nothing left to measure) write it */
+        size_t measured = bp.n_suites - (size_t)keep;
+        if (!save_each || measured == 0)
+            status = save_run(&ro, bp.n_suites, 0, err, sizeof err);
+        if (status == 0 && ctx.rank == 0 && ctx.log) {
+            fprintf(ctx.log, "run complete: %zu of %zu suites, end %s (%.3f s); wrote %s%s%s\n",
+                    bp.n_suites, bp.n_suites, ro.end, MPI_Wtime() - ctx.t_start, outpath,
+                    stat_path ? " and " : "", stat_path ? stat_path : "");
+            fflush(ctx.log);
         }
     }
     free(all_names);
@@ -500,6 +724,7 @@ out:
             suite_result_free(&results[i]);
     free(results);
     free(names);
+    resume_saved_free(saved);
     if (parsed)
         params_free(&bp);
     if (ctx.log && ctx.log != stderr)
@@ -508,12 +733,18 @@ out:
     free(pname);
     free(cmdline);
     free(stat_path);
+    free(logpath);
+    free(history);
     bench_ctx_free(&ctx);
     return status;
 }
 
 int main(int argc, char **argv)
 {
+    /* --merge and --report need no MPI: decided before MPI_Init, so that
+     * they run without mpiexec (and do not start MPI under it) */
+    if (postproc_requested(argc, argv))
+        return postproc_main(argc, argv);
     MPI_Init(&argc, &argv);
     int status = run(argc, argv);
     MPI_Finalize();

@@ -11,7 +11,8 @@
  *             processor name > one process (one thread) per rank
  * values      every rank that took part with Node_Times = yes, else rank 0
  * attributes  the run sections, the MPI library, start and end, the
- *             command line, the clock
+ *             command line, the clock, the parameter file's checksum, how
+ *             many suites the file holds (it is saved after each suite)
  */
 #include "output.h"
 
@@ -88,7 +89,7 @@ static void def_attr_fmt(cube_t *c, const char *key, const char *fmt, ...)
 }
 
 static void def_attributes(cube_t *c, const bench_ctx *ctx, const bench_params *bp,
-                           const output_info *info)
+                           const output_info *info, size_t n)
 {
     cube_def_attr(c, "cube_bench version", CUBE_BENCH_VERSION);
     def_attr_line(c, "MPI library", info->mpi_library);
@@ -98,6 +99,12 @@ static void def_attributes(cube_t *c, const bench_ctx *ctx, const bench_params *
     def_attr_line(c, "end time", info->end_time);
     def_attr_line(c, "command line", info->command_line);
     def_attr_line(c, "parameter file", info->param_file);
+    /* what merging and resuming check runs against: the file's bytes, not
+     * its name */
+    def_attr_line(c, "parameter checksum", info->param_checksum);
+    /* a save after each suite: a partial experiment says so */
+    def_attr_fmt(c, "suites done", "%zu of %zu", n, info->suites_total);
+    def_attr_line(c, "resumed", info->resumed);
     def_attr_fmt(c, "clock tick", "%.17g", ctx->clock.tick);
     def_attr_fmt(c, "clock resolution", "%.17g", bclock_resolution(&ctx->clock));
     def_attr_fmt(c, "MPI_Wtime cost", "%.17g", ctx->clock.call_cost);
@@ -284,7 +291,7 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
         seterr(err, errlen, "%s: out of memory", path);
         goto done;
     }
-    def_attributes(c, ctx, bp, info);
+    def_attributes(c, ctx, bp, info, n);
 
     static const struct {
         const char *disp, *uniq, *dtype, *uom, *descr;

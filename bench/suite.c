@@ -347,22 +347,48 @@ static int cmp_point(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
-              suite_result *out, char *err, size_t errlen)
+/* The result's fields that follow from the parameter file and the run's
+ * size alone (shared by suite_run and suite_plan_result, so that a kept
+ * suite of a resumed run is described exactly like a measured one).
+ * Returns make_plan's verdict: 0, or 1 (skip; out->skipped set, NULL when
+ * out of memory). */
+static int plan_result(const bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
+                       suite_plan *pl, suite_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->def = def;
     out->partner = -1;
-    suite_plan pl;
-    int rc = make_plan(ctx, bp, def, "", &pl, err, errlen);
-    out->op = pl.op;
-    out->var = pl.var;
+    int rc = make_plan(ctx, bp, def, "", pl, err, errlen);
+    out->op = pl->op;
+    out->var = pl->var;
     if (rc != 0) { /* suite_check ran before: only a skip comes here */
         out->skipped = strdup(err);
+        return 1;
+    }
+    out->rp = pl->rp;
+    return 0;
+}
+
+int suite_plan_result(const bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
+                      suite_result *out, char *err, size_t errlen)
+{
+    suite_plan pl;
+    if (plan_result(ctx, bp, def, &pl, out, err, errlen) != 0)
+        return out->skipped || ctx->rank != 0 ? 0 : -1; /* the reason is rank 0's to write */
+    /* the partner the run found (restored from the saved experiment) */
+    if (def->pattern == BENCH_PATTERN_P2P && ctx->partner_max >= 0)
+        out->partner = def->partner_min_latency ? ctx->partner_min : ctx->partner_max;
+    return 0;
+}
+
+int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
+              suite_result *out, char *err, size_t errlen)
+{
+    suite_plan pl;
+    if (plan_result(ctx, bp, def, &pl, out, err, errlen) != 0) {
         logf_(ctx, "suite %s: skipped: %s\n", def->name, err);
         return out->skipped || ctx->rank != 0 ? 0 : -1;
     }
-    out->rp = pl.rp;
     double t0 = MPI_Wtime();
 
     suite_job j;

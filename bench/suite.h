@@ -46,6 +46,13 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
               suite_result *out, char *err, size_t errlen);
 void suite_result_free(suite_result *r);
 
+/* The result of a suite as suite_run would begin it, without measuring:
+ * its settings, the partner the context holds, or why it is skipped; no
+ * points (a resumed run fills those from the saved experiment).  No MPI.
+ * 0, or -1 when out of memory. */
+int suite_plan_result(const bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
+                      suite_result *out, char *err, size_t errlen);
+
 /* The region name of an argument ("len=1024", "nodes=3", "chunks=8", or
  * the call for a suite without variation).  Returns buf. */
 char *suite_arg_name(const suite_result *r, long arg, char *buf, size_t size);

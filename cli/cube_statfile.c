@@ -416,22 +416,6 @@ static void make_scale(const cube_statfile *s, scale *sc)
         sc->hi = sc->lo + 1;
 }
 
-static void xml_text(FILE *fp, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", fp); break;
-        case '<': fputs("&lt;", fp); break;
-        case '>': fputs("&gt;", fp); break;
-        case '"': fputs("&quot;", fp); break;
-        case '\'': fputs("&apos;", fp); break;
-        default:
-            /* control characters are not allowed in XML 1.0 */
-            fputc((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' ? ' ' : *s, fp);
-        }
-    }
-}
-
 static void svg_number(FILE *fp, double v)
 {
     char buf[CUBE_DOUBLE_BUFSIZE];
@@ -489,7 +473,7 @@ static void svg_pattern(FILE *fp, const cube_statfile_pattern *p, size_t i, cons
     double v[6];
     drawn_values(p, v);
     fprintf(fp, "<g class=\"pattern\" id=\"pattern-%zu\">\n<title>", i + 1);
-    xml_text(fp, p->name);
+    cube_fputs_xml(p->name, fp);
     fprintf(fp, "\ncount %llu", (unsigned long long)p->count);
     static const char *const names[] = {"minimum", "quartile25", "median",
                                         "quartile75", "maximum", "mean"};
@@ -533,7 +517,7 @@ static void svg_pattern(FILE *fp, const cube_statfile_pattern *p, size_t i, cons
             "<text class=\"label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\" "
             "transform=\"rotate(-60 %.2f %.2f)\">",
             cx, SVG_BOTTOM + 16, cx, SVG_BOTTOM + 16);
-    xml_text(fp, p->name);
+    cube_fputs_xml(p->name, fp);
     fputs("</text>\n</g>\n", fp);
 }
 
@@ -566,7 +550,7 @@ static int write_svg(const options *o, const cube_statfile *s)
             "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
             "<title>",
             width, height, width, height);
-    xml_text(fp, title);
+    cube_fputs_xml(title, fp);
     fputs("</title>\n<style>\n"
           "text { font-family: sans-serif; font-size: 12px; fill: black; }\n"
           "text.title { font-size: 14px; }\n"
@@ -581,7 +565,7 @@ static int write_svg(const options *o, const cube_statfile *s)
     fprintf(fp, "<rect class=\"background\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
                 "fill=\"white\"/>\n<text class=\"title\" x=\"%.2f\" y=\"24\">",
             width, height, SVG_LEFT);
-    xml_text(fp, title);
+    cube_fputs_xml(title, fp);
     fprintf(fp, "%s</text>\n", sc.log ? " (log scale)" : "");
     fprintf(fp,
             "<line class=\"axis\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n"

@@ -73,6 +73,7 @@ typedef struct {
     FILE *fp;
     char point[8]; /* the locale's decimal point, when it is not "." */
     size_t len;
+    int oom; /* a text could not be escaped */
     char buf[1 << 16];
 } svg_out;
 
@@ -171,68 +172,40 @@ static void out_value(svg_out *o, double v)
     out_str(o, b);
 }
 
-/* Text or an attribute value: & < > " ' escaped; bytes that are not a
- * well-formed XML 1.0 character in UTF-8 become U+FFFD.  At most
- * `max_chars` characters (0: no limit); a longer text ends in an ellipsis. */
+/* Text or an attribute value, escaped as libcube escapes every XML text
+ * (cube_xml_escape).  At most `max_chars` characters (0: no limit; a
+ * character is a UTF-8 lead byte and its continuation bytes); a longer
+ * text ends in an ellipsis. */
 static void out_text(svg_out *o, const char *s, size_t max_chars)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t chars = 0;
-    while (*p) {
-        if (max_chars && chars == max_chars - 1) {
+    size_t keep = strlen((const char *)p), chars = 0;
+    int cut = 0;
+    for (size_t i = 0; max_chars && p[i]; i++) {
+        if ((p[i] & 0xC0) == 0x80)
+            continue;
+        if (++chars == max_chars) {
             /* room for one more: the last character, or the ellipsis */
-            const unsigned char *q = p + 1;
-            while ((*q & 0xC0) == 0x80)
-                q++;
-            if (*q) {
-                out_str(o, "\xE2\x80\xA6");
-                return;
+            size_t j = i + 1;
+            while ((p[j] & 0xC0) == 0x80)
+                j++;
+            if (p[j]) {
+                keep = i;
+                cut = 1;
             }
+            break;
         }
-        chars++;
-        unsigned c = *p;
-        size_t n = 1;
-        int ok = 1;
-        if (c < 0x80) {
-            switch (c) {
-            case '&': out_str(o, "&amp;"); p++; continue;
-            case '<': out_str(o, "&lt;"); p++; continue;
-            case '>': out_str(o, "&gt;"); p++; continue;
-            case '"': out_str(o, "&quot;"); p++; continue;
-            case '\'': out_str(o, "&apos;"); p++; continue;
-            default: ok = c >= 0x20 || c == '\t' || c == '\n' || c == '\r';
-            }
-        } else {
-            unsigned lo = 0x80, hi = 0xBF;
-            if (c >= 0xC2 && c <= 0xDF)
-                n = 2;
-            else if (c >= 0xE0 && c <= 0xEF) {
-                n = 3;
-                lo = c == 0xE0 ? 0xA0 : 0x80;
-                hi = c == 0xED ? 0x9F : 0xBF;
-            } else if (c >= 0xF0 && c <= 0xF4) {
-                n = 4;
-                lo = c == 0xF0 ? 0x90 : 0x80;
-                hi = c == 0xF4 ? 0x8F : 0xBF;
-            } else
-                ok = 0;
-            if (ok && (p[1] < lo || p[1] > hi))
-                ok = 0;
-            for (size_t i = 2; ok && i < n; i++)
-                if ((p[i] & 0xC0) != 0x80)
-                    ok = 0;
-            /* U+FFFE and U+FFFF are not XML characters */
-            if (ok && n == 3 && c == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)
-                ok = 0;
-        }
-        if (ok)
-            out_mem(o, (const char *)p, n);
-        else {
-            out_str(o, "\xEF\xBF\xBD");
-            n = 1;
-        }
-        p += n;
     }
+    char *head = malloc(keep + 1);
+    char *text = head ? (memcpy(head, p, keep), head[keep] = '\0', cube_xml_escape(head)) : NULL;
+    if (text)
+        out_str(o, text);
+    else
+        o->oom = 1;
+    if (cut)
+        out_str(o, "\xE2\x80\xA6");
+    free(text);
+    free(head);
 }
 
 /* A small printf: %s raw text, %t escaped text, %d int, %z size_t,
@@ -584,6 +557,7 @@ int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
         goto oom;
     o->fp = fp;
     o->len = 0;
+    o->oom = 0;
     o->point[0] = '\0';
     {
         const char *dp = localeconv()->decimal_point;
@@ -997,6 +971,8 @@ int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
     }
     out_str(o, "</svg>\n");
     out_flush(o);
+    if (o->oom)
+        goto oom;
     rc = 0;
     goto done;
 oom:

@@ -438,6 +438,15 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
  * caller frees it.  NULL when out of memory. */
 char *cube_call_path(const cube_cnode *cnode);
 
+/* Text for XML or SVG, as libcube writes it: & < > " ' as entities; bytes
+ * that are not well-formed UTF-8 and characters XML 1.0 does not allow
+ * become U+FFFD, so that the output is always well-formed (names in CUBE
+ * and LinkTest files come from anywhere).  cube_fputs_xml writes to fp (0,
+ * or EOF on a write error); cube_xml_escape returns a malloc'd copy (NULL
+ * when out of memory).  NULL text counts as "". */
+int cube_fputs_xml(const char *text, FILE *fp);
+char *cube_xml_escape(const char *text);
+
 #ifdef __cplusplus
 }
 #endif
@@ -448,5 +457,7 @@ char *cube_call_path(const cube_cnode *cnode);
 #include "cube_statfile.h"
 /* LinkTest result files (SION containers) and their analysis. */
 #include "cube_linktest.h"
+/* Merging cube_bench runs (weighted median, interpolation). */
+#include "cube_benchruns.h"
 
 #endif

@@ -70,7 +70,7 @@ static void cerr(cursor *c, const char *field, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    sion_seterr(c->err, c->errlen, "%s: offset %llu (rank %zu, stream byte %zu): %s: %s",
+    err_printf(c->err, c->errlen, "%s: offset %llu (rank %zu, stream byte %zu): %s: %s",
            sion_set_task_file(c->s, c->rank),
            (unsigned long long)sion_set_task_file_offset(c->s, c->rank, c->pos), c->rank, c->pos,
            field, what);
@@ -648,7 +648,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
     if (!lt || !win) {
         free(lt);
         free(win);
-        sion_seterr(err, errlen, "%s: out of memory", path);
+        err_printf(err, errlen, "%s: out of memory", path);
         sion_set_close(s);
         return NULL;
     }
@@ -659,7 +659,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
                     "%s: the writer never closed the file (no trailing SIONlib metadata): read "
                     "on a best-effort basis, each rank's data from the first block of its chunk",
                     path) != 0) {
-        sion_seterr(err, errlen, "%s: out of memory", path);
+        err_printf(err, errlen, "%s: out of memory", path);
         goto fail;
     }
     lt->nfiles = sion_set_nfiles(s);
@@ -668,7 +668,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
     size_t n = sion_set_ntasks(s);
     lt->ranks = calloc(n, sizeof *lt->ranks);
     if (!lt->ranks) {
-        sion_seterr(err, errlen, "%s: out of memory", path);
+        err_printf(err, errlen, "%s: out of memory", path);
         goto fail;
     }
     lt->n = n;
@@ -816,7 +816,7 @@ int linktest_read_row(const cube_linktest *lt, size_t iteration, size_t rank, do
 {
     size_t n = lt->n;
     if (iteration >= lt->m || rank >= n) {
-        sion_seterr(err, errlen, "row %zu of iteration %zu: no such row", rank, iteration);
+        err_printf(err, errlen, "row %zu of iteration %zu: no such row", rank, iteration);
         return -1;
     }
     const lt_perm *p = &lt->perms[iteration];

@@ -240,11 +240,11 @@ int cube_linktest_write_cube(const cube_linktest *lt, const char *path, unsigned
     j.message_size = (double)cube_linktest_get_header(lt)->message_size;
     j.messages = (double)cube_linktest_get_header(lt)->num_messages;
     if (j.iterations && !cube_linktest_get_permutation(lt, 0)->times) {
-        sion_seterr(err, errlen, "%s: the run was opened without its matrices", path);
+        err_printf(err, errlen, "%s: the run was opened without its matrices", path);
         return -1;
     }
     if (j.n > (size_t)0x7fffffff) {
-        sion_seterr(err, errlen, "%s: %zu ranks are more than CUBE can number", path, j.n);
+        err_printf(err, errlen, "%s: %zu ranks are more than CUBE can number", path, j.n);
         return -1;
     }
     cube_t *c = cube_create();
@@ -252,11 +252,11 @@ int cube_linktest_write_cube(const cube_linktest *lt, const char *path, unsigned
     j.values = malloc((j.n ? j.n : 1) * sizeof *j.values);
     int rc = -1;
     if (!c || !j.partner || !j.values)
-        sion_seterr(err, errlen, "%s: out of memory", path);
+        err_printf(err, errlen, "%s: out of memory", path);
     else if (define(c, &j) != 0)
-        sion_seterr(err, errlen, "%s: %s", path, *cube_error(c) ? cube_error(c) : "out of memory");
+        err_printf(err, errlen, "%s: %s", path, *cube_error(c) ? cube_error(c) : "out of memory");
     else if (cube_write_file_rows(c, path, flags, next_row, &j) != 0)
-        sion_seterr(err, errlen, "%s", cube_error(c));
+        err_printf(err, errlen, "%s", cube_error(c));
     else
         rc = 0;
     free(j.partner);

@@ -40,15 +40,6 @@ struct sion_set {
     size_t *map_file, *map_task; /* per global rank */
 };
 
-void sion_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static uint32_t get32(const unsigned char *p, int be)
 {
@@ -88,12 +79,12 @@ static int rd(const sion_file *f, void *buf, size_t len, uint64_t off, const cha
               size_t errlen)
 {
     if (off > f->size || len > f->size - off) {
-        sion_seterr(err, errlen, "%s: offset %llu: %s: %zu bytes needed, file has %llu (truncated)",
+        err_printf(err, errlen, "%s: offset %llu: %s: %zu bytes needed, file has %llu (truncated)",
                f->name, (unsigned long long)off, field, len, (unsigned long long)f->size);
         return -1;
     }
     if (pread_all(f->fd, buf, len, off) != 0) {
-        sion_seterr(err, errlen, "%s: offset %llu: %s: read error", f->name, (unsigned long long)off,
+        err_printf(err, errlen, "%s: offset %llu: %s: read error", f->name, (unsigned long long)off,
                field);
         return -1;
     }
@@ -120,7 +111,7 @@ static int rd64s(const sion_file *f, uint64_t *out, uint64_t n, uint64_t off, co
         return 0;
     unsigned char *buf = malloc((size_t)n * 8);
     if (!buf) {
-        sion_seterr(err, errlen, "%s: out of memory", f->name);
+        err_printf(err, errlen, "%s: out of memory", f->name);
         return -1;
     }
     if (rd(f, buf, (size_t)n * 8, off, field, err, errlen) != 0) {
@@ -142,18 +133,18 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     f->fd = -1;
     f->name = malloc(strlen(name) + 1);
     if (!f->name) {
-        sion_seterr(err, errlen, "%s: out of memory", name);
+        err_printf(err, errlen, "%s: out of memory", name);
         return -1;
     }
     strcpy(f->name, name);
     f->fd = open(name, O_RDONLY);
     if (f->fd < 0) {
-        sion_seterr(err, errlen, "%s: cannot open: %s", name, strerror(errno));
+        err_printf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        sion_seterr(err, errlen, "%s: not a regular file", name);
+        err_printf(err, errlen, "%s: not a regular file", name);
         return -1;
     }
     f->size = (uint64_t)st.st_size;
@@ -162,7 +153,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     if (rd(f, h, 8, 0, "magic \"sion\"", err, errlen) != 0)
         return -1;
     if (memcmp(h, "sion", 4) != 0) {
-        sion_seterr(err, errlen, "%s: offset 0: magic: not a SIONlib file (expected \"sion\")", name);
+        err_printf(err, errlen, "%s: offset 0: magic: not a SIONlib file (expected \"sion\")", name);
         return -1;
     }
     f->be = h[4] & 1;
@@ -175,34 +166,34 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     f->filenumber = (int32_t)get32(h + 32, f->be);
     uint64_t flag1 = get64(h + 36, f->be);
     if (f->fileformat < 3 || f->fileformat > 5) {
-        sion_seterr(err, errlen, "%s: offset 16: fileformat: %d is not supported (3 to 5)", name,
+        err_printf(err, errlen, "%s: offset 16: fileformat: %d is not supported (3 to 5)", name,
                (int)f->fileformat);
         return -1;
     }
     if (f->fsblksize <= 0) {
-        sion_seterr(err, errlen, "%s: offset 20: fsblksize: %d is not positive", name, (int)f->fsblksize);
+        err_printf(err, errlen, "%s: offset 20: fsblksize: %d is not positive", name, (int)f->fsblksize);
         return -1;
     }
     if (n <= 0 || (uint64_t)n > (f->size - META1_FIXED) / 16) {
-        sion_seterr(err, errlen, "%s: offset 24: ntasks: %d does not fit in a file of %llu bytes", name,
+        err_printf(err, errlen, "%s: offset 24: ntasks: %d does not fit in a file of %llu bytes", name,
                (int)n, (unsigned long long)f->size);
         return -1;
     }
     f->n = (uint64_t)n;
     if (f->nfiles <= 0 || f->nfiles > 1000000) {
-        sion_seterr(err, errlen, "%s: offset 28: nfiles: %d is out of range", name, (int)f->nfiles);
+        err_printf(err, errlen, "%s: offset 28: nfiles: %d is out of range", name, (int)f->nfiles);
         return -1;
     }
     /* (a single file written through the serial API says 1 here) */
     if (f->nfiles > 1 && f->filenumber != filenumber) {
-        sion_seterr(err, errlen, "%s: offset 32: filenumber: %d, expected %d", name,
+        err_printf(err, errlen, "%s: offset 32: filenumber: %d, expected %d", name,
                     (int)f->filenumber, filenumber);
         return -1;
     }
     if (f->fileformat == 5) {
         uint32_t keyval = (uint32_t)(flag1 >> 32);
         if (keyval != 50 && keyval != 0) {
-            sion_seterr(err, errlen, "%s: offset 36: flag1: key-value mode %u is not supported", name,
+            err_printf(err, errlen, "%s: offset 36: flag1: key-value mode %u is not supported", name,
                    (unsigned)keyval);
             return -1;
         }
@@ -212,7 +203,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     f->startptr = malloc((size_t)f->n * sizeof *f->startptr);
     f->blockcount = malloc((size_t)f->n * sizeof *f->blockcount);
     if (!f->globalrank || !f->chunksize || !f->startptr || !f->blockcount) {
-        sion_seterr(err, errlen, "%s: out of memory", name);
+        err_printf(err, errlen, "%s: out of memory", name);
         return -1;
     }
     if (rd64s(f, (uint64_t *)f->globalrank, f->n, META1_FIXED, "globalrank", err, errlen) != 0 ||
@@ -235,7 +226,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         maxchunks = 1;
     } else if (maxchunks < 0 || f->sov < start_of_data || f->sov > f->size ||
                (uint64_t)maxchunks + 1 > (f->size - f->sov) / 8 / f->n) {
-        sion_seterr(err, errlen,
+        err_printf(err, errlen,
                "%s: offset %llu: maxchunks/start_of_varheader: maxchunks %d and metadata at %llu "
                "do not fit in a file of %llu bytes",
                name, (unsigned long long)tail_off, (int)maxchunks, (unsigned long long)f->sov,
@@ -253,7 +244,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         if (f->unclosed && (L > f->size || pos > f->size - L))
             L = pos < f->size ? f->size - pos : 0; /* the file ends inside */
         if (L > f->sov || pos > f->sov - L) {
-            sion_seterr(err, errlen, "%s: offset %llu: chunksize[%llu]: %llu runs past the data area",
+            err_printf(err, errlen, "%s: offset %llu: chunksize[%llu]: %llu runs past the data area",
                    name, (unsigned long long)(META1_FIXED + 8 * f->n + 8 * t),
                    (unsigned long long)t, (unsigned long long)f->chunksize[t]);
             return -1;
@@ -267,7 +258,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     if (f->unclosed) {
         f->bytes = malloc((size_t)f->n * 8);
         if (!f->bytes) {
-            sion_seterr(err, errlen, "%s: out of memory", name);
+            err_printf(err, errlen, "%s: out of memory", name);
             return -1;
         }
         for (uint64_t t = 0; t < f->n; t++) {
@@ -284,7 +275,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     uint64_t nb = f->maxchunks * f->n;
     f->bytes = malloc(nb ? (size_t)nb * 8 : 1);
     if (!f->bytes) {
-        sion_seterr(err, errlen, "%s: out of memory", name);
+        err_printf(err, errlen, "%s: out of memory", name);
         return -1;
     }
     uint64_t bytes_off = f->sov + 8 * f->n;
@@ -292,7 +283,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         return -1;
     for (uint64_t t = 0; t < f->n; t++) {
         if (f->blockcount[t] > f->maxchunks) {
-            sion_seterr(err, errlen, "%s: offset %llu: blockcount[%llu]: %llu exceeds maxchunks %llu",
+            err_printf(err, errlen, "%s: offset %llu: blockcount[%llu]: %llu exceeds maxchunks %llu",
                    name, (unsigned long long)(f->sov + 8 * t), (unsigned long long)t,
                    (unsigned long long)f->blockcount[t], (unsigned long long)f->maxchunks);
             return -1;
@@ -301,7 +292,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
             uint64_t v = f->bytes[b * f->n + t];
             uint64_t start = f->startptr[t] + b * f->globalskip;
             if (v > f->chunksize[t] || start > f->sov || v > f->sov - start) {
-                sion_seterr(err, errlen,
+                err_printf(err, errlen,
                        "%s: offset %llu: bytes written[block %llu][task %llu]: %llu does not fit "
                        "in its chunk of %llu bytes at %llu",
                        name, (unsigned long long)(bytes_off + 8 * (b * f->n + t)),
@@ -319,7 +310,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
             return -1;
         int32_t ms = (int32_t)get32(h, f->be);
         if (ms <= 0 || (uint64_t)ms > (f->size - end - 4) / 8) {
-            sion_seterr(err, errlen, "%s: offset %llu: mapping_size: %d does not fit in the file", name,
+            err_printf(err, errlen, "%s: offset %llu: mapping_size: %d does not fit in the file", name,
                    (unsigned long long)end, (int)ms);
             return -1;
         }
@@ -328,7 +319,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         if (!m || !buf) {
             free(m);
             free(buf);
-            sion_seterr(err, errlen, "%s: out of memory", name);
+            err_printf(err, errlen, "%s: out of memory", name);
             return -1;
         }
         if (rd(f, buf, (size_t)ms * 8, end + 4, "mapping", err, errlen) != 0) {
@@ -347,14 +338,14 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         if (rd(f, h, 4, end, "mapping_size", err, errlen) != 0)
             return -1;
         if (get32(h, f->be) != 0) {
-            sion_seterr(err, errlen, "%s: offset %llu: mapping_size: non-zero in a single file", name,
+            err_printf(err, errlen, "%s: offset %llu: mapping_size: non-zero in a single file", name,
                    (unsigned long long)end);
             return -1;
         }
         end += 4;
     }
     if (end != f->size) {
-        sion_seterr(err, errlen,
+        err_printf(err, errlen,
                "%s: offset %llu: end of metadata block 2: the file has %llu bytes, the metadata "
                "says %llu",
                name, (unsigned long long)end, (unsigned long long)f->size,
@@ -382,7 +373,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
     sion_set *s = calloc(1, sizeof *s);
     int32_t *mapping = NULL, msize = 0;
     if (!s) {
-        sion_seterr(err, errlen, "%s: out of memory", path);
+        err_printf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
     s->files = calloc(1, sizeof *s->files);
@@ -413,7 +404,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
                 goto fail;
             }
             if (s->files[k].nfiles != nf || s->files[k].filenumber != k) {
-                sion_seterr(err, errlen, "%s: offset 28: nfiles/filenumber: %d/%d, expected %d/%d", name,
+                err_printf(err, errlen, "%s: offset 28: nfiles/filenumber: %d/%d, expected %d/%d", name,
                        (int)s->files[k].nfiles, (int)s->files[k].filenumber, nf, k);
                 free(name);
                 goto fail;
@@ -438,7 +429,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
             for (uint64_t t = 0; t < s->files[k].n; t++) {
                 int64_t g = s->files[k].globalrank[t];
                 if (g < 0 || (uint64_t)g >= total || seen[g]) {
-                    sion_seterr(err, errlen,
+                    err_printf(err, errlen,
                                 "%s: offset %llu: globalrank[%llu]: %lld is not a rank of the set "
                                 "(the file was never closed: no mapping)",
                                 s->files[k].name, (unsigned long long)(META1_FIXED + 8 * t),
@@ -452,7 +443,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
             }
     } else if (s->nfiles > 1) {
         if ((size_t)msize != total) {
-            sion_seterr(err, errlen, "%s: offset %llu: mapping_size: %d, but the files hold %zu tasks",
+            err_printf(err, errlen, "%s: offset %llu: mapping_size: %d, but the files hold %zu tasks",
                         path, (unsigned long long)s->files[0].mapping_off,
                    (int)msize, total);
             free(seen);
@@ -461,7 +452,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
         for (size_t g = 0; g < total; g++) {
             int32_t fn = mapping[2 * g], lt = mapping[2 * g + 1];
             if (fn < 0 || fn >= s->nfiles || lt < 0 || (uint64_t)lt >= s->files[fn].n) {
-                sion_seterr(err, errlen, "%s: offset %llu: mapping[%zu]: (%d, %d) is not a task of the set",
+                err_printf(err, errlen, "%s: offset %llu: mapping[%zu]: (%d, %d) is not a task of the set",
                             path, (unsigned long long)(s->files[0].mapping_off + 4 + 8 * (uint64_t)g), g,
                        (int)fn, (int)lt);
                 free(seen);
@@ -492,7 +483,7 @@ sion_set *sion_set_open(const char *path, char *err, size_t errlen)
     free(mapping);
     return s;
 oom:
-    sion_seterr(err, errlen, "%s: out of memory", path);
+    err_printf(err, errlen, "%s: out of memory", path);
 fail:
     free(mapping);
     sion_set_close(s);
@@ -565,7 +556,7 @@ int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf,
         block_start += v;
     }
     if (len > 0) {
-        sion_seterr(err, errlen, "%s: rank %zu: stream byte %llu: past the end of the stream",
+        err_printf(err, errlen, "%s: rank %zu: stream byte %llu: past the end of the stream",
                     f->name, rank, (unsigned long long)off);
         return -1;
     }
@@ -580,7 +571,7 @@ int sion_set_read_task(const sion_set *s, size_t rank, unsigned char **buf, size
     uint64_t total = sion_set_task_bytes(s, rank); /* each block checked <= its chunk */
     unsigned char *p = malloc(total ? (size_t)total : 1);
     if (!p) {
-        sion_seterr(err, errlen, "%s: out of memory", f->name);
+        err_printf(err, errlen, "%s: out of memory", f->name);
         return -1;
     }
     uint64_t pos = 0;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h" /* err_printf: the readers' one error mechanism */
+
 typedef struct sion_set sion_set;
 
 /* Open `path` (file 0 of a set; siblings are "<path>.%06d").  Returns NULL
@@ -44,12 +46,5 @@ int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf,
 int sion_set_read_task(const sion_set *s, size_t rank, unsigned char **buf, size_t *len,
                        char *err, size_t errlen);
 
-/* Format a message into `err` (of `errlen` bytes; nothing when NULL):
- * the one error mechanism of the SION and LinkTest readers. */
-void sion_seterr(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 #endif

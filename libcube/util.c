@@ -1,8 +1,11 @@
 /*
- * util.c - checked string copies and the growable byte buffer.
+ * util.c - checked string copies, the growable byte buffer and the
+ * formatting of messages into a caller's buffer.
  */
 #include "util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,4 +70,14 @@ void strbuf_free(strbuf *b)
 const char *strbuf_str(const strbuf *b)
 {
     return b->data ? b->data : "";
+}
+
+void err_printf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
 }

@@ -14,6 +14,11 @@
 #define CUBE_PRINTF(fmt, args)
 #endif
 
+/* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
+ * or errlen 0): the modules that report into a caller's buffer (SION and
+ * LinkTest readers, the merge of benchmark runs) all use this one. */
+void err_printf(char *err, size_t errlen, const char *fmt, ...) CUBE_PRINTF(3, 4);
+
 /* strdup that accepts NULL (as "") and returns NULL only when out of memory. */
 char *cube_strdup(const char *s);
 

@@ -3,8 +3,10 @@
  * remembered and reported by out_flush.
  */
 #include "xml_out.h"
+#include "cube.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void out_init_file(xml_out *o, FILE *fp)
@@ -103,8 +105,12 @@ static size_t utf8_sequence(const unsigned char *s, size_t *bad)
 /* Strings reach the writer from callers of the API, not only from files
  * libxml2 has checked: a control character or a byte that is not UTF-8
  * written as it is would make a file that no XML parser (ours included)
- * reads.  Such bytes become U+FFFD, the replacement character. */
-void out_escaped(xml_out *o, const char *text)
+ * reads.  Such bytes become U+FFFD, the replacement character.  One
+ * escaper for every XML and SVG text libcube and the tools write; `emit`
+ * takes the pieces. */
+typedef void (*escape_emit)(void *ctx, const char *s, size_t n);
+
+static void escape_with(const char *text, escape_emit emit, void *ctx)
 {
     static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
     const unsigned char *s = (const unsigned char *)text, *run = s;
@@ -140,12 +146,81 @@ void out_escaped(xml_out *o, const char *text)
                 subst = replacement; /* not an XML 1.0 character */
             }
         }
-        out_write(o, (const char *)run, (size_t)(s - run));
-        out_str(o, subst);
+        emit(ctx, (const char *)run, (size_t)(s - run));
+        emit(ctx, subst, strlen(subst));
         s += len;
         run = s;
     }
-    out_write(o, (const char *)run, (size_t)(s - run));
+    emit(ctx, (const char *)run, (size_t)(s - run));
+}
+
+static void emit_out(void *ctx, const char *s, size_t n)
+{
+    out_write(ctx, s, n);
+}
+
+void out_escaped(xml_out *o, const char *text)
+{
+    escape_with(text, emit_out, o);
+}
+
+typedef struct {
+    FILE *fp;
+    int failed;
+} file_sink;
+
+static void emit_file(void *ctx, const char *s, size_t n)
+{
+    file_sink *f = ctx;
+    if (n && fwrite(s, 1, n, f->fp) != n)
+        f->failed = 1;
+}
+
+int cube_fputs_xml(const char *text, FILE *fp)
+{
+    file_sink f = {fp, 0};
+    escape_with(text ? text : "", emit_file, &f);
+    return f.failed ? EOF : 0;
+}
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int failed;
+} string_sink;
+
+static void emit_string(void *ctx, const char *s, size_t n)
+{
+    string_sink *b = ctx;
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->buf, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->buf = p;
+        b->cap = cap;
+    }
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+}
+
+char *cube_xml_escape(const char *text)
+{
+    string_sink b = {NULL, 0, 0, 0};
+    emit_string(&b, "", 0);
+    escape_with(text ? text : "", emit_string, &b);
+    if (b.failed) {
+        free(b.buf);
+        return NULL;
+    }
+    return b.buf;
 }
 
 void out_long(xml_out *o, long long v)

@@ -1,0 +1,21 @@
+/*
+ * postproc.h - SKaMPI's post-processing layer (seed 4.3) as modes of
+ * cube_bench that need no MPI: `--merge` (the seed's automatic merging of
+ * the results of several runs, 3.4; the work is libcube's
+ * cube_bench_merge_files) and `--report` (the report generator: one HTML
+ * page, bench/report.c).
+ *
+ * cube_bench looks for these options before MPI_Init and never starts MPI
+ * for them, so they run alone as well as under mpiexec (where only the
+ * first process works).
+ */
+#ifndef CUBE_BENCH_POSTPROC_H
+#define CUBE_BENCH_POSTPROC_H
+
+/* Does the command line ask for --merge or --report? */
+int postproc_requested(int argc, char **argv);
+
+/* Run it: the exit status (0, or 2 after a message on stderr). */
+int postproc_main(int argc, char **argv);
+
+#endif
