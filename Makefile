@@ -204,6 +204,37 @@ perf: all $(GEN_BIN) $(GEN_LT_BIN)
 	@sh scripts/deps.sh $(PERF_DEPS)
 	GEN=$(GEN_BIN) bash bench/perf/run.sh $(BUILD)/bin
 	GEN_LT=$(GEN_LT_BIN) bash bench/perf/run_linktest.sh $(BUILD)/bin
+	GEN=$(GEN_BIN) bash bench/perf/run_huge.sh $(BUILD)/bin
+
+# --- fuzzing (issue 9) ---------------------------------------------------------
+# make fuzz: the libFuzzer harnesses fuzz/fuzz_*.c (clang, ASan + UBSan) in
+# build/fuzz/, each run for FUZZ_SECONDS on a corpus seeded from testdata/;
+# fails on any finding (saved under build/fuzz/findings/).  See fuzz/README.md.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  := $(WARN) -g -O1 $(FUZZ_SAN) -pthread $(CPPFLAGS_ALL) -Ibench
+FUZZ_NAMES   := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_NAMES))
+FUZZ_LIB_OBJ := $(patsubst libcube/%.c,$(FUZZ_DIR)/obj/libcube/%.o,$(LIB_SRC)) \
+                $(patsubst %,$(FUZZ_DIR)/obj/bench/%.o,$(BENCH_CORE))
+
+$(FUZZ_DIR)/obj/libcube/%.o: libcube/%.c $(wildcard libcube/*.h) | deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_ALL)
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 # --- install --------------------------------------------------------------
 install: all

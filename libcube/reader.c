@@ -85,6 +85,8 @@ struct cube_reader {
     char first_unknown[64];
     /* the start of the input, to say what a file without <cube> holds */
     size_t bytes_in;
+    int in_tag;              /* a '<' was seen and no '>' since */
+    size_t tag_bytes;        /* the bytes of that tag so far */
     long first_text_line;    /* line of the first non-blank byte, 0 while none */
     long blank_lines;        /* newlines before it */
     char first_text[32];     /* the start of that line */
@@ -506,7 +508,8 @@ static void prepare_severity(cube_reader *r)
         fail_oom(r);
         return;
     }
-    memcpy(sorted, r->cube->threads.items, n * sizeof *sorted);
+    if (n) /* no threads: items may be NULL, which memcpy must not get */
+        memcpy(sorted, r->cube->threads.items, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, compare_thread_ids);
     r->thread_order_identity = 1;
     for (size_t i = 0; i < n; i++) {
@@ -1269,6 +1272,40 @@ static void fail_not_cube(cube_reader *r, int at_end)
         fail_at(r, r->xml_error_line, "%s: %s", expected, r->xml_error);
 }
 
+/* libxml2's push parser rescans a start tag from its '<' for every chunk
+ * until the '>' arrives: a tag of 64 MiB takes seconds, of 1 GiB hours.
+ * Tags (attribute names and values), comments and CDATA sections of a few
+ * MiB are read; longer ones are refused.  1 when the bytes in `data` make
+ * the current tag too long (a '>' inside an attribute value ends the count
+ * early: a bound on the common case, not a parser). */
+#define TAG_MAX_MIB 16
+
+static int tag_too_long(cube_reader *r, const char *data, size_t n)
+{
+    const char *p = data, *end = data + n;
+    while (p < end) {
+        if (r->in_tag) {
+            const char *gt = memchr(p, '>', (size_t)(end - p));
+            size_t len = gt ? (size_t)(gt - p) : (size_t)(end - p);
+            r->tag_bytes += len;
+            if (r->tag_bytes > (size_t)TAG_MAX_MIB << 20)
+                return 1;
+            if (!gt)
+                break;
+            r->in_tag = 0;
+            p = gt + 1;
+        } else {
+            const char *lt = memchr(p, '<', (size_t)(end - p));
+            if (!lt)
+                break;
+            r->in_tag = 1;
+            r->tag_bytes = 0;
+            p = lt + 1;
+        }
+    }
+    return 0;
+}
+
 /* Feed the parser until a row is queued (streaming) or the input ends.
  * Returns 0 when more may come, 1 at the end, -1 on error. */
 static int pump(cube_reader *r)
@@ -1301,6 +1338,12 @@ static int pump(cube_reader *r)
         }
         if (!r->first_text_line)
             note_first_text(r, data, (size_t)n);
+        if (tag_too_long(r, data, (size_t)n)) {
+            fail_at(r, current_line(r),
+                    "a tag, comment or CDATA section longer than %d MiB: not read",
+                    TAG_MAX_MIB);
+            break;
+        }
         int rc = xmlParseChunk(r->xml, data, (int)n, 0);
         if (r->failed)
             break;

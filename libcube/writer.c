@@ -49,10 +49,14 @@ static void leave_c_locale(c_locale_scope *s)
     freelocale(s->c_locale);
 }
 
+/* Indentation stops growing at this level: a call tree 100 000 deep would
+ * otherwise be written with 10^10 spaces (a 7 MB file became 20 GB). */
+#define INDENT_MAX_LEVEL 64
+
 static void indent(xml_out *o, size_t level)
 {
     static const char spaces[] = "                                                            ";
-    size_t n = level * 2;
+    size_t n = (level < INDENT_MAX_LEVEL ? level : INDENT_MAX_LEVEL) * 2;
     while (n > sizeof spaces - 1) {
         out_write(o, spaces, sizeof spaces - 1);
         n -= sizeof spaces - 1;

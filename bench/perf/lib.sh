@@ -19,6 +19,13 @@
 die() { echo "$perf_prog: $*" >&2; exit 1; }
 note() { echo "$perf_prog: $*" >&2; }
 
+# PERF_HUGE_ONLY=1 (make perf PERF_HUGE_ONLY=1 or in the environment): only
+# run_huge.sh measures; the other benchmark scripts stop here, successfully
+if [[ ${PERF_HUGE_ONLY:-0} == 1 && $perf_prog != run_huge.sh ]]; then
+    note "PERF_HUGE_ONLY=1: skipped"
+    exit 0
+fi
+
 # perf_runs WHAT LIMIT ITEMS... : sets runs_of (one run count per item) from
 # PERF_RUNS, one number for all items or one per item; without it, 3 runs
 # for an item below LIMIT and 1 from LIMIT up.  WHAT names one item in the

@@ -13,6 +13,7 @@
 #   PERF_RUNS    runs per measurement, the median is reported: one number for
 #                all sizes, or one per size; default 3 below 200 MB, else 1
 #   PERF_GEN_ARGS  extra gen_cube options (e.g. "--digits 12")
+#   PERF_HUGE_ONLY 1: skip this script (lib.sh), for make perf PERF_HUGE_ONLY=1
 #
 # Each file: 16 threads (16 processes x 1 thread), 5 metrics, every
 # (metric, cnode) row present, call-tree depth <= 10, seed 1.  The files are
