@@ -59,7 +59,7 @@ LT_WRITER_OBJ := $(BUILD)/obj/tests/linktest_writer.o
 
 # cube_bench: the measurement mechanisms that need no MPI (unit-tested
 # without it) and the MPI side, compiled with mpicc
-BENCH_CORE     := asec refine params grow report
+BENCH_CORE     := asec refine params report
 BENCH_CORE_OBJ := $(patsubst %,$(BUILD)/obj/bench/%.o,$(BENCH_CORE))
 BENCH_MPI_SRC  := $(filter-out $(patsubst %,bench/%.c,$(BENCH_CORE)),$(wildcard bench/*.c))
 BENCH_MPI_OBJ  := $(patsubst bench/%.c,$(BUILD)/obj/bench-mpi/%.o,$(BENCH_MPI_SRC))
@@ -171,6 +171,9 @@ $(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h $(wildcard libc
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -Ibench -c $< -o $@
 
+# the fuzz regression test compiles the harnesses' sources in
+$(BUILD)/obj/tests/test_fuzz_regressions.o: $(wildcard fuzz/*.c fuzz/*.h)
+
 $(LT_WRITER_OBJ): tests/support/linktest_writer.c tests/support/linktest_writer.h | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/support -c $< -o $@
@@ -228,7 +231,7 @@ $(FUZZ_DIR)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(FUZZ_LIB_OBJ)
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_ALL)
 
 .PHONY: fuzz fuzz-build

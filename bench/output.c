@@ -15,6 +15,7 @@
  *             many suites the file holds (it is saved after each suite)
  */
 #include "output.h"
+#include "util.h" /* err_printf, libcube's message formatter */
 
 #include "cube.h"
 
@@ -23,14 +24,6 @@
 #include <string.h>
 
 enum { M_TIME, M_STDERR, M_REPS, M_DUMMY, NUM_METRICS };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 char *output_stat_path(const char *cube_path)
 {
@@ -146,9 +139,9 @@ static void def_attributes(cube_t *c, const bench_ctx *ctx, const bench_params *
     cube_def_attr(c, bench_section_name(BENCH_SEC_POST), bp->post_proc ? "yes" : "no");
 }
 
-/* The argument regions are shared by name across suites. */
+/* The argument regions are shared by name across suites (the name is the
+ * region's own). */
 typedef struct {
-    char **names;
     cube_region **regions;
     size_t n, cap;
 } region_set;
@@ -156,36 +149,20 @@ typedef struct {
 static cube_region *arg_region(cube_t *c, region_set *rs, const char *name, const char *descr)
 {
     for (size_t i = 0; i < rs->n; i++)
-        if (strcmp(rs->names[i], name) == 0)
+        if (strcmp(rs->regions[i]->name, name) == 0)
             return rs->regions[i];
-    if (rs->n == rs->cap) {
-        size_t cap = rs->cap ? 2 * rs->cap : 64;
-        char **nn = realloc(rs->names, cap * sizeof *nn);
-        if (!nn)
-            return NULL;
-        rs->names = nn;
-        cube_region **nr = realloc(rs->regions, cap * sizeof *nr);
-        if (!nr)
-            return NULL;
-        rs->regions = nr;
-        rs->cap = cap;
-    }
-    char *copy = strdup(name);
-    cube_region *r = copy ? cube_def_region(c, name, -1, -1, "", descr, "") : NULL;
-    if (!r) {
-        free(copy);
+    cube_region **grown = grow_array(rs->regions, rs->n, &rs->cap, sizeof *grown, 64);
+    if (!grown)
         return NULL;
-    }
-    rs->names[rs->n] = copy;
-    rs->regions[rs->n++] = r;
+    rs->regions = grown;
+    cube_region *r = cube_def_region(c, name, -1, -1, "", descr, "");
+    if (r)
+        rs->regions[rs->n++] = r;
     return r;
 }
 
 static void region_set_free(region_set *rs)
 {
-    for (size_t i = 0; i < rs->n; i++)
-        free(rs->names[i]);
-    free(rs->names);
     free(rs->regions);
 }
 
@@ -288,7 +265,7 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
     region_set rs = {0};
     int rc = -1;
     if (!c || (stat_path && !sf) || !threads) {
-        seterr(err, errlen, "%s: out of memory", path);
+        err_printf(err, errlen, "%s: out of memory", path);
         goto done;
     }
     def_attributes(c, ctx, bp, info, n);
@@ -370,7 +347,7 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
             if (*cube_error(c))
                 goto cube_failed;
             if (sf && add_pattern(sf, s, p, argname, met[M_TIME], cn) != 0) {
-                seterr(err, errlen, "%s: out of memory", stat_path);
+                err_printf(err, errlen, "%s: out of memory", stat_path);
                 goto done;
             }
         }
@@ -378,13 +355,13 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
     if (cube_write_file(c, path, 0) != 0)
         goto cube_failed;
     if (sf && cube_statfile_write(sf, stat_path, CUBE_STATFILE_DOCUMENTED) != 0) {
-        seterr(err, errlen, "%s", cube_statfile_error(sf));
+        err_printf(err, errlen, "%s", cube_statfile_error(sf));
         goto done;
     }
     rc = 0;
     goto done;
 cube_failed:
-    seterr(err, errlen, "%s", *cube_error(c) ? cube_error(c) : "out of memory");
+    err_printf(err, errlen, "%s", *cube_error(c) ? cube_error(c) : "out of memory");
 done:
     region_set_free(&rs);
     free(threads);

@@ -8,7 +8,7 @@
  * statistics file alike, so a kept suite is written again bit for bit.
  */
 #include "resume.h"
-#include "grow.h"
+#include "util.h" /* err_printf, libcube's message formatter */
 
 #include "cube.h"
 
@@ -18,14 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 uint64_t resume_fnv1a64(const void *data, size_t n)
 {
@@ -83,38 +75,6 @@ void resume_log_done(FILE *log, size_t k, size_t n, const char *suite, const cha
     fflush(log);
 }
 
-/* A whole line of any length (malloc'd, without the newline) or NULL at
- * the end; *oom is set when memory ran out. */
-static char *read_line(FILE *f, int *oom)
-{
-    size_t cap = 256, n = 0;
-    char *s = malloc(cap);
-    if (!s) {
-        *oom = 1;
-        return NULL;
-    }
-    int ch;
-    while ((ch = getc(f)) != EOF && ch != '\n') {
-        if (n + 1 == cap) {
-            char *t = realloc(s, cap * 2);
-            if (!t) {
-                free(s);
-                *oom = 1;
-                return NULL;
-            }
-            s = t;
-            cap *= 2;
-        }
-        s[n++] = (char)ch;
-    }
-    if (ch == EOF && n == 0) {
-        free(s);
-        return NULL;
-    }
-    s[n] = '\0';
-    return s;
-}
-
 int resume_read_log(const char *path, resume_log *log, char *err, size_t errlen)
 {
     memset(log, 0, sizeof *log);
@@ -122,12 +82,17 @@ int resume_read_log(const char *path, resume_log *log, char *err, size_t errlen)
     if (!f) {
         if (errno == ENOENT)
             return 0;
-        seterr(err, errlen, "%s: %s", path, strerror(errno));
+        err_printf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
     int oom = 0, rc = 0;
-    char *line;
-    while ((line = read_line(f, &oom)) != NULL) {
+    char *line = NULL;
+    size_t line_cap = 0;
+    ssize_t got;
+    errno = 0; /* getline says ENOMEM only through errno */
+    while ((got = getline(&line, &line_cap, f)) > 0) {
+        if (line[got - 1] == '\n')
+            line[got - 1] = '\0';
         char sum[64];
         int procs, off = 0;
         size_t suites, k, n;
@@ -151,15 +116,17 @@ int resume_read_log(const char *path, resume_log *log, char *err, size_t errlen)
         } else if (log->found && strncmp(line, "run complete:", 13) == 0) {
             log->complete = 1;
         }
-        free(line);
         if (oom)
             break;
     }
+    if (got < 0 && errno == ENOMEM)
+        oom = 1;
+    free(line);
     if (oom) {
-        seterr(err, errlen, "%s: out of memory", path);
+        err_printf(err, errlen, "%s: out of memory", path);
         rc = -1;
     } else if (ferror(f)) {
-        seterr(err, errlen, "%s: read error", path);
+        err_printf(err, errlen, "%s: read error", path);
         rc = -1;
     }
     fclose(f);
@@ -225,7 +192,7 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
 {
     resume_saved *s = calloc(1, sizeof *s);
     if (!s || !(s->cube = cube_create())) {
-        seterr(err, errlen, "%s: out of memory", cube_path);
+        err_printf(err, errlen, "%s: out of memory", cube_path);
         free(s);
         return NULL;
     }
@@ -233,36 +200,36 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
     s->stat_path = stat_path;
     cube_t *c = s->cube;
     if (cube_read(c, cube_path) != 0) {
-        seterr(err, errlen, "%s", cube_error(c));
+        err_printf(err, errlen, "%s", cube_error(c));
         goto fail;
     }
     const char *sum = cube_get_attr(c, "parameter checksum");
     const char *procs = cube_get_attr(c, "processes");
     if (!sum || strcmp(sum, checksum) != 0) {
-        seterr(err, errlen, "%s: expected parameter checksum %s (the parameter file of this run), "
+        err_printf(err, errlen, "%s: expected parameter checksum %s (the parameter file of this run), "
                "found %s",
                cube_path, checksum, sum ? sum : "none");
         goto fail;
     }
     if (!procs || atoi(procs) != processes) {
-        seterr(err, errlen, "%s: expected a run of %d processes, found %s", cube_path, processes,
+        err_printf(err, errlen, "%s: expected a run of %d processes, found %s", cube_path, processes,
                procs ? procs : "no \"processes\" attribute");
         goto fail;
     }
     static const char *const uniq[4] = {"time", "stderr", "reps", "dummy_time"};
     for (int m = 0; m < 4; m++)
         if (!(s->met[m] = cube_find_metric(c, uniq[m]))) {
-            seterr(err, errlen, "%s: expected the metric %s of a cube_bench run, found none",
+            err_printf(err, errlen, "%s: expected the metric %s of a cube_bench run, found none",
                    cube_path, uniq[m]);
             goto fail;
         }
     s->root = cube_num_root_cnodes(c) == 1 ? cube_get_root_cnode(c, 0) : NULL;
     if (!s->root || strcmp(s->root->callee->name, "cube_bench") != 0) {
-        seterr(err, errlen, "%s: expected one call-tree root cube_bench", cube_path);
+        err_printf(err, errlen, "%s: expected one call-tree root cube_bench", cube_path);
         goto fail;
     }
     if (s->root->num_children < k) {
-        seterr(err, errlen, "%s: expected the %zu finished suites the log names, found %zu",
+        err_printf(err, errlen, "%s: expected the %zu finished suites the log names, found %zu",
                cube_path, k, s->root->num_children);
         goto fail;
     }
@@ -274,11 +241,11 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
     if (stat_path) {
         s->stat = cube_statfile_create();
         if (!s->stat) {
-            seterr(err, errlen, "%s: out of memory", stat_path);
+            err_printf(err, errlen, "%s: out of memory", stat_path);
             goto fail;
         }
         if (cube_statfile_read(s->stat, stat_path) != 0) {
-            seterr(err, errlen, "%s", cube_statfile_error(s->stat));
+            err_printf(err, errlen, "%s", cube_statfile_error(s->stat));
             goto fail;
         }
     }
@@ -286,7 +253,7 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
      * argument, in the order of the call tree */
     s->pattern_of = malloc((k + 1) * sizeof *s->pattern_of);
     if (!s->pattern_of) {
-        seterr(err, errlen, "%s: out of memory", cube_path);
+        err_printf(err, errlen, "%s: out of memory", cube_path);
         goto fail;
     }
     size_t p = 0;
@@ -296,7 +263,7 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
     }
     s->pattern_of[k] = p;
     if (s->stat && cube_statfile_num_patterns(s->stat) < p) {
-        seterr(err, errlen, "%s: expected at least %zu patterns (one per argument of the kept "
+        err_printf(err, errlen, "%s: expected at least %zu patterns (one per argument of the kept "
                "suites), found %zu",
                stat_path, p, cube_statfile_num_patterns(s->stat));
         goto fail;
@@ -363,13 +330,13 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
     const cube_cnode *sn = s->root->children[i];
     const bench_suite *def = r->def;
     if (strcmp(sn->callee->name, def->name) != 0) {
-        seterr(err, errlen, "%s: expected suite %zu to be %s (as in the parameter file), found %s",
+        err_printf(err, errlen, "%s: expected suite %zu to be %s (as in the parameter file), found %s",
                s->cube_path, i + 1, def->name, sn->callee->name);
         return -1;
     }
     if (r->skipped) {
         if (sn->num_children != 0) {
-            seterr(err, errlen, "%s: suite %s has measurements, but this run skips it",
+            err_printf(err, errlen, "%s: suite %s has measurements, but this run skips it",
                    s->cube_path, def->name);
             return -1;
         }
@@ -377,13 +344,13 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
     }
     const cube_thread **th = calloc((size_t)processes, sizeof *th);
     if (!th) {
-        seterr(err, errlen, "out of memory");
+        err_printf(err, errlen, "out of memory");
         return -1;
     }
     int rc = -1;
     for (int q = 0; q < processes; q++)
         if (!(th[q] = thread_of(c, q))) {
-            seterr(err, errlen, "%s: expected a process of rank %d, found none", s->cube_path, q);
+            err_printf(err, errlen, "%s: expected a process of rank %d, found none", s->cube_path, q);
             goto done;
         }
     for (size_t a = 0; a < sn->num_children; a++) {
@@ -393,7 +360,7 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
         char name[128];
         if (!parse_arg(cn->callee->name, &p.arg) ||
             strcmp(suite_arg_name(r, p.arg, name, sizeof name), cn->callee->name) != 0) {
-            seterr(err, errlen, "%s: suite %s: expected an argument of a %s suite, found %s",
+            err_printf(err, errlen, "%s: suite %s: expected an argument of a %s suite, found %s",
                    s->cube_path, def->name, bench_variation_name(r->var), cn->callee->name);
             goto done;
         }
@@ -412,7 +379,7 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
         if (def->node_times) {
             p.ranks = calloc((size_t)processes * RANK_FIELDS, sizeof *p.ranks);
             if (!p.ranks) {
-                seterr(err, errlen, "out of memory");
+                err_printf(err, errlen, "out of memory");
                 goto done;
             }
             for (int q = 0; q < processes; q++) {
@@ -437,7 +404,7 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
                 if (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
                     *q = '_';
             if (strcmp(pat->name, want) != 0) {
-                seterr(err, errlen, "%s:%ld: expected the pattern %s, found %s", s->stat_path,
+                err_printf(err, errlen, "%s:%ld: expected the pattern %s, found %s", s->stat_path,
                        pat->line, want, pat->name);
                 free(p.ranks);
                 goto done;
@@ -459,10 +426,10 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
             }
             p.res.num_slowest = ni;
         }
-        suite_point *grown = bench_grow(r->points, r->n, &r->cap, sizeof *grown, 32);
+        suite_point *grown = grow_array(r->points, r->n, &r->cap, sizeof *grown, 32);
         if (!grown) {
             free(p.ranks);
-            seterr(err, errlen, "out of memory");
+            err_printf(err, errlen, "out of memory");
             goto done;
         }
         r->points = grown;

@@ -5,7 +5,7 @@
  * decisions), the per-rank results and the log.
  */
 #include "suite.h"
-#include "grow.h"
+#include "util.h" /* err_printf, libcube's message formatter */
 
 #include <limits.h>
 #include <math.h>
@@ -24,14 +24,6 @@ typedef struct {
     long max_len;            /* bytes of the largest message */
     int clamped;             /* End_Argument was lowered to max_arg */
 } suite_plan;
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void logf_(bench_ctx *ctx, const char *fmt, ...)
 {
@@ -68,7 +60,7 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
     memset(pl, 0, sizeof *pl);
     pl->op = bench_op_of(def->type);
     if (!pl->op) {
-        seterr(err, errlen, "%s:%d: expected a measurement type cube_bench implements, found %s",
+        err_printf(err, errlen, "%s:%d: expected a measurement type cube_bench implements, found %s",
                file, line_of(def, BENCH_KEY_TYPE), bench_type_name(def->type));
         return -1;
     }
@@ -90,7 +82,7 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
               (pat == BENCH_PATTERN_COLLECTIVE || pat == BENCH_PATTERN_MW)) ||
              (pl->var == BENCH_VAR_CHUNKS && pat == BENCH_PATTERN_MW);
     if (!ok) {
-        seterr(err, errlen, "%s:%d: expected Variation = %s for %s (a %s measurement), found %s",
+        err_printf(err, errlen, "%s:%d: expected Variation = %s for %s (a %s measurement), found %s",
                file, line_of(def, BENCH_KEY_VARIATION), allowed[pat],
                bench_type_name(def->type), bench_pattern_name(pat),
                bench_variation_name(pl->var));
@@ -100,7 +92,7 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
     int P = ctx->size;
     int need = pat == BENCH_PATTERN_P2P || pat == BENCH_PATTERN_MW ? 2 : 1;
     if (P < need) {
-        seterr(err, errlen, "%s (%s) needs at least %d processes, the run has %d", def->name,
+        err_printf(err, errlen, "%s (%s) needs at least %d processes, the run has %d", def->name,
                bench_type_name(def->type), need, P);
         return 1;
     }
@@ -133,7 +125,7 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
         break;
     }
     if (pl->var != BENCH_VAR_LENGTH && def->default_msglen > (long)INT_MAX / size) {
-        seterr(err, errlen, "%s:%d: expected Default_Message_length of at most %ld, found %ld",
+        err_printf(err, errlen, "%s:%d: expected Default_Message_length of at most %ld, found %ld",
                file, line_of(def, BENCH_KEY_DEFAULT_MESSAGE_LENGTH), (long)INT_MAX / size,
                def->default_msglen);
         return -1;
@@ -150,17 +142,17 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
     }
     if (pl->rp.x_start > pl->rp.x_end) {
         if (pl->var == BENCH_VAR_NODES) {
-            seterr(err, errlen, "%s needs communicators of at least %.0f processes, the run has %d",
+            err_printf(err, errlen, "%s needs communicators of at least %.0f processes, the run has %d",
                    def->name, pl->rp.x_start, P);
             return 1;
         }
-        seterr(err, errlen, "%s:%d: expected Start_Argument of at most %.0f, found %ld", file,
+        err_printf(err, errlen, "%s:%d: expected Start_Argument of at most %.0f, found %ld", file,
                line_of(def, BENCH_KEY_START_ARGUMENT), pl->rp.x_end, def->start_arg);
         return -1;
     }
     char why[256];
     if (refine_check(&pl->rp, why, sizeof why) != 0) {
-        seterr(err, errlen, "%s:%d: %s", file, def->line, why);
+        err_printf(err, errlen, "%s:%d: %s", file, def->line, why);
         return -1;
     }
     if (pl->var == BENCH_VAR_LENGTH)
@@ -241,7 +233,7 @@ static int add_point(suite_result *out, const suite_point *p)
             out->points[i] = *p;
             return 0;
         }
-    suite_point *grown = bench_grow(out->points, out->n, &out->cap, sizeof *grown, 32);
+    suite_point *grown = grow_array(out->points, out->n, &out->cap, sizeof *grown, 32);
     if (!grown)
         return -1;
     out->points = grown;
@@ -401,7 +393,7 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
     int takes_part = 1;
     if (def->pattern == BENCH_PATTERN_P2P) {
         if (ctx->partner_max < 0 && p2p_find_partners(ctx) != 0) {
-            seterr(err, errlen, "%s: out of memory", def->name);
+            err_printf(err, errlen, "%s: out of memory", def->name);
             return -1;
         }
         out->partner = def->partner_min_latency ? ctx->partner_min : ctx->partner_max;
@@ -473,7 +465,7 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
         MPI_Comm_free(&j.p2p_comm);
     out->elapsed = MPI_Wtime() - t0;
     if (any_failed) {
-        seterr(err, errlen, "%s: out of memory", def->name);
+        err_printf(err, errlen, "%s: out of memory", def->name);
         return -1;
     }
     if (ctx->rank == 0) {

@@ -893,3 +893,14 @@ void cli_input_close(cli_input *in)
     cube_free(in->whole);
     free(in);
 }
+
+int cli_parse_count(const char *arg, size_t *n)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (arg[0] < '0' || arg[0] > '9' || *end || errno)
+        return -1;
+    *n = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+    return 0;
+}

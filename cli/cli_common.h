@@ -33,6 +33,11 @@ void cli_print_version(void);
 int cli_getopt(int argc, char *const argv[], const char *optstring,
                const struct option *longopts, const char *usage);
 
+/* A count given on the command line: decimal digits only (no sign, no
+ * blanks), at most ULLONG_MAX; *n saturates at SIZE_MAX.  0, or -1 for
+ * anything else (the caller names the option in its message). */
+int cli_parse_count(const char *arg, size_t *n);
+
 /* Read a whole experiment ("-" is stdin); warnings are printed.  NULL after
  * printing the error. */
 cube_t *cli_read(const char *path);

@@ -622,13 +622,9 @@ int main(int argc, char **argv)
                 strcmp(optarg, "unlimited") == 0 || strcmp(optarg, "infinite") == 0) {
                 o.top = SIZE_MAX;
             } else {
-                char *end;
-                errno = 0;
-                unsigned long long n = strtoull(optarg, &end, 10);
-                if (optarg[0] < '0' || optarg[0] > '9' || *end || errno || n == 0)
+                if (cli_parse_count(optarg, &o.top) != 0 || o.top == 0)
                     cli_usage_error(usage, "-t takes a positive number or 'all', not '%s'",
                                     optarg);
-                o.top = n > SIZE_MAX ? SIZE_MAX : (size_t)n;
             }
             break;
         case 'o': o.output = optarg; break;

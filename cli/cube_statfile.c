@@ -659,13 +659,7 @@ static int parse_count(const char *arg, size_t *n)
         *n = SIZE_MAX;
         return 0;
     }
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(arg, &end, 10);
-    if (arg[0] < '0' || arg[0] > '9' || *end || errno)
-        return -1;
-    *n = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-    return 0;
+    return cli_parse_count(arg, n);
 }
 
 static int all_digits(const char *s)

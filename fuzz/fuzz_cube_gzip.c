@@ -3,38 +3,12 @@
  * chooses: even, the rest is XML that the harness gzip-compresses first
  * (the reader's inflation on valid streams of any content); odd, the rest
  * is the compressed bytes themselves (corrupt, truncated, concatenated
- * streams).  Read like fuzz_cube_xml.c (cube_read, then the streaming
- * reader).
+ * streams).  Read as fuzz_cube_xml.c reads (fuzz_cube_read.h).
  */
 #include "fuzz_common.h"
-#include "cube.h"
+#include "fuzz_cube_read.h"
 
-#include <fcntl.h>
 #include <zlib.h>
-
-static void fuzz_gzip_read_path(const char *path)
-{
-    cube_t *c = cube_create();
-    if (c) {
-        if (cube_read(c, path) == 0)
-            (void)cube_num_rows(c);
-        cube_free(c);
-    }
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return;
-    cube_reader *r = cube_reader_open_fd(fd, "fuzz.gz");
-    if (r) {
-        const cube_metric *met;
-        const cube_cnode *cnode;
-        const double *values;
-        if (cube_reader_definitions(r))
-            while (cube_reader_next_row(r, &met, &cnode, &values) == 1)
-                ;
-        cube_reader_close(r);
-    }
-    close(fd);
-}
 
 static int fuzz_one_cube_gzip(const uint8_t *data, size_t size)
 {
@@ -69,7 +43,7 @@ static int fuzz_one_cube_gzip(const uint8_t *data, size_t size)
         fuzz_write_file("in.cube.gz", out, n, path, sizeof path);
         free(out);
     }
-    fuzz_gzip_read_path(path);
+    fuzz_cube_read_path(path, "fuzz.gz");
     return 0;
 }
 

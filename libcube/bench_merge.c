@@ -408,14 +408,10 @@ static msuite *collect_suites(const merge_t *m, size_t *count)
             while (f < n && !(s[f].occurrence == occ && strcmp(s[f].name, name) == 0))
                 f++;
             if (f == n) {
-                if (n == cap) {
-                    size_t nc = cap ? 2 * cap : 16;
-                    msuite *ns = realloc(s, nc * sizeof *ns);
-                    if (!ns)
-                        goto oom;
-                    s = ns;
-                    cap = nc;
-                }
+                msuite *grown = grow_array(s, n, &cap, sizeof *grown, 16);
+                if (!grown)
+                    goto oom;
+                s = grown;
                 s[n].name = name;
                 s[n].occurrence = occ;
                 if (!(s[n].src = calloc(m->n, sizeof *s[n].src)))
@@ -478,14 +474,10 @@ static mpoint *collect_points(const merge_t *m, const msuite *s, size_t *count)
             while (f < n && !same_point(&p[f], name, numbered, key_len, x))
                 f++;
             if (f == n) {
-                if (n == cap) {
-                    size_t nc = cap ? 2 * cap : 32;
-                    mpoint *np = realloc(p, nc * sizeof *np);
-                    if (!np)
-                        goto oom;
-                    p = np;
-                    cap = nc;
-                }
+                mpoint *grown = grow_array(p, n, &cap, sizeof *grown, 32);
+                if (!grown)
+                    goto oom;
+                p = grown;
                 mpoint *q = &p[n];
                 q->name = name;
                 q->numbered = numbered;

@@ -333,9 +333,26 @@ static void swap64s(void *values, size_t count)
         }
 }
 
-/* The N-1 entries of a row into row[N] (8-byte values: doubles or u64),
- * partner k < rank at column k, else k + 1: two runs around the diagonal,
- * read from the file straight into place.  NULL row: skipped. */
+/* The N-1 8-byte values (doubles or u64) at stream byte `at` of a rank
+ * into row[N]: partner k < rank at column k, else k + 1, two runs around
+ * the diagonal read from the file straight into place, in host order.
+ * Used at open (into the matrices) and later for rows left in the file. */
+static int read_row_at(const sion_set *s, int be, size_t rank, uint64_t at, size_t n,
+                       unsigned char *dst, char *err, size_t errlen)
+{
+    size_t k = (n - 1) * 8;
+    if (sion_set_read_range(s, rank, at, dst, rank * 8, err, errlen) != 0 ||
+        sion_set_read_range(s, rank, at + rank * 8, dst + (rank + 1) * 8, k - rank * 8, err,
+                            errlen) != 0)
+        return -1;
+    if (be != host_is_big_endian()) {
+        swap64s(dst, rank);
+        swap64s(dst + (rank + 1) * 8, n - 1 - rank);
+    }
+    return 0;
+}
+
+/* A row of the stream at the cursor: read into row[N], or skipped (NULL). */
 static int g_row(cursor *c, size_t n, size_t rank, void *row, const char *field)
 {
     if (n < 2)
@@ -343,17 +360,8 @@ static int g_row(cursor *c, size_t n, size_t rank, void *row, const char *field)
     size_t k = (n - 1) * 8;
     if (need(c, k, field) != 0)
         return -1;
-    if (row) {
-        unsigned char *dst = row;
-        if (sion_set_read_range(c->s, c->rank, c->pos, dst, rank * 8, c->err, c->errlen) != 0 ||
-            sion_set_read_range(c->s, c->rank, c->pos + rank * 8, dst + (rank + 1) * 8,
-                                k - rank * 8, c->err, c->errlen) != 0)
-            return -1;
-        if (c->be != host_is_big_endian()) {
-            swap64s(dst, rank);
-            swap64s(dst + (rank + 1) * 8, n - 1 - rank);
-        }
-    }
+    if (row && read_row_at(c->s, c->be, rank, c->pos, n, row, c->err, c->errlen) != 0)
+        return -1;
     c->pos += k;
     return 0;
 }
@@ -824,19 +832,10 @@ int linktest_read_row(const cube_linktest *lt, size_t iteration, size_t rank, do
         memcpy(row, p->times + rank * n, n * sizeof *row);
         return 0;
     }
-    row[rank] = NAN;
-    if (n < 2)
-        return 0;
     const lt_rank *r = &lt->ranks[rank];
-    uint64_t at = r->row0 + iteration * r->stride;
-    if (sion_set_read_range(lt->sion, rank, at, row, rank * 8, err, errlen) != 0 ||
-        sion_set_read_range(lt->sion, rank, at + rank * 8, row + rank + 1, (n - 1 - rank) * 8,
-                            err, errlen) != 0)
+    if (n > 1 && read_row_at(lt->sion, lt->be, rank, r->row0 + iteration * r->stride, n,
+                             (unsigned char *)row, err, errlen) != 0)
         return -1;
-    if (lt->be != host_is_big_endian()) {
-        swap64s(row, rank);
-        swap64s(row + rank + 1, n - 1 - rank);
-    }
     row[rank] = NAN;
     return 0;
 }

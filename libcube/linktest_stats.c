@@ -275,7 +275,17 @@ static int choose_window(measurement_set *s, first_pass *f)
     size_t iters = s->end_iter - s->first_iter, total = s->num_rows * iters;
     if (total == 0)
         return 0;
-    size_t rows = total < SAMPLE_ROWS ? total : SAMPLE_ROWS;
+    if (total * s->n <= selection_cap(0)) {
+        /* so few values that the pass may keep them all: no sample to read */
+        f->win_lo = -INFINITY;
+        f->win_hi = INFINITY;
+        return 0;
+    }
+    /* an eighth of the rows at most: reading the sample must stay small
+     * beside the pass (a host's few rows, say) */
+    size_t rows = total / 8 < SAMPLE_ROWS ? total / 8 : SAMPLE_ROWS;
+    if (rows < 4)
+        rows = total < 4 ? total : 4;
     double *v = malloc(rows * SAMPLE_PER_ROW * sizeof *v);
     if (!v)
         return -1;

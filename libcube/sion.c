@@ -562,31 +562,3 @@ int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf,
     }
     return 0;
 }
-
-int sion_set_read_task(const sion_set *s, size_t rank, unsigned char **buf, size_t *len, char *err,
-                       size_t errlen)
-{
-    const sion_file *f = &s->files[s->map_file[rank]];
-    size_t t = s->map_task[rank];
-    uint64_t total = sion_set_task_bytes(s, rank); /* each block checked <= its chunk */
-    unsigned char *p = malloc(total ? (size_t)total : 1);
-    if (!p) {
-        err_printf(err, errlen, "%s: out of memory", f->name);
-        return -1;
-    }
-    uint64_t pos = 0;
-    for (uint64_t b = 0; b < f->blockcount[t]; b++) {
-        uint64_t v = f->bytes[b * f->n + t];
-        char field[64];
-        snprintf(field, sizeof field, "rank %zu block %llu", rank, (unsigned long long)b);
-        if (v && rd(f, p + pos, (size_t)v, f->startptr[t] + b * f->globalskip, field, err,
-                    errlen) != 0) {
-            free(p);
-            return -1;
-        }
-        pos += v;
-    }
-    *buf = p;
-    *len = (size_t)total;
-    return 0;
-}

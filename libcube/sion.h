@@ -42,9 +42,6 @@ uint64_t sion_set_task_file_offset(const sion_set *s, size_t rank, uint64_t off)
 int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf, size_t len,
                         char *err, size_t errlen);
 
-/* Read a rank's whole stream into a new buffer (caller frees).  0 or -1. */
-int sion_set_read_task(const sion_set *s, size_t rank, unsigned char **buf, size_t *len,
-                       char *err, size_t errlen);
 
 
 #endif

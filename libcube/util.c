@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,4 +81,18 @@ void err_printf(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+}
+
+void *grow_array(void *items, size_t count, size_t *cap, size_t elem_size, size_t first_cap)
+{
+    if (count < *cap)
+        return items;
+    size_t n = *cap ? *cap : (first_cap + 1) / 2;
+    if (n > SIZE_MAX / 2 / elem_size)
+        return NULL;
+    n *= 2;
+    void *p = realloc(items, n * elem_size);
+    if (p)
+        *cap = n;
+    return p;
 }

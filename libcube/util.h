@@ -19,6 +19,14 @@
  * LinkTest readers, the merge of benchmark runs) all use this one. */
 void err_printf(char *err, size_t errlen, const char *fmt, ...) CUBE_PRINTF(3, 4);
 
+/* Make room for one more element in `items` (count == *cap means full),
+ * doubling from first_cap, the size checked against overflow: returns the
+ * (possibly moved) array with *cap updated, or NULL when out of memory (the
+ * old array is then still valid and unchanged).  Returns `items` untouched
+ * when there is room.  Shared by cube_bench and the merge of its runs;
+ * older libcube modules still grow their arrays by hand. */
+void *grow_array(void *items, size_t count, size_t *cap, size_t elem_size, size_t first_cap);
+
 /* strdup that accepts NULL (as "") and returns NULL only when out of memory. */
 char *cube_strdup(const char *s);
 

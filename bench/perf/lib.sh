@@ -77,6 +77,23 @@ perf_work_dir() {
     fi
 }
 
+# perf_generator VAR NAME SOURCE... : the generator the script runs: the
+# binary named by the environment variable VAR when set (it must be
+# executable), else SOURCE... (plus compiler options) compiled into
+# $WORK/NAME with ${CC:-cc} -O2; VAR is set to it
+perf_generator() {
+    local var=$1 name=$2
+    shift 2
+    local given=${!var:-}
+    if [[ -n $given ]]; then
+        [[ -x $given ]] || die "$var=$given is not an executable file"
+        return 0
+    fi
+    note "compiling $name with ${CC:-cc}"
+    "${CC:-cc}" -std=c11 -O2 -o "$WORK/$name" "$@" || die "cannot compile $name"
+    printf -v "$var" '%s' "$WORK/$name"
+}
+
 median() { # numbers... -> median
     printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
         END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'

@@ -48,13 +48,7 @@ perf_check_time
 perf_work_dir cube-perf
 measure_rm=("$WORK/out.cube" "$WORK/out.cube.gz")
 
-if [[ -n ${GEN:-} ]]; then
-    [[ -x $GEN ]] || die "GEN=$GEN is not an executable file"
-else
-    GEN=$WORK/gen_cube
-    note "compiling $here/gen_cube.c with ${CC:-cc}"
-    "${CC:-cc}" -std=c11 -O2 -o "$GEN" "$here/gen_cube.c" || die "cannot compile gen_cube.c"
-fi
+perf_generator GEN gen_cube "$here/gen_cube.c"
 
 have_xmllint=1
 if ! command -v xmllint >/dev/null 2>&1; then

@@ -66,13 +66,7 @@ for tool in cube_info cube_diff cube_dump; do
 done
 perf_work_dir cube-huge
 measure_rm=("$WORK/diff.cube")
-if [[ -n ${GEN:-} ]]; then
-    [[ -x $GEN ]] || die "GEN=$GEN is not an executable file"
-else
-    GEN=$WORK/gen_cube
-    note "compiling $here/gen_cube.c with ${CC:-cc}"
-    "${CC:-cc}" -std=c11 -O2 -o "$GEN" "$here/gen_cube.c" || die "cannot compile gen_cube.c"
-fi
+perf_generator GEN gen_cube "$here/gen_cube.c"
 have_xmllint=1
 command -v xmllint >/dev/null 2>&1 || {
     have_xmllint=0

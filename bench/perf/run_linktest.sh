@@ -50,14 +50,8 @@ perf_check_time
 perf_work_dir cube-perf-lt
 measure_rm=("$WORK/out.cube") # measure keeps the last run's out.cube (for its size)
 
-if [[ -n ${GEN_LT:-} ]]; then
-    [[ -x $GEN_LT ]] || die "GEN_LT=$GEN_LT is not an executable file"
-else
-    GEN_LT=$WORK/gen_linktest
-    note "compiling $here/gen_linktest.c with ${CC:-cc}"
-    "${CC:-cc}" -std=c11 -O2 -I"$top/tests/support" -o "$GEN_LT" "$here/gen_linktest.c" \
-        "$top/tests/support/linktest_writer.c" -lm || die "cannot compile gen_linktest.c"
-fi
+perf_generator GEN_LT gen_linktest -I"$top/tests/support" "$here/gen_linktest.c" \
+    "$top/tests/support/linktest_writer.c" -lm
 
 have_lt=1
 if [[ ! -x $BIN/cube_linktest ]]; then

@@ -795,22 +795,13 @@ static void test_deep_recursive_tree(void **state)
     /* a chain 100 000 deep, alternating f and g, 1 on each call path: no
      * recursion in the library, so no stack overflow */
     enum { DEPTH = 100000 };
-    cube_t *c = cube_create();
-    cube_metric *m = cube_def_met(c, "Time", "time", "FLOAT", "sec", "", "", "", NULL);
-    cube_region *f = cube_def_region(c, "f", -1, -1, "", "", "");
-    cube_region *g = cube_def_region(c, "g", -1, -1, "", "", "");
-    cube_thread *t = cube_def_thrd(
-        c, "t", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
-    cube_cnode *n = NULL, *first = NULL, *second = NULL;
-    for (int i = 0; i < DEPTH; i++) {
-        n = cube_def_cnode(c, i % 2 ? g : f, n);
-        assert_non_null(n);
-        cube_set_sev(c, m, n, t, 1);
-        if (i == 0)
-            first = n;
-        if (i == 1)
-            second = n;
-    }
+    cube_t *c = deep_call_chain(DEPTH);
+    const cube_metric *m = cube_find_metric(c, "time");
+    const cube_cnode *first = cube_get_cnode(c, 0), *second = cube_get_cnode(c, 1);
+    const cube_cnode *n = cube_get_cnode(c, DEPTH - 1);
+    const cube_region *f = cube_get_region(c, 0), *g = cube_get_region(c, 1);
+    assert_string_equal(f->name, "f");
+    assert_string_equal(g->name, "g");
     int err;
     cube_view *v = cube_view_compute(c, m, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &err);
     assert_non_null(v);

@@ -21,13 +21,15 @@
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
-static void run_dir(const char *harness, fuzz_entry entry)
+/* Feed every regular file of `dir` to `entry`; returns how many.  A
+ * missing directory is none (testdata/fuzz/<harness>/ exists only once a
+ * fuzzer found something there). */
+static size_t run_dir(const char *dir, fuzz_entry entry)
 {
-    char dir[256];
-    snprintf(dir, sizeof dir, "testdata/fuzz/%s", harness);
     DIR *d = opendir(dir);
     if (!d)
-        return; /* no regressions for this harness yet */
+        return 0;
+    size_t count = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
@@ -44,16 +46,65 @@ static void run_dir(const char *harness, fuzz_entry entry)
         entry((const uint8_t *)data, len);
         alarm(0);
         free(data);
+        count++;
     }
     closedir(d);
+    return count;
 }
 
-static void test_cube_xml(void **state) { (void)state; run_dir("cube_xml", fuzz_one_cube_xml); }
-static void test_cube_gzip(void **state) { (void)state; run_dir("cube_gzip", fuzz_one_cube_gzip); }
-static void test_statfile(void **state) { (void)state; run_dir("statfile", fuzz_one_statfile); }
-static void test_linktest(void **state) { (void)state; run_dir("linktest", fuzz_one_linktest); }
-static void test_params(void **state) { (void)state; run_dir("params", fuzz_one_params); }
-static void test_algebra(void **state) { (void)state; run_dir("algebra", fuzz_one_algebra); }
+/* A harness on its regressions and on the test data its corpus is seeded
+ * from (valid, tolerated and rejected files): under SANITIZE=1 each must
+ * run without a crash, a leak or undefined behaviour. */
+static void run_harness(const char *harness, fuzz_entry entry, const char *const *seed_dirs)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "testdata/fuzz/%s", harness);
+    run_dir(dir, entry);
+    for (size_t i = 0; seed_dirs[i]; i++)
+        if (run_dir(seed_dirs[i], entry) == 0)
+            fail_msg("%s: no seed files in %s", harness, seed_dirs[i]);
+}
+
+static const char *const cube_dirs[] = {"testdata/reader", "testdata/hostile", NULL};
+
+static void test_cube_xml(void **state)
+{
+    (void)state;
+    run_harness("cube_xml", fuzz_one_cube_xml, cube_dirs);
+}
+
+static void test_cube_gzip(void **state)
+{
+    (void)state;
+    run_harness("cube_gzip", fuzz_one_cube_gzip, cube_dirs);
+}
+
+static void test_statfile(void **state)
+{
+    (void)state;
+    static const char *const dirs[] = {"testdata/statfile", NULL};
+    run_harness("statfile", fuzz_one_statfile, dirs);
+}
+
+static void test_linktest(void **state)
+{
+    (void)state;
+    static const char *const dirs[] = {"testdata/linktest", "testdata/linktest/v1", NULL};
+    run_harness("linktest", fuzz_one_linktest, dirs);
+}
+
+static void test_params(void **state)
+{
+    (void)state;
+    static const char *const dirs[] = {"bench", NULL}; /* default.par (and the sources) */
+    run_harness("params", fuzz_one_params, dirs);
+}
+
+static void test_algebra(void **state)
+{
+    (void)state;
+    run_harness("algebra", fuzz_one_algebra, cube_dirs);
+}
 
 int main(void)
 {

@@ -128,23 +128,6 @@ static void test_quadratic_entity_bomb_refused_quickly(void **state)
 
 enum { DEPTH = 100000 };
 
-static cube_t *deep_cube(void)
-{
-    cube_t *c = cube_create();
-    cube_metric *m = cube_def_met(c, "Time", "time", "FLOAT", "sec", "", "", "", NULL);
-    cube_region *f = cube_def_region(c, "f", -1, -1, "", "", "");
-    cube_region *g = cube_def_region(c, "g", -1, -1, "", "", "");
-    cube_thread *t = cube_def_thrd(
-        c, "t", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
-    cube_cnode *n = NULL;
-    for (int i = 0; i < DEPTH; i++) {
-        n = cube_def_cnode(c, i % 2 ? g : f, n);
-        assert_non_null(n);
-        cube_set_sev(c, m, n, t, 1);
-    }
-    return c;
-}
-
 static off_t file_size(const char *p)
 {
     struct stat st;
@@ -159,7 +142,7 @@ static void test_deep_tree_write_read_combine(void **state)
     struct rlimit fsize = {1L << 30, 1L << 30};
     signal(SIGXFSZ, SIG_IGN);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &fsize), 0);
-    cube_t *c = deep_cube();
+    cube_t *c = deep_call_chain(DEPTH);
     char *p = temp_path(".cube");
     assert_int_equal(cube_write_file(c, p, 0), 0);
     /* not quadratic in the depth (one indentation step per level made

@@ -249,3 +249,21 @@ void linktest_header_fields(const cube_linktest_header *h,
         h->num_randomized_tasks, h->task_randomization_seed};
     memcpy(out, v, sizeof v);
 }
+
+cube_t *deep_call_chain(int depth)
+{
+    cube_t *c = cube_create();
+    assert_non_null(c);
+    cube_metric *m = cube_def_met(c, "Time", "time", "FLOAT", "sec", "", "", "", NULL);
+    cube_region *f = cube_def_region(c, "f", -1, -1, "", "", "");
+    cube_region *g = cube_def_region(c, "g", -1, -1, "", "", "");
+    cube_thread *t = cube_def_thrd(
+        c, "t", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
+    cube_cnode *n = NULL;
+    for (int i = 0; i < depth; i++) {
+        n = cube_def_cnode(c, i % 2 ? g : f, n);
+        assert_non_null(n);
+        cube_set_sev(c, m, n, t, 1);
+    }
+    return c;
+}

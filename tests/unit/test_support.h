@@ -34,6 +34,11 @@ char *temp_file_with(const char *data, size_t len);
 /* Whole content of a file; caller frees; *len set when non-NULL. */
 char *slurp(const char *path, size_t *len);
 
+/* A call chain `depth` deep, alternating regions f and g, on one thread,
+ * with the value 1 of metric "time" on every call path (call path i is the
+ * node at depth i, cube_get_cnode(c, i)). */
+cube_t *deep_call_chain(int depth);
+
 /* The same bits (a NaN equals itself, 0.0 differs from -0.0). */
 int same_double(double a, double b);
 /* Open a LinkTest file that must open; fails the test otherwise. */
