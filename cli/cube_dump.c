@@ -345,31 +345,16 @@ typedef struct {
     const cube_cnode *root;
 } tree_entry;
 
-/* All call paths in preorder (children in their order), *count of them;
- * NULL when out of memory. */
-static tree_entry *call_tree_preorder(const cube_t *c, size_t *count)
+/* The next call path of a preorder walk (cube_tree_walk: memory grows
+ * with the depth, not with the call paths): 1, 0 at the end, -1 when out
+ * of memory. */
+static int next_entry(cube_tree_walk *w, tree_entry *e)
 {
-    size_t n = cube_num_cnodes(c), out = 0, top = 0;
-    tree_entry *order = malloc((n ? n : 1) * sizeof *order);
-    tree_entry *stack = malloc((n ? n : 1) * sizeof *stack);
-    if (!order || !stack) {
-        free(order);
-        free(stack);
-        return NULL;
-    }
-    for (size_t r = cube_num_root_cnodes(c); r-- > 0;) {
-        const cube_cnode *root = cube_get_root_cnode(c, r);
-        stack[top++] = (tree_entry){root, 0, root};
-    }
-    while (top && out < n) {
-        tree_entry e = stack[--top];
-        order[out++] = e;
-        for (size_t k = e.cnode->num_children; k-- > 0 && top < n;)
-            stack[top++] = (tree_entry){e.cnode->children[k], e.level + 1, e.root};
-    }
-    free(stack);
-    *count = out;
-    return order;
+    e->cnode = cube_tree_walk_next(w, &e->level);
+    if (!e->cnode)
+        return cube_tree_walk_failed(w) ? -1 : 0;
+    e->root = cube_tree_walk_root(w);
+    return 1;
 }
 
 /* Metrics in tree preorder. */
@@ -420,8 +405,6 @@ typedef struct {
     /* rows of metric index i go to views feed[feed_start[i] .. feed_start[i+1]) */
     cube_view **feed;
     size_t *feed_start;
-    tree_entry *tree;  /* preorder */
-    size_t num_tree;
     cnode_selection sel;
     size_t *threads;   /* selected thread indexes, ascending */
     size_t num_threads;
@@ -443,7 +426,6 @@ static void plan_free(plan *p)
     free(p->metrics);
     free(p->feed);
     free(p->feed_start);
-    free(p->tree);
     free(p->threads);
     free(p->machine_of);
     selection_free(&p->sel);
@@ -611,10 +593,9 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
     free(mets);
     if (select_threads(p) != 0)
         return -1;
-    p->tree = call_tree_preorder(defs, &p->num_tree);
     size_t nt = cube_num_threads(defs);
     p->machine_of = malloc((nt ? nt : 1) * sizeof *p->machine_of);
-    if (!p->tree || !p->machine_of) {
+    if (!p->machine_of) {
         cli_error("out of memory");
         return -1;
     }
@@ -961,11 +942,13 @@ static int print_values(const plan *p, cli_table *t)
     }
     for (size_t i = 0; !rc && i < p->num_metrics; i++) {
         const metric_plan *m = &p->metrics[i];
-        for (size_t k = 0; !rc && k < p->num_tree; k++) {
-            const tree_entry *e = &p->tree[k];
+        cube_tree_walk *walk = cube_tree_walk_start(p->defs);
+        tree_entry entry;
+        const tree_entry *e = &entry;
+        int got = walk ? 1 : -1;
+        while (!rc && got == 1 && (got = next_entry(walk, &entry)) == 1) {
             if (path_enter(&path, e) != 0) {
-                cli_error("out of memory");
-                rc = -1;
+                got = -1;
                 break;
             }
             if (!cnode_selected(&p->sel, e->cnode, e->level))
@@ -992,6 +975,11 @@ static int print_values(const plan *p, cli_table *t)
                 cli_table_double(t, shown(p, m, &refs, th, row[th]));
                 cli_table_end_row(t);
             }
+        }
+        cube_tree_walk_free(walk);
+        if (got < 0) {
+            cli_error("out of memory");
+            rc = -1;
         }
     }
     free(path.s);
@@ -1096,8 +1084,7 @@ static void system_row(cli_table *t, const char *kind, int64_t id, const int64_t
     cli_table_end_row(t);
 }
 
-static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE *fp,
-                         const tree_entry *tree, size_t num_tree)
+static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE *fp)
 {
     static const cli_column attr_cols[] = {{"key", 0}, {"value", 0}};
     static const cli_column mirror_cols[] = {{"mirror", 0}};
@@ -1178,9 +1165,11 @@ static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE 
     case SEC_CALLTREE: {
         size_t depth = cube_cnode_depth_max(c);
         path_buf path = {NULL, 0, 0, calloc(depth + 1, sizeof(size_t))};
-        int rc = path.at_level ? 0 : -1;
-        for (size_t k = 0; !rc && k < num_tree; k++) {
-            const tree_entry *e = &tree[k];
+        cube_tree_walk *walk = cube_tree_walk_start(c);
+        tree_entry entry;
+        const tree_entry *e = &entry;
+        int rc = path.at_level && walk ? 0 : -1, got = 0;
+        while (!rc && (got = next_entry(walk, &entry)) == 1) {
             if (path_enter(&path, e) != 0) {
                 rc = -1;
                 break;
@@ -1196,9 +1185,10 @@ static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE 
             put_line(t, cn->line);
             cli_table_end_row(t);
         }
+        cube_tree_walk_free(walk);
         free(path.s);
         free(path.at_level);
-        if (rc) {
+        if (rc || got < 0) {
             cli_error("out of memory");
             cli_table_end(t);
             return -1;
@@ -1306,15 +1296,6 @@ static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE 
 
 static int print_structure(const cube_t *c, const options *o, FILE *fp)
 {
-    tree_entry *tree = NULL;
-    size_t num_tree = 0;
-    if (o->sections & SEC_CALLTREE) {
-        tree = call_tree_preorder(c, &num_tree);
-        if (!tree) {
-            cli_error("out of memory");
-            return -1;
-        }
-    }
     int rc = 0, first = 1;
     if (o->format == CLI_FORMAT_JSON)
         fputc('{', fp);
@@ -1338,11 +1319,10 @@ static int print_structure(const cube_t *c, const options *o, FILE *fp)
             break;
         }
         first = 0;
-        rc = print_section(c, sec, o->format, fp, tree, num_tree);
+        rc = print_section(c, sec, o->format, fp);
     }
     if (o->format == CLI_FORMAT_JSON)
         fputs("}\n", fp);
-    free(tree);
     return rc;
 }
 

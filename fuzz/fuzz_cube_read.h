@@ -1,7 +1,8 @@
 /*
  * fuzz_cube_read.h - what the CUBE reader harnesses (plain and gzip)
  * do with a file: cube_read and a look at the model, then the streaming
- * reader over every row, its error and its warnings.
+ * reader over every row, its error and its warnings, checked against the
+ * reader without the call tree (CUBE_READ_NO_CALL_TREE).
  */
 #ifndef FUZZ_CUBE_READ_H
 #define FUZZ_CUBE_READ_H
@@ -10,6 +11,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void fuzz_cube_read_path(const char *path, const char *name)
@@ -26,23 +28,47 @@ static void fuzz_cube_read_path(const char *path, const char *name)
         }
         cube_free(c);
     }
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return;
-    cube_reader *r = cube_reader_open_fd(fd, name);
-    if (r) {
+    /* The streaming reader, and beside it the one without the call tree
+     * (what the algebra reads rows with): they must agree row by row, on
+     * the cnode indexes, the end, the message and the warnings. */
+    int fd = open(path, O_RDONLY), bare_fd = open(path, O_RDONLY);
+    cube_reader *r = fd < 0 ? NULL : cube_reader_open_fd(fd, name);
+    cube_reader *bare =
+        bare_fd < 0 ? NULL : cube_reader_open_fd_with(bare_fd, name, CUBE_READ_NO_CALL_TREE);
+    if (r && bare) {
         const cube_metric *met;
         const cube_cnode *cnode;
-        const double *values;
-        if (cube_reader_definitions(r))
-            while (cube_reader_next_row(r, &met, &cnode, &values) == 1)
-                (void)cube_reader_row_may_repeat(r);
-        (void)cube_reader_error(r);
+        const double *values, *bare_values;
+        size_t metric, index;
+        const cube_t *defs = cube_reader_definitions(r);
+        if (!defs != !cube_reader_definitions(bare))
+            abort();
+        int rc = -1, bare_rc = -1;
+        while (defs) {
+            rc = cube_reader_next_row(r, &met, &cnode, &values);
+            bare_rc = cube_reader_next_row_index(bare, &metric, &index, &bare_values);
+            if (rc != bare_rc)
+                abort();
+            if (rc != 1)
+                break;
+            if (met->index != metric || cnode->index != index ||
+                cube_reader_row_may_repeat(r) != cube_reader_row_may_repeat(bare) ||
+                memcmp(values, bare_values, cube_num_threads(defs) * sizeof *values) != 0)
+                abort();
+        }
+        if (strcmp(cube_reader_error(r), cube_reader_error(bare)) != 0)
+            abort();
+        if (rc == 0 && cube_reader_num_warnings(r) != cube_reader_num_warnings(bare))
+            abort();
         for (size_t i = 0; i < cube_reader_num_warnings(r); i++)
             (void)cube_reader_warning(r, i);
-        cube_reader_close(r);
     }
-    close(fd);
+    cube_reader_close(r);
+    cube_reader_close(bare);
+    if (fd >= 0)
+        close(fd);
+    if (bare_fd >= 0)
+        close(bare_fd);
 }
 
 #endif

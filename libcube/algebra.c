@@ -159,6 +159,14 @@ static int add_row(combination *cb, size_t k, const row_sink *sink, size_t metri
                    const double *values, size_t nthreads)
 {
     const cube_t *res = cube_union_result(cb->u);
+    size_t nm, nc, nt;
+    /* The rows are read in a second pass over the file: a file replaced in
+     * between must not index past the maps of the first. */
+    if (cube_union_input_size(cb->u, k, &nm, &nc, &nt) != 0 || metric >= nm || cnode >= nc ||
+        nthreads != nt)
+        return fail(cb, "%s: the file changed while it was read (its rows do not match the "
+                        "definitions read first)",
+                    cb->sources[k].path);
     size_t rm = cube_union_metric_map(cb->u, k)[metric];
     if ((((const cube_metric *)res->metrics.items[rm])->is_void && !sink->keep_void) ||
         (sink->take && !sink->take[rm]))
@@ -208,8 +216,8 @@ static int gather_rows(combination *cb, const row_sink *sinks)
             if (full) {
                 for (size_t i = 0; i < full->sev.num_rows && rc == 0; i++) {
                     const severity_row *r = &full->sev.rows[i];
-                    rc = add_row(cb, k, &sinks[k], r->metric, r->cnode, r->values,
-                                 full->threads.count);
+                    rc = add_row(cb, k, &sinks[k], r->metric, r->cnode,
+                                 sev_row_values(&full->sev, i), full->threads.count);
                 }
                 for (size_t i = 0; i < cube_num_warnings(full) && rc == 0; i++)
                     if (keep_warning(cb, cube_warning(full, i)) != 0)
@@ -321,10 +329,12 @@ static int record_origin(cube_t *res, cube_operation op, const char *const *path
 
 static int sums_overflowed(const severity_store *s)
 {
-    for (size_t r = 0; r < s->num_rows; r++)
+    for (size_t r = 0; r < s->num_rows; r++) {
+        const double *values = sev_row_values(s, r);
         for (size_t t = 0; t < s->row_len; t++)
-            if (isinf(s->rows[r].values[t]))
+            if (isinf(values[t]))
                 return 1;
+    }
     return 0;
 }
 
@@ -380,9 +390,11 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
                 sinks[k].weight = 1.0 / (double)n;
             rc = gather_rows(&cb, sinks);
         } else if (rc == 0 && op == CUBE_OP_MEAN) {
-            for (size_t r = 0; r < res->sev.num_rows; r++)
+            for (size_t r = 0; r < res->sev.num_rows; r++) {
+                double *values = sev_row_values(&res->sev, r);
                 for (size_t t = 0; t < res->sev.row_len; t++)
-                    res->sev.rows[r].values[t] /= (double)n;
+                    values[t] /= (double)n;
+            }
         }
         if (rc == 0 && (adjust_dtypes(res, op) != 0 || record_origin(res, op, paths, n) != 0))
             rc = fail(&cb, "out of memory");
@@ -466,11 +478,12 @@ static void compare_rows(const cube_t *res, const severity_store *mine,
         const severity_row *r = &mine->rows[i];
         if (!take[r->metric])
             continue;
+        const double *values = sev_row_values(mine, i);
         const double *theirs = sev_store_find(other, r->metric, r->cnode);
         if (!mine_is_a && theirs)
             continue; /* compared from A's side already */
         for (size_t t = 0; t < res->threads.count; t++) {
-            double x = r->values[t], y = theirs ? theirs[t] : 0.0;
+            double x = values[t], y = theirs ? theirs[t] : 0.0;
             double a = mine_is_a ? x : y, b = mine_is_a ? y : x;
             if (!close_enough(a, b, o))
                 note(log, "value", ((cube_metric *)res->metrics.items[r->metric])->uniq_name,

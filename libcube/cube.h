@@ -71,7 +71,14 @@ struct cube_cnode {
     int64_t id;
     size_t index;
     cube_region *callee;
-    char *mod;    /* call-site module, "" when unknown */
+    /* Call-site module, "" when unknown.  The string belongs to the model
+     * and is shared by every cnode with the same module (one copy each, a
+     * million call paths repeat a few hundred modules): read it, never
+     * modify, free or replace it; it lives until cube_free.  (char *, not
+     * const char *, only for compatibility with existing callers.)  The
+     * cnode itself is likewise the model's, allocated with the others in
+     * large blocks: never free or realloc one. */
+    char *mod;
     long line;    /* call-site line, -1 when unknown */
     cube_cnode *parent;
     cube_cnode **children;
@@ -223,6 +230,17 @@ int cube_read_fd(cube_t *c, int fd, const char *name);
 typedef struct cube_reader cube_reader;
 cube_reader *cube_reader_open(const char *path);
 cube_reader *cube_reader_open_fd(int fd, const char *name);
+/* Flags of cube_reader_open_with.  CUBE_READ_NO_CALL_TREE: the call-tree
+ * nodes are checked and numbered but not built, for a consumer that only
+ * needs each row's cnode index (combining experiments whose call trees it
+ * already has): a million call paths cost ~150 MB as a tree, nothing (or
+ * an id map, when the ids are not 0, 1, 2, ...) this way.  The definitions
+ * then have no cnodes, and the rows are taken with
+ * cube_reader_next_row_index (cube_reader_next_row fails).  A cnode's
+ * index is its position among the <cnode>s of the file, as in cube_read. */
+#define CUBE_READ_NO_CALL_TREE 1u
+cube_reader *cube_reader_open_with(const char *path, unsigned flags);
+cube_reader *cube_reader_open_fd_with(int fd, const char *name, unsigned flags);
 /* The definitions (NULL after an error).  The handle belongs to the reader
  * until cube_reader_take_definitions moves it to the caller. */
 const cube_t *cube_reader_definitions(cube_reader *r);
@@ -231,6 +249,10 @@ cube_t *cube_reader_take_definitions(cube_reader *r);
  * call); 0: end of file; -1: error (cube_reader_error). */
 int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
                          const double **values);
+/* The same with the row's metric and cnode as indexes into the
+ * definitions (the cnode's as cube_read would number it). */
+int cube_reader_next_row_index(cube_reader *r, size_t *metric, size_t *cnode,
+                               const double **values);
 /* Only the rows of the metrics with wanted[metric index] set are wanted:
  * the others are skipped without parsing their values (so they are not
  * checked either).  Rows read ahead before the call still come.  0, or -1
@@ -330,8 +352,24 @@ int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
  * so the same file always gives the same totals.  0, or -1 when out of
  * memory. */
 int cube_metric_totals(const cube_t *c, double *totals);
-/* Depth of the call tree (1 for roots only, 0 when empty). */
+/* Depth of the call tree (1 for roots only, 0 when empty or out of
+ * memory). */
 size_t cube_cnode_depth_max(const cube_t *c);
+/* The call tree in preorder (roots in order, each node's children in
+ * order) without recursion: the walk holds one entry per level of the
+ * current call path, never one per call path.
+ *   cube_tree_walk *w = cube_tree_walk_start(c);
+ *   while ((cn = cube_tree_walk_next(w, &level))) ...   (level 0: a root)
+ *   if (cube_tree_walk_failed(w)) ... out of memory
+ *   cube_tree_walk_free(w);
+ * cube_tree_walk_root: the root of the call path returned last.  The tree
+ * must not change during the walk. */
+typedef struct cube_tree_walk cube_tree_walk;
+cube_tree_walk *cube_tree_walk_start(const cube_t *c); /* NULL: out of memory */
+const cube_cnode *cube_tree_walk_next(cube_tree_walk *w, size_t *level);
+const cube_cnode *cube_tree_walk_root(const cube_tree_walk *w);
+int cube_tree_walk_failed(const cube_tree_walk *w);
+void cube_tree_walk_free(cube_tree_walk *w);
 /* Drop regions that no call-tree node refers to, and the mirrors when no
  * URL uses "@mirror@" (cube_clean --prune); returns how many regions were
  * dropped.  Call it after cube_read, before writing. */
@@ -381,6 +419,10 @@ cube_t *cube_union_take_result(cube_union *u);
 const size_t *cube_union_metric_map(const cube_union *u, size_t k);
 const size_t *cube_union_cnode_map(const cube_union *u, size_t k);
 const size_t *cube_union_thread_map(const cube_union *u, size_t k);
+/* How many metrics, call paths and threads input k had (the lengths of its
+ * maps); 0, or -1 when there is no input k. */
+int cube_union_input_size(const cube_union *u, size_t k, size_t *metrics, size_t *cnodes,
+                          size_t *threads);
 /* Does input k have the result's metric / call path / thread?  "Metric
  * data": the input has the metric and it is not VOID there. */
 int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_metric);

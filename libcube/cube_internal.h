@@ -6,6 +6,7 @@
 #define LIBCUBE_CUBE_INTERNAL_H
 
 #include "cube.h"
+#include "keymap.h"
 #include "severity_store.h"
 #include "util.h"
 
@@ -39,6 +40,13 @@ struct cube_t {
     ptr_list metrics, root_metrics;
     ptr_list regions;
     ptr_list cnodes, root_cnodes;
+    /* A million call paths must not cost a million mallocs: the cnodes live
+     * in this arena (freed as a whole by cube_free; a cnode is never freed
+     * alone), and their call-site modules, a few hundred distinct strings
+     * repeated across the tree, are interned here, one shared copy each
+     * (model_add_cnode).  Their children arrays are still malloc'd. */
+    arena cnode_arena;
+    keymap cnode_mods;
     ptr_list machines, nodes, processes, threads;
     ptr_list carts;
 

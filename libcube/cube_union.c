@@ -762,6 +762,17 @@ const size_t *cube_union_thread_map(const cube_union *u, size_t k)
     return k < u->num_inputs ? u->inputs[k].thread_map : NULL;
 }
 
+int cube_union_input_size(const cube_union *u, size_t k, size_t *metrics, size_t *cnodes,
+                          size_t *threads)
+{
+    if (k >= u->num_inputs)
+        return -1;
+    *metrics = u->inputs[k].num_metrics;
+    *cnodes = u->inputs[k].num_cnodes;
+    *threads = u->inputs[k].num_threads;
+    return 0;
+}
+
 static int has(unsigned char **table, const cube_union *u, size_t k, size_t item, size_t count)
 {
     return u->finished && k < u->num_inputs && item < count && table[k][item];

@@ -19,4 +19,16 @@ int idmap_add(idmap *m, int64_t id, void *value);
 void *idmap_get(const idmap *m, int64_t id);
 void idmap_free(idmap *m);
 
+/* A map whose values are indexes, not entities, stores index + 1 in the
+ * pointer (NULL marks an empty slot). */
+static inline void *idmap_index_value(size_t index)
+{
+    return (void *)(uintptr_t)(index + 1);
+}
+
+static inline size_t idmap_value_index(const void *value)
+{
+    return (size_t)((uintptr_t)value - 1);
+}
+
 #endif

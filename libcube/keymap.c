@@ -6,22 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_BYTES ((size_t)1 << 20)
-
 struct keymap_slot {
     uint64_t hash;
     const unsigned char *key; /* NULL: empty */
     size_t len, value;
 };
 
-struct keymap_chunk {
-    keymap_chunk *next;
-    size_t used, cap;
-    unsigned char bytes[];
-};
-
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
+static uint64_t hash_bytes(const void *key, size_t n)
 {
+    const unsigned char *p = key;
     /* FNV-1a, then a final mix so that the low bits used for the slot
      * depend on every byte */
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -35,37 +28,22 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n)
     return h;
 }
 
+/* The slot holding `key`, or the empty slot where it would go (m->cap > 0). */
+static struct keymap_slot *find_slot(const keymap *m, const void *key, size_t len, uint64_t h)
+{
+    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        struct keymap_slot *s = &m->slots[i];
+        if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
+            return s;
+    }
+}
+
 size_t keymap_get(const keymap *m, const void *key, size_t len)
 {
     if (!m->cap)
         return KEYMAP_ABSENT;
-    uint64_t h = hash_bytes(key, len);
-    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        const struct keymap_slot *s = &m->slots[i];
-        if (!s->key)
-            return KEYMAP_ABSENT;
-        if (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0)
-            return s->value;
-    }
-}
-
-static const unsigned char *store_key(keymap *m, const void *key, size_t len)
-{
-    keymap_chunk *c = m->chunks;
-    if (!c || c->cap - c->used < len) {
-        size_t cap = len > CHUNK_BYTES ? len : CHUNK_BYTES;
-        c = malloc(sizeof *c + cap);
-        if (!c)
-            return NULL;
-        c->used = 0;
-        c->cap = cap;
-        c->next = m->chunks;
-        m->chunks = c;
-    }
-    unsigned char *copy = c->bytes + c->used;
-    memcpy(copy, key, len);
-    c->used += len;
-    return copy;
+    const struct keymap_slot *s = find_slot(m, key, len, hash_bytes(key, len));
+    return s->key ? s->value : KEYMAP_ABSENT;
 }
 
 static int grow(keymap *m)
@@ -88,30 +66,43 @@ static int grow(keymap *m)
     return 0;
 }
 
-int keymap_put(keymap *m, const void *key, size_t len, size_t value)
+/* Add key -> value, known to be absent; its stored copy, or NULL when out
+ * of memory (the map unchanged). */
+static const unsigned char *insert(keymap *m, const void *key, size_t len, size_t value)
 {
     if ((m->count + 1) * 2 > m->cap && grow(m) != 0)
-        return -1;
-    const unsigned char *copy = store_key(m, key, len ? len : 1);
+        return NULL;
+    /* a zero-length key still gets a distinct non-NULL pointer (NULL marks
+     * an empty slot) */
+    unsigned char *copy = arena_alloc(&m->keys, len ? len : 1, 1);
     if (!copy)
-        return -1;
+        return NULL;
+    memcpy(copy, key, len);
     uint64_t h = hash_bytes(key, len);
-    size_t i = h & (m->cap - 1);
-    while (m->slots[i].key)
-        i = (i + 1) & (m->cap - 1);
-    m->slots[i] = (struct keymap_slot){h, copy, len, value};
+    *find_slot(m, key, len, h) = (struct keymap_slot){h, copy, len, value};
     m->count++;
-    return 0;
+    return copy;
+}
+
+int keymap_put(keymap *m, const void *key, size_t len, size_t value)
+{
+    return insert(m, key, len, value) ? 0 : -1;
+}
+
+const char *keymap_intern(keymap *m, const char *s)
+{
+    size_t len = strlen(s) + 1;
+    if (m->cap) {
+        const struct keymap_slot *slot = find_slot(m, s, len, hash_bytes(s, len));
+        if (slot->key)
+            return (const char *)slot->key;
+    }
+    return (const char *)insert(m, s, len, 0);
 }
 
 void keymap_free(keymap *m)
 {
-    keymap_chunk *c = m->chunks;
-    while (c) {
-        keymap_chunk *next = c->next;
-        free(c);
-        c = next;
-    }
+    arena_free(&m->keys);
     free(m->slots);
     memset(m, 0, sizeof *m);
 }

@@ -3,6 +3,8 @@
  * dimensions of several experiments (a metric by parent and unique name, a
  * call path by parent, callee and call site, ...).  Keys are copied into
  * one arena, so a million keys cost a few allocations, not a million.
+ * It also serves as a string set (keymap_intern): one shared copy of each
+ * distinct string, such as the call-site modules of a model's call paths.
  */
 #ifndef LIBCUBE_KEYMAP_H
 #define LIBCUBE_KEYMAP_H
@@ -10,12 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct keymap_chunk keymap_chunk;
+#include "util.h"
 
 typedef struct {
     struct keymap_slot *slots;
     size_t count, cap;
-    keymap_chunk *chunks;
+    arena keys; /* the copies of the keys */
 } keymap;
 
 #define KEYMAP_ABSENT ((size_t)-1)
@@ -24,6 +26,11 @@ typedef struct {
 size_t keymap_get(const keymap *m, const void *key, size_t len);
 /* Add key -> value (the key must be absent); 0, or -1 when out of memory. */
 int keymap_put(keymap *m, const void *key, size_t len, size_t value);
+/* The map's copy of the string s (its bytes with the terminating NUL are
+ * the key), added when absent: equal strings give the same pointer, valid
+ * until keymap_free.  NULL when out of memory.  Keep a map used this way
+ * for strings only (keymap_get with strlen + 1 finds them). */
+const char *keymap_intern(keymap *m, const char *s);
 void keymap_free(keymap *m);
 
 /* Building keys: a growable byte buffer with typed appends. */

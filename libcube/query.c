@@ -97,7 +97,7 @@ const double *cube_row_at(const cube_t *c, size_t i, cube_metric **met, cube_cno
         *met = c->metrics.items[r->metric];
     if (cnode)
         *cnode = c->cnodes.items[r->cnode];
-    return r->values;
+    return sev_row_values(&c->sev, i);
 }
 
 int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
@@ -110,26 +110,6 @@ int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
         return -1;
     memcpy(row, values, c->threads.count * sizeof *row);
     return 0;
-}
-
-size_t cube_cnode_depth_max(const cube_t *c)
-{
-    /* Parents are defined before their children, so one pass in definition
-     * order computes every depth without recursion. */
-    size_t n = c->cnodes.count, deepest = 0;
-    if (!n)
-        return 0;
-    size_t *depth = malloc(n * sizeof *depth);
-    if (!depth)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        const cube_cnode *cn = c->cnodes.items[i];
-        depth[i] = cn->parent ? depth[cn->parent->index] + 1 : 1;
-        if (depth[i] > deepest)
-            deepest = depth[i];
-    }
-    free(depth);
-    return deepest;
 }
 
 /* A mirror is only used through "@mirror@" prefixes of metric and region

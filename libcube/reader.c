@@ -60,8 +60,7 @@ typedef struct {
 } frame;
 
 typedef struct {
-    const cube_metric *metric;
-    const cube_cnode *cnode;
+    size_t metric, cnode; /* indexes */
     int may_repeat; /* this (metric, cnode) may have come before in the file */
 } queued_row;
 
@@ -69,6 +68,11 @@ struct cube_reader {
     cube_t *cube;            /* the definitions (and, for cube_read, the rows) */
     int cube_given_away;     /* cube_reader_take_definitions moved it to the caller */
     int store_rows;          /* 1: rows go into cube; 0: rows are queued */
+    /* CUBE_READ_NO_CALL_TREE: the <cnode>s are checked and numbered but not
+     * built (a million call paths cost ~150 MB as a tree; their ids and
+     * count cost nothing while ids are dense) */
+    int no_call_tree;
+    size_t num_cnodes;       /* <cnode>s read so far (both ways) */
     char *name;              /* file name for messages */
     cube_input *input;
     xmlParserCtxtPtr xml;
@@ -100,7 +104,8 @@ struct cube_reader {
     size_t *thread_order;    /* value i of a row belongs to thread index thread_order[i] */
     int thread_order_identity;
     const cube_metric *matrix_metric; /* NULL: rows of this matrix are ignored (VOID) */
-    const cube_cnode *row_cnode;
+    size_t row_cnode;        /* index of the open row's cnode */
+    int64_t row_cnode_id;
     double *scratch;          /* the values of the row being parsed, file order */
     /* A metric's first matrix can only hold rows the store has not seen,
      * except for a cnode repeated inside it: such rows are appended without
@@ -338,38 +343,58 @@ static const ptr_list *entities_of(const cube_reader *r, int kind)
     }
 }
 
+/* How many entities of a kind were read so far, and what the id map holds
+ * for the one at `index`: the entity, or, for call-tree nodes read without
+ * the tree (CUBE_READ_NO_CALL_TREE), the index itself. */
+static int indexes_only(const cube_reader *r, int kind)
+{
+    return kind == ID_CNODE && r->no_call_tree;
+}
+
+static size_t kind_count(const cube_reader *r, int kind)
+{
+    return indexes_only(r, kind) ? r->num_cnodes : entities_of(r, kind)->count;
+}
+
+static void *kind_value(const cube_reader *r, int kind, size_t index)
+{
+    return indexes_only(r, kind) ? idmap_index_value(index) : entities_of(r, kind)->items[index];
+}
+
 /* Ids are labels, but most files number each kind 0, 1, 2, ... in
  * definition order: while that holds, the id is the index and no hash map
  * is needed (a million call paths would cost 32 MB of map); the map is
  * built the first time an id breaks the pattern. */
 static void *find_id(const cube_reader *r, int kind, int64_t id)
 {
-    const ptr_list *list = entities_of(r, kind);
-    if (id >= 0 && (uint64_t)id < list->count) {
-        void *candidate = list->items[id];
-        if (((const entity_head *)candidate)->id == id)
-            return candidate;
+    if (id >= 0 && (uint64_t)id < kind_count(r, kind)) {
+        if (!r->ids_sparse[kind])
+            return kind_value(r, kind, (size_t)id);
+        if (!indexes_only(r, kind)) { /* the map's look-up spared when the id is the index */
+            void *candidate = entities_of(r, kind)->items[id];
+            if (((const entity_head *)candidate)->id == id)
+                return candidate;
+        }
     }
     return r->ids_sparse[kind] ? idmap_get(&r->ids[kind], id) : NULL;
 }
 
-/* Register the id of the entity just added to its kind's list. */
-static int register_id(cube_reader *r, int kind, const char *what, int64_t id, void *entity,
+/* Register the id of the entity just added (at `index`) to its kind. */
+static int register_id(cube_reader *r, int kind, const char *what, int64_t id, size_t index,
                        long line)
 {
-    const ptr_list *list = entities_of(r, kind);
     if (!r->ids_sparse[kind]) {
-        if (((const entity_head *)entity)->index == (size_t)id)
+        if (index == (size_t)id)
             return 0; /* still dense: unique by construction */
         /* from now on a map: every earlier entity's id is its index */
         r->ids_sparse[kind] = 1;
-        for (size_t i = 0; i + 1 < list->count; i++)
-            if (idmap_add(&r->ids[kind], (int64_t)i, list->items[i]) < 0) {
+        for (size_t i = 0; i < index; i++)
+            if (idmap_add(&r->ids[kind], (int64_t)i, kind_value(r, kind, i)) < 0) {
                 fail_oom(r);
                 return -1;
             }
     }
-    int rc = idmap_add(&r->ids[kind], id, entity);
+    int rc = idmap_add(&r->ids[kind], id, kind_value(r, kind, index));
     if (rc < 0)
         fail_oom(r);
     else if (rc > 0)
@@ -390,7 +415,7 @@ static void *ensure_metric(cube_reader *r, frame *f, frame *parent)
         parent && parent->kind == E_METRIC ? parent->entity : NULL);
     if (!m)
         fail_oom(r);
-    else if (register_id(r, ID_METRIC, "metric", f->id, m, f->line) == 0)
+    else if (register_id(r, ID_METRIC, "metric", f->id, m->index, f->line) == 0)
         f->entity = m;
     return f->entity;
 }
@@ -429,7 +454,7 @@ static void *ensure_machine(cube_reader *r, frame *f)
     cube_machine *m = model_add_machine(r->cube, f->id, field_text(f, 0), field_text(f, 1));
     if (!m)
         fail_oom(r);
-    else if (register_id(r, ID_MACHINE, "machine", f->id, m, f->line) == 0)
+    else if (register_id(r, ID_MACHINE, "machine", f->id, m->index, f->line) == 0)
         f->entity = m;
     return f->entity;
 }
@@ -441,7 +466,7 @@ static void *ensure_node(cube_reader *r, frame *f, frame *parent)
     cube_node *n = model_add_node(r->cube, f->id, field_text(f, 0), parent->entity);
     if (!n)
         fail_oom(r);
-    else if (register_id(r, ID_NODE, "node", f->id, n, f->line) == 0)
+    else if (register_id(r, ID_NODE, "node", f->id, n->index, f->line) == 0)
         f->entity = n;
     return f->entity;
 }
@@ -459,7 +484,7 @@ static void *ensure_process(cube_reader *r, frame *f, frame *parent)
                                         rank, parent->entity);
     if (!p)
         fail_oom(r);
-    else if (register_id(r, ID_PROCESS, "process", f->id, p, f->line) == 0)
+    else if (register_id(r, ID_PROCESS, "process", f->id, p->index, f->line) == 0)
         f->entity = p;
     return f->entity;
 }
@@ -476,7 +501,7 @@ static void create_thread(cube_reader *r, frame *f, frame *parent)
     if (!t)
         fail_oom(r);
     else
-        register_id(r, ID_THREAD, "thread", f->id, t, f->line);
+        register_id(r, ID_THREAD, "thread", f->id, t->index, f->line);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -497,7 +522,7 @@ static void prepare_severity(cube_reader *r)
     r->thread_order = malloc((n ? n : 1) * sizeof *r->thread_order);
     r->scratch = malloc((n ? n : 1) * sizeof *r->scratch);
     r->metric_had_matrix = calloc(r->cube->metrics.count + 1, 1);
-    r->cnode_in_matrix = calloc(r->cube->cnodes.count / 8 + 1, 1);
+    r->cnode_in_matrix = calloc(kind_count(r, ID_CNODE) / 8 + 1, 1);
     if (!r->metric_had_matrix || !r->cnode_in_matrix) {
         fail_oom(r);
         return;
@@ -531,8 +556,7 @@ static void place_values(const cube_reader *r, double *row, size_t count)
     }
 }
 
-static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn, size_t count,
-                     int may_repeat)
+static int queue_row(cube_reader *r, size_t metric, size_t cnode, size_t count, int may_repeat)
 {
     size_t nthreads = r->cube->threads.count;
     if (r->queue_len == r->queue_cap) {
@@ -550,7 +574,7 @@ static int queue_row(cube_reader *r, const cube_metric *m, const cube_cnode *cn,
     double *dst = r->queue_values + r->queue_len * nthreads;
     memset(dst, 0, nthreads * sizeof *dst);
     place_values(r, dst, count);
-    r->queue[r->queue_len++] = (queued_row){m, cn, may_repeat};
+    r->queue[r->queue_len++] = (queued_row){metric, cnode, may_repeat};
     return 0;
 }
 
@@ -572,7 +596,7 @@ static void finish_row(cube_reader *r)
         if (count == nthreads) {
             fail_at(r, line,
                     "row for cnode %lld has more values than the %zu threads, expected </row>",
-                    (long long)r->row_cnode->id, nthreads);
+                    (long long)r->row_cnode_id, nthreads);
             return;
         }
         double v;
@@ -582,7 +606,7 @@ static void finish_row(cube_reader *r)
             fail_at(r, line, "%s in row for cnode %lld: found \"%.*s\"",
                     st == NUMBER_NOT_FINITE ? "severity values must be finite (no NaN or infinity)"
                                             : "expected a number ('.' as decimal point)",
-                    (long long)r->row_cnode->id, len > 40 ? 40 : (int)len, token);
+                    (long long)r->row_cnode_id, len > 40 ? 40 : (int)len, token);
             return;
         }
         any_nonzero |= v != 0.0;
@@ -590,12 +614,12 @@ static void finish_row(cube_reader *r)
     }
     if (!r->matrix_metric)
         return; /* rows of a VOID metric are checked but not kept */
-    size_t cn = r->row_cnode->index;
+    size_t cn = r->row_cnode;
     int first_of_pair = r->fresh_matrix && !(r->cnode_in_matrix[cn >> 3] & (1u << (cn & 7)));
     if (first_of_pair)
         r->cnode_in_matrix[cn >> 3] |= (unsigned char)(1u << (cn & 7));
     if (!r->store_rows) {
-        if (queue_row(r, r->matrix_metric, r->row_cnode, count, !first_of_pair) != 0)
+        if (queue_row(r, r->matrix_metric->index, cn, count, !first_of_pair) != 0)
             fail_oom(r);
         return;
     }
@@ -614,10 +638,9 @@ static void finish_row(cube_reader *r)
     /* A repeated (metric, cnode) row overwrites the values it gives; an
      * all-zero row that adds nothing is not stored at all (one hash look-up
      * for the common non-zero row, two only for all-zero ones). */
-    if (!any_nonzero &&
-        !sev_store_find(&r->cube->sev, r->matrix_metric->index, r->row_cnode->index))
+    if (!any_nonzero && !sev_store_find(&r->cube->sev, r->matrix_metric->index, cn))
         return;
-    double *row = model_row_for_update(r->cube, r->matrix_metric, r->row_cnode);
+    double *row = sev_store_get_or_add(&r->cube->sev, r->matrix_metric->index, cn);
     if (!row) {
         fail_oom(r);
         return;
@@ -710,21 +733,27 @@ static void start_cnode(cube_reader *r, frame *parent, const xmlChar **attrs, in
                 "before call-tree nodes)", (long long)id, (long long)callee_id);
         return;
     }
-    char *mod = string_attr(r, attrs, nattrs, "mod");
-    if (!mod)
-        return;
-    cube_cnode *n = model_add_cnode(r->cube, id, callee, mod, line,
-                                    parent->kind == E_CNODE ? parent->entity : NULL);
-    free(mod);
-    if (!n) {
-        fail_oom(r);
-        return;
+    size_t index = r->num_cnodes;
+    cube_cnode *n = NULL;
+    if (!r->no_call_tree) {
+        char *mod = string_attr(r, attrs, nattrs, "mod");
+        if (!mod)
+            return;
+        n = model_add_cnode(r->cube, id, callee, mod, line,
+                            parent->kind == E_CNODE ? parent->entity : NULL);
+        free(mod);
+        if (!n) {
+            fail_oom(r);
+            return;
+        }
+        index = n->index;
     }
-    if (register_id(r, ID_CNODE, "cnode", id, n, current_line(r)) != 0)
+    r->num_cnodes++;
+    if (register_id(r, ID_CNODE, "cnode", id, index, current_line(r)) != 0)
         return;
     frame *f = push(r, E_CNODE);
     if (f)
-        f->entity = n;
+        f->entity = n; /* NULL without the tree: no child needs its parent then */
 }
 
 static void start_system_item(cube_reader *r, frame *parent, elem_kind kind, const char *name,
@@ -883,7 +912,7 @@ static void start_matrix(cube_reader *r, const xmlChar **attrs, int nattrs)
     r->fresh_matrix = !r->metric_had_matrix[m->index];
     if (r->fresh_matrix) {
         r->metric_had_matrix[m->index] = 1;
-        memset(r->cnode_in_matrix, 0, r->cube->cnodes.count / 8 + 1);
+        memset(r->cnode_in_matrix, 0, kind_count(r, ID_CNODE) / 8 + 1);
     }
     push(r, E_MATRIX);
 }
@@ -897,12 +926,15 @@ static void start_row(cube_reader *r, const xmlChar **attrs, int nattrs)
         push(r, E_SKIP); /* an unwanted metric's row: its text is not even kept */
         return;
     }
-    r->row_cnode = find_id(r, ID_CNODE, id);
-    if (!r->row_cnode) {
+    void *cnode = find_id(r, ID_CNODE, id);
+    if (!cnode) {
         fail(r, "<row cnodeId=\"%lld\"> refers to a call-tree node that is not defined",
              (long long)id);
         return;
     }
+    r->row_cnode = indexes_only(r, ID_CNODE) ? idmap_value_index(cnode)
+                                             : ((const cube_cnode *)cnode)->index;
+    r->row_cnode_id = id;
     strbuf_clear(&r->text);
     push(r, E_ROW);
     r->text_line = current_line(r);
@@ -1103,7 +1135,7 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix,
         if (!reg)
             fail_oom(r);
         else
-            register_id(r, ID_REGION, "region", f->id, reg, f->line);
+            register_id(r, ID_REGION, "region", f->id, reg->index, f->line);
         break;
     }
     case E_MACHINE:
@@ -1496,7 +1528,8 @@ int cube_read_fd(cube_t *c, int fd, const char *name)
     return read_all(c, in, name);
 }
 
-static cube_reader *open_stream(cube_input *in, const char *name, const char *err)
+static cube_reader *open_stream(cube_input *in, const char *name, const char *err,
+                                unsigned flags)
 {
     cube_t *c = cube_create();
     cube_reader *r = c && in ? reader_new(c, in, name, 0) : NULL;
@@ -1515,25 +1548,36 @@ static cube_reader *open_stream(cube_input *in, const char *name, const char *er
             cube_set_error(r->cube, "%s", err ? err : "out of memory");
         return r;
     }
+    r->no_call_tree = (flags & CUBE_READ_NO_CALL_TREE) != 0;
     if (pump(r) < 0)
         r->failed = 1;
     return r;
 }
 
-cube_reader *cube_reader_open(const char *path)
+cube_reader *cube_reader_open_with(const char *path, unsigned flags)
 {
     if (strcmp(path, "-") == 0)
-        return cube_reader_open_fd(0, "-");
+        return cube_reader_open_fd_with(0, "-", flags);
     char err[512];
     cube_input *in = input_open_path(path, err, sizeof err);
-    return open_stream(in, path, in ? NULL : err);
+    return open_stream(in, path, in ? NULL : err, flags);
+}
+
+cube_reader *cube_reader_open_fd_with(int fd, const char *name, unsigned flags)
+{
+    char err[512];
+    cube_input *in = input_open_fd(fd, name, err, sizeof err);
+    return open_stream(in, name, in ? NULL : err, flags);
+}
+
+cube_reader *cube_reader_open(const char *path)
+{
+    return cube_reader_open_with(path, 0);
 }
 
 cube_reader *cube_reader_open_fd(int fd, const char *name)
 {
-    char err[512];
-    cube_input *in = input_open_fd(fd, name, err, sizeof err);
-    return open_stream(in, name, in ? NULL : err);
+    return cube_reader_open_fd_with(fd, name, 0);
 }
 
 const cube_t *cube_reader_definitions(cube_reader *r)
@@ -1551,8 +1595,8 @@ cube_t *cube_reader_take_definitions(cube_reader *r)
     return r->cube;
 }
 
-int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
-                         const double **values)
+/* The next queued row, reading on as needed: 1, 0 at the end, -1. */
+static int next_queued(cube_reader *r, const queued_row **row, const double **values)
 {
     if (!r || r->failed)
         return -1;
@@ -1565,10 +1609,40 @@ int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cno
     }
     size_t i = r->queue_pos++;
     r->last_may_repeat = r->queue[i].may_repeat;
-    *met = r->queue[i].metric;
-    *cnode = r->queue[i].cnode;
+    *row = &r->queue[i];
     *values = r->queue_values + i * r->cube->threads.count;
     return 1;
+}
+
+int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
+                         const double **values)
+{
+    if (r && r->no_call_tree && !r->failed) {
+        cube_set_error(r->cube, "%s: read without its call tree (CUBE_READ_NO_CALL_TREE): "
+                                "take the rows with cube_reader_next_row_index",
+                       r->name);
+        r->failed = 1;
+        return -1;
+    }
+    const queued_row *q;
+    int rc = next_queued(r, &q, values);
+    if (rc == 1) {
+        *met = r->cube->metrics.items[q->metric];
+        *cnode = r->cube->cnodes.items[q->cnode];
+    }
+    return rc;
+}
+
+int cube_reader_next_row_index(cube_reader *r, size_t *metric, size_t *cnode,
+                               const double **values)
+{
+    const queued_row *q;
+    int rc = next_queued(r, &q, values);
+    if (rc == 1) {
+        *metric = q->metric;
+        *cnode = q->cnode;
+    }
+    return rc;
 }
 
 int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted)

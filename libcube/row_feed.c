@@ -132,18 +132,19 @@ static int read_input(feed_worker *w, size_t k)
     struct row_feed *f = w->feed;
     int status = FEED_ROW_END;
     feed_block *b = NULL;
-    cube_reader *r = cube_reader_open(f->paths[k]);
+    /* the caller has the call trees (cube_union): this reader needs only
+     * each row's cnode index, not a second copy of the tree */
+    cube_reader *r = cube_reader_open_with(f->paths[k], CUBE_READ_NO_CALL_TREE);
     size_t nthreads = 0;
     if (!r || !cube_reader_definitions(r)) {
         snprintf(w->error, sizeof w->error, "%s", r ? cube_reader_error(r) : "out of memory");
         status = FEED_ERROR;
     } else {
         nthreads = cube_num_threads(cube_reader_definitions(r));
-        const cube_metric *m;
-        const cube_cnode *c;
+        size_t m, c;
         const double *values;
         int rc;
-        while ((rc = cube_reader_next_row(r, &m, &c, &values)) == 1) {
+        while ((rc = cube_reader_next_row_index(r, &m, &c, &values)) == 1) {
             if (cube_reader_row_may_repeat(r)) {
                 status = FEED_MAY_REPEAT;
                 break;
@@ -161,8 +162,8 @@ static int read_input(feed_worker *w, size_t k)
                 status = FEED_ERROR;
                 break;
             }
-            b->metric[b->count] = m->index;
-            b->cnode[b->count] = c->index;
+            b->metric[b->count] = m;
+            b->cnode[b->count] = c;
             memcpy(b->values + b->count * nthreads, values, nthreads * sizeof *values);
             b->count++;
         }

@@ -2,10 +2,13 @@
  * severity_store.h - the sparse severity data of one experiment.
  *
  * Only (metric, call-tree node) pairs that hold data have a row; each row is
- * one contiguous array of doubles, one per thread.  Rows live in large arena
- * chunks so that memory grows with the rows present, with little overhead
- * per row (a 16-byte entry and 16 bytes of hash slots at most), never with
- * metrics x call paths x threads.
+ * one contiguous array of row_len doubles, one per thread.  Memory grows with
+ * the rows present, never with metrics x call paths x threads, and the
+ * overhead per row is small next to rows of a few threads: an 8-byte entry
+ * (metric, cnode) and, once anything is looked up, 8-byte hash slots at a
+ * load of at least 3/8 (10.7-21.3 bytes a row).  A row's values have no
+ * pointer of their own: every row has the same length, so row i lives at a
+ * computed place in fixed-size chunks (sev_row_values).
  */
 #ifndef LIBCUBE_SEVERITY_STORE_H
 #define LIBCUBE_SEVERITY_STORE_H
@@ -14,25 +17,41 @@
 #include <stdint.h>
 
 typedef struct {
-    uint32_t metric, cnode; /* dense indexes */
-    double *values;         /* row_len doubles */
+    uint32_t metric, cnode; /* dense indexes; the values: sev_row_values */
 } severity_row;
 
-typedef struct severity_chunk severity_chunk;
-
 typedef struct {
-    size_t row_len;        /* doubles per row: the number of threads */
+    size_t row_len;        /* doubles per row: the number of threads.  Set it
+                              directly only while the store is empty (the
+                              layout below follows it at the first row);
+                              later, sev_store_set_row_len. */
     severity_row *rows;    /* in creation order */
     size_t num_rows, rows_cap;
-    uint64_t *slots;       /* open addressing: hash fingerprint << 32 | row number + 1;
-                              0 = empty.  The fingerprint spares most probes a
-                              cache miss into `rows`. */
-    size_t num_slots;      /* a power of two, at least twice num_rows */
+    uint64_t *slots;       /* open addressing, Robin Hood order: hash fingerprint
+                              << 32 | row number + 1; 0 = empty.  The fingerprint
+                              spares most probes a cache miss into `rows`. */
+    size_t num_slots;      /* a power of two; num_rows <= 3/4 of it */
+    unsigned slot_bits;    /* log2 of num_slots */
     size_t num_indexed;    /* rows [0, num_indexed) are in `slots`; the rest were
                               appended by sev_store_append and are indexed on the
                               next look-up */
-    severity_chunk *chunks;/* the arena the values live in */
+    double **chunks;       /* chunk c holds the values of rows
+                              [c << chunk_shift, (c + 1) << chunk_shift) */
+    size_t num_chunks, chunks_cap;
+    size_t stride;         /* doubles per row in the chunks: row_len, at least 1
+                              (a row of a store without threads yet still has
+                              room for one value, as it always had) */
+    unsigned chunk_shift;  /* log2 of the rows per chunk */
 } severity_store;
+
+/* The values of row number `row` (< num_rows): row_len doubles.  The address
+ * stays valid while rows are added (chunks never move), until
+ * sev_store_set_row_len widens the rows, sev_store_clear or sev_store_free. */
+static inline double *sev_row_values(const severity_store *s, size_t row)
+{
+    return s->chunks[row >> s->chunk_shift] +
+           (row & (((size_t)1 << s->chunk_shift) - 1)) * s->stride;
+}
 
 void sev_store_free(severity_store *s);
 /* Drop every row, keeping the row length. */
@@ -48,7 +67,8 @@ double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode);
  * accesses cost more than the row itself; the next look-up indexes it.
  * NULL when out of memory. */
 double *sev_store_append(severity_store *s, size_t metric, size_t cnode);
-/* Widen every row to `row_len` values (new ones are 0); -1 when out of memory. */
+/* Widen every row to `row_len` values (new ones are 0); -1 when out of memory
+ * (the store is unchanged then).  Rows move: earlier row pointers are stale. */
 int sev_store_set_row_len(severity_store *s, size_t row_len);
 /* Row numbers ordered by (metric, cnode); the caller frees.  NULL when out
  * of memory (or when there are no rows: check num_rows first). */

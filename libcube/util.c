@@ -96,3 +96,55 @@ void *grow_array(void *items, size_t count, size_t *cap, size_t elem_size, size_
         *cap = n;
     return p;
 }
+
+/* The first chunk is small (a model with a dozen call paths must not cost a
+ * megabyte); each next one is twice the last, up to ARENA_MAX_CHUNK.  The
+ * sizes leave room for the chunk's and malloc's headers, so that a full-size
+ * chunk is one mapping of exactly 1 MiB, not 1 MiB and one more page. */
+#define ARENA_FIRST_CHUNK ((size_t)4096 - 64)
+#define ARENA_MAX_CHUNK (((size_t)1 << 20) - 64)
+
+struct arena_chunk {
+    arena_chunk *next;
+    size_t used, cap;
+    max_align_t bytes[]; /* max_align_t: the first object is suitably aligned */
+};
+
+void *arena_alloc(arena *a, size_t size, size_t align)
+{
+    arena_chunk *c = a->chunks;
+    if (c) {
+        /* `used` is an offset from the max-aligned start: rounding it up
+         * aligns the address too */
+        size_t at = (c->used + align - 1) & ~(align - 1);
+        if (at >= c->used && at <= c->cap && c->cap - at >= size) {
+            c->used = at + size;
+            return (unsigned char *)c->bytes + at;
+        }
+    }
+    size_t cap = c ? (c->cap < ARENA_MAX_CHUNK / 2 ? c->cap * 2 : ARENA_MAX_CHUNK)
+                   : ARENA_FIRST_CHUNK;
+    if (cap < size)
+        cap = size;
+    if (cap > SIZE_MAX - sizeof(arena_chunk))
+        return NULL;
+    arena_chunk *fresh = malloc(sizeof *fresh + cap);
+    if (!fresh)
+        return NULL;
+    fresh->next = c;
+    fresh->used = size;
+    fresh->cap = cap;
+    a->chunks = fresh;
+    return fresh->bytes;
+}
+
+void arena_free(arena *a)
+{
+    arena_chunk *c = a->chunks;
+    while (c) {
+        arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    a->chunks = NULL;
+}

@@ -23,9 +23,25 @@ void err_printf(char *err, size_t errlen, const char *fmt, ...) CUBE_PRINTF(3, 4
  * doubling from first_cap, the size checked against overflow: returns the
  * (possibly moved) array with *cap updated, or NULL when out of memory (the
  * old array is then still valid and unchanged).  Returns `items` untouched
- * when there is room.  Shared by cube_bench and the merge of its runs;
- * older libcube modules still grow their arrays by hand. */
+ * when there is room.  Shared by cube_bench, the merge of its runs and the
+ * model's entity lists (child_array_push); some older libcube modules still
+ * grow their arrays by hand. */
 void *grow_array(void *items, size_t count, size_t *cap, size_t elem_size, size_t first_cap);
+
+/* A bump allocator: many small objects carved from a few large chunks and
+ * released all at once by arena_free (no per-object malloc header, no
+ * per-object free).  Chunks double from a few KiB up to ~1 MiB, so a small
+ * model stays small and a million objects cost a few hundred mallocs.
+ * Zero-initialise it ({0}) before first use. */
+typedef struct arena_chunk arena_chunk;
+typedef struct {
+    arena_chunk *chunks; /* newest first; allocation happens in the newest */
+} arena;
+
+/* `size` uninitialised bytes aligned to `align` (a power of two, at most
+ * that of max_align_t), or NULL when out of memory (the arena unchanged). */
+void *arena_alloc(arena *a, size_t size, size_t align);
+void arena_free(arena *a);
 
 /* strdup that accepts NULL (as "") and returns NULL only when out of memory. */
 char *cube_strdup(const char *s);

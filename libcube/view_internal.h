@@ -23,8 +23,11 @@ struct cube_view {
     size_t width;    /* values per row */
     size_t nthreads; /* values per stored row */
     size_t ncnodes;
-    double **rows;   /* ncnodes entries, NULL = all zero; accumulators
-                        (2 * width) until finished, then width values */
+    double **rows;   /* ncnodes entries, NULL = all zero; until finished
+                        either width exact sums (one contribution so far)
+                        or, with the bit in `compensated` set, an
+                        accumulator of 2 * width; then width values */
+    unsigned char *compensated; /* bit per cnode, until finished */
     size_t num_rows; /* non-NULL entries of rows */
     int finished;
 };

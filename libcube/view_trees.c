@@ -47,7 +47,10 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
     v->width = (flags & CUBE_VIEW_AGGREGATE) ? 1 : v->nthreads;
     v->ncnodes = cube_num_cnodes(defs);
     v->rows = calloc(v->ncnodes ? v->ncnodes : 1, sizeof *v->rows);
-    if (!v->rows) {
+    v->compensated = calloc(v->ncnodes / 8 + 1, 1);
+    if (!v->rows || !v->compensated) {
+        free(v->rows);
+        free(v->compensated);
         free(v);
         set_err(err, CUBE_VIEW_ENOMEM);
         return NULL;
@@ -63,6 +66,7 @@ void cube_view_free(cube_view *v)
     for (size_t i = 0; i < v->ncnodes; i++)
         free(v->rows[i]);
     free(v->rows);
+    free(v->compensated);
     free(v);
 }
 
@@ -74,6 +78,57 @@ int cube_view_wants(const cube_view *v, const cube_metric *met)
         return 1;
     return v->metric_flavour == CUBE_METRIC_EXCLUSIVE && met->parent == v->metric &&
            !met->is_void;
+}
+
+/* A row's first contribution is exact: it is kept as `width` plain values.
+ * Only a row that gets a second one grows into an accumulator with its
+ * compensations (2 x width): a per-thread view of a stored metric, where
+ * every call path gets one row, costs width doubles a row, not twice that. */
+static int is_compensated(const cube_view *v, size_t i)
+{
+    return (v->compensated[i >> 3] >> (i & 7)) & 1;
+}
+
+/* Row i as an accumulator of 2 x width, created zeroed or grown from its
+ * plain values; NULL when out of memory. */
+static double *accumulator(cube_view *v, size_t i)
+{
+    size_t w = v->width;
+    if (v->rows[i] && is_compensated(v, i))
+        return v->rows[i];
+    double *acc =
+        v->rows[i] ? realloc(v->rows[i], 2 * (w ? w : 1) * sizeof *acc) : view_acc_new(w);
+    if (!acc)
+        return NULL;
+    if (v->rows[i])
+        memset(acc + w, 0, w * sizeof *acc);
+    else
+        v->num_rows++;
+    v->rows[i] = acc;
+    v->compensated[i >> 3] |= (unsigned char)(1u << (i & 7));
+    return acc;
+}
+
+/* Row i += sign x values (width values), kept plain while it is the first
+ * contribution.  0, or -1 when out of memory. */
+static int add_values(cube_view *v, size_t i, const double *values, double sign)
+{
+    size_t w = v->width;
+    if (!v->rows[i]) {
+        double *row = malloc((w ? w : 1) * sizeof *row);
+        if (!row)
+            return -1;
+        for (size_t t = 0; t < w; t++)
+            row[t] = sign > 0 ? values[t] : -values[t];
+        v->rows[i] = row;
+        v->num_rows++;
+        return 0;
+    }
+    double *acc = accumulator(v, i);
+    if (!acc)
+        return -1;
+    view_acc_add_row(acc, w, values, sign);
+    return 0;
 }
 
 int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
@@ -91,16 +146,15 @@ int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cn
     /* Metric-inclusive values are stored; a metric's exclusive value is its
      * own stored value minus its children's stored values. */
     double sign = met == v->metric ? 1.0 : -1.0;
-    if (!v->rows[i]) {
-        v->rows[i] = view_acc_new(v->width);
-        if (!v->rows[i])
+    if (v->flags & CUBE_VIEW_AGGREGATE) {
+        /* a sum over the threads: compensated from its first value on */
+        double *acc = accumulator(v, i);
+        if (!acc)
             return CUBE_VIEW_ENOMEM;
-        v->num_rows++;
+        view_acc_add_sum(acc, 1, values, v->nthreads, sign);
+    } else if (add_values(v, i, values, sign) != 0) {
+        return CUBE_VIEW_ENOMEM;
     }
-    if (v->flags & CUBE_VIEW_AGGREGATE)
-        view_acc_add_sum(v->rows[i], 1, values, v->nthreads, sign);
-    else
-        view_acc_add_row(v->rows[i], v->width, values, sign);
     return CUBE_VIEW_OK;
 }
 
@@ -146,20 +200,25 @@ int cube_view_finish(cube_view *v)
             if (!v->rows[i] || !cn->parent)
                 continue;
             size_t p = cn->parent->index;
-            if (!v->rows[p]) {
-                v->rows[p] = view_acc_new(w);
-                if (!v->rows[p]) {
-                    v->finished = -1; /* partly summed: only cube_view_free */
-                    return CUBE_VIEW_ENOMEM;
-                }
-                v->num_rows++;
+            int rc;
+            if (is_compensated(v, i)) {
+                double *acc = accumulator(v, p);
+                if ((rc = acc ? 0 : -1) == 0)
+                    view_acc_add_acc(acc, v->rows[i], w);
+            } else {
+                rc = add_values(v, p, v->rows[i], 1.0);
             }
-            view_acc_add_acc(v->rows[p], v->rows[i], w);
+            if (rc != 0) {
+                v->finished = -1; /* partly summed: only cube_view_free */
+                return CUBE_VIEW_ENOMEM;
+            }
         }
     }
     for (size_t i = 0; i < v->ncnodes; i++)
-        if (v->rows[i])
+        if (v->rows[i] && is_compensated(v, i))
             v->rows[i] = view_acc_fold(v->rows[i], w);
+    free(v->compensated);
+    v->compensated = NULL;
     v->finished = 1;
     return CUBE_VIEW_OK;
 }

@@ -19,8 +19,9 @@ int cube_metric_totals(const cube_t *c, double *totals)
      * same order, and no sorted copy of the row list is needed. */
     for (size_t k = 0; k < c->sev.num_rows; k++) {
         const severity_row *r = &c->sev.rows[k];
+        const double *values = sev_row_values(&c->sev, k);
         for (size_t t = 0; t < nthreads; t++)
-            view_neu_add(&totals[r->metric], &compensation[r->metric], r->values[t]);
+            view_neu_add(&totals[r->metric], &compensation[r->metric], values[t]);
     }
     for (size_t m = 0; m < nm; m++)
         totals[m] = view_neu_result(totals[m], compensation[m]);

@@ -401,7 +401,8 @@ static int write_stored_rows(cube_t *c, xml_out *o)
     int rc = 0;
     for (size_t k = 0; k < c->sev.num_rows && !o->failed && rc == 0; k++) {
         const severity_row *r = &c->sev.rows[order[k]];
-        rc = write_row(c, o, c->metrics.items[r->metric], c->cnodes.items[r->cnode], r->values);
+        rc = write_row(c, o, c->metrics.items[r->metric], c->cnodes.items[r->cnode],
+                       sev_row_values(&c->sev, order[k]));
     }
     free(order);
     return rc;

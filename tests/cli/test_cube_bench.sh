@@ -84,8 +84,11 @@ for suite in expect_suites:
         se = val.get(("stderr", p, 0), 0.0)
         reps = val.get(("reps", p, 0), 0.0)
         dummy = val.get(("dummy_time", p, 0), 0.0)
-        if not t > 0:
-            fail("%s: time %r is not positive" % (key, t))
+        # the time is the mean minus the empty loop's (dummy) time: an
+        # operation as cheap as the loop itself (MPI_Comm_rank) may come out
+        # at zero or a rounding error below, but only within its noise
+        if not (t > 0 or (se > 0 and -t <= 3 * se)):
+            fail("%s: time %r is not positive (stderr %r)" % (key, t, se))
         if not (se >= 0 and reps >= 1 and dummy >= 0):
             fail("%s: stderr %r reps %r dummy %r" % (key, se, reps, dummy))
         stop = stops.get(key)

@@ -245,6 +245,53 @@ static void test_call_inclusive_of_a_subtree(void **state)
     cube_free(e.c);
 }
 
+/* A row starts as plain values and becomes a compensated accumulator at
+ * its second contribution: a small value added before a cancelling big
+ * one must survive both along the call tree and along the metric tree. */
+static void test_sums_stay_compensated(void **state)
+{
+    (void)state;
+    cube_t *c = cube_create();
+    cube_metric *time = cube_def_met(c, "Time", "time", "FLOAT", "sec", "", "", "", NULL);
+    cube_metric *part = cube_def_met(c, "Part", "part", "FLOAT", "sec", "", "", "", time);
+    cube_region *main_ = cube_def_region(c, "main", 1, 9, "", "", "a.c");
+    cube_region *big = cube_def_region(c, "big", 10, 19, "", "", "a.c");
+    cube_region *small = cube_def_region(c, "small", 20, 29, "", "", "a.c");
+    cube_cnode *root = cube_def_cnode(c, main_, NULL);
+    cube_cnode *n_big = cube_def_cnode(c, big, root);
+    cube_cnode *n_small = cube_def_cnode(c, small, root);
+    cube_machine *m = cube_def_mach(c, "M", "");
+    cube_process *p = cube_def_proc(c, "P", 0, cube_def_node(c, "N", m));
+    cube_thread *t0 = cube_def_thrd(c, "t0", 0, p);
+    cube_thread *t1 = cube_def_thrd(c, "t1", 1, p);
+    /* call-inclusive in reverse index order: root 1e16, + small 1, +
+     * big -1e16: 1 exactly, where a plain sum gives 0 */
+    cube_set_sev(c, time, root, t0, 1e16);
+    cube_set_sev(c, time, n_big, t0, -1e16);
+    cube_set_sev(c, time, n_small, t0, 1.0);
+    cube_set_sev(c, time, root, t1, 3.0); /* one contribution: stays exact */
+    /* metric-exclusive at n_small: time 1 - part 1e16 ... */
+    cube_set_sev(c, part, n_small, t1, 1e16);
+    cube_set_sev(c, time, n_small, t1, 1e16 + 2.0);
+    assert_string_equal(cube_error(c), "");
+    int err;
+    cube_view *v = cube_view_compute(c, time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &err);
+    assert_non_null(v);
+    /* root, thread 0: 1e16 + 1 - 1e16; thread 1: 3 + (1e16 + 2) */
+    assert_true(cube_view_value(v, root, 0) == 1.0);
+    assert_true(cube_view_value(v, root, 1) == 3.0 + (1e16 + 2.0));
+    assert_true(cube_view_value(v, n_small, 0) == 1.0);
+    assert_true(cube_view_value(v, n_big, 0) == -1e16);
+    cube_view_free(v);
+    v = cube_view_compute(c, time, CUBE_METRIC_EXCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &err);
+    assert_non_null(v);
+    /* n_small, thread 1: (1e16 + 2) - 1e16 = 2; the root adds its own 3 */
+    assert_true(cube_view_value(v, n_small, 1) == 2.0);
+    assert_true(cube_view_value(v, root, 1) == 5.0);
+    cube_view_free(v);
+    cube_free(c);
+}
+
 /* --- along the system tree ---------------------------------------------- */
 
 static void test_system_sums(void **state)
@@ -844,6 +891,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metric_exclusive_of_a_parent),
         cmocka_unit_test(test_call_inclusive_of_a_subtree),
+        cmocka_unit_test(test_sums_stay_compensated),
         cmocka_unit_test(test_system_sums),
         cmocka_unit_test(test_flat_profile_with_subroutines),
         cmocka_unit_test(test_value_modes_metric_tree),

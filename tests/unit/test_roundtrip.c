@@ -110,6 +110,94 @@ static void test_streaming_reader_real_files(void **state)
         stream_equals_read(*f);
 }
 
+/* A reader without the call tree (CUBE_READ_NO_CALL_TREE) must hand out
+ * exactly the rows of the full reader, in the same order, with each cnode
+ * as the index the full reader gives it; it builds no cnode at all. */
+static void stream_without_tree_equals_full(const char *path)
+{
+    cube_reader *full = cube_reader_open(path);
+    cube_reader *bare = cube_reader_open_with(path, CUBE_READ_NO_CALL_TREE);
+    assert_non_null(full);
+    assert_non_null(bare);
+    const cube_t *full_defs = cube_reader_definitions(full);
+    const cube_t *bare_defs = cube_reader_definitions(bare);
+    if (!full_defs || !bare_defs)
+        fail_msg("%s: %s / %s", path, cube_reader_error(full), cube_reader_error(bare));
+    assert_true(cube_num_cnodes(full_defs) > 0);
+    assert_int_equal(cube_num_cnodes(bare_defs), 0);
+    assert_int_equal(cube_num_metrics(bare_defs), cube_num_metrics(full_defs));
+    size_t nthreads = cube_num_threads(full_defs);
+    assert_int_equal(cube_num_threads(bare_defs), nthreads);
+    const cube_metric *m;
+    const cube_cnode *n;
+    const double *values, *bare_values;
+    size_t metric, cnode, rows = 0;
+    int rc;
+    while ((rc = cube_reader_next_row(full, &m, &n, &values)) == 1) {
+        assert_int_equal(cube_reader_next_row_index(bare, &metric, &cnode, &bare_values), 1);
+        assert_int_equal(metric, m->index);
+        assert_int_equal(cnode, n->index);
+        assert_int_equal(cube_reader_row_may_repeat(bare), cube_reader_row_may_repeat(full));
+        assert_memory_equal(bare_values, values, nthreads * sizeof *values);
+        rows++;
+    }
+    assert_int_equal(rc, 0);
+    assert_true(rows > 0);
+    assert_int_equal(cube_reader_next_row_index(bare, &metric, &cnode, &bare_values), 0);
+    cube_reader_close(full);
+    cube_reader_close(bare);
+}
+
+static void test_stream_without_call_tree(void **state)
+{
+    (void)state;
+    for (const char *const *f = real_cube_files; *f; f++)
+        stream_without_tree_equals_full(testdata(*f));
+    /* ids that are not 0, 1, 2, ...: looked up through the id map */
+    stream_without_tree_equals_full(testdata("reader/tolerate-id-gaps.cube"));
+    stream_without_tree_equals_full(testdata("reader/tolerate-id-case.cube"));
+    /* a cnode repeated in a matrix and a metric's second matrix */
+    stream_without_tree_equals_full(testdata("reader/tolerate-repeated-matrix.cube"));
+    stream_without_tree_equals_full(testdata("reader/tolerate-thread-order.cube"));
+}
+
+static void test_stream_without_call_tree_refuses_cnode_rows(void **state)
+{
+    (void)state;
+    cube_reader *r = cube_reader_open_with(testdata("reader/plain.cube"), CUBE_READ_NO_CALL_TREE);
+    assert_non_null(cube_reader_definitions(r));
+    const cube_metric *m;
+    const cube_cnode *n;
+    const double *v;
+    assert_int_equal(cube_reader_next_row(r, &m, &n, &v), -1);
+    assert_non_null(strstr(cube_reader_error(r), "cube_reader_next_row_index"));
+    cube_reader_close(r);
+}
+
+/* The checks on the call tree stay: the same message either way. */
+static void test_stream_without_call_tree_rejects_alike(void **state)
+{
+    (void)state;
+    const char *files[] = {"reader/reject-duplicate-cnode-id.cube",
+                           "reader/reject-row-unknown-cnode.cube",
+                           "reader/reject-undefined-callee.cube", NULL};
+    for (const char *const *f = files; *f; f++) {
+        char *expected = read_error(testdata(*f));
+        cube_reader *r = cube_reader_open_with(testdata(*f), CUBE_READ_NO_CALL_TREE);
+        assert_non_null(r);
+        size_t metric, cnode;
+        const double *v;
+        int rc = -1; /* definitions that fail count as the failure */
+        if (cube_reader_definitions(r))
+            while ((rc = cube_reader_next_row_index(r, &metric, &cnode, &v)) == 1)
+                ;
+        assert_int_equal(rc, -1);
+        assert_string_equal(cube_reader_error(r), expected);
+        cube_reader_close(r);
+        free(expected);
+    }
+}
+
 static void test_reader_select_metrics(void **state)
 {
     (void)state;
@@ -244,6 +332,9 @@ int main(void)
         cmocka_unit_test(test_round_trip_real_files),
         cmocka_unit_test(test_gzip_flag_without_suffix),
         cmocka_unit_test(test_streaming_reader_real_files),
+        cmocka_unit_test(test_stream_without_call_tree),
+        cmocka_unit_test(test_stream_without_call_tree_refuses_cnode_rows),
+        cmocka_unit_test(test_stream_without_call_tree_rejects_alike),
         cmocka_unit_test(test_reader_select_metrics),
         cmocka_unit_test(test_stream_from_fd),
         cmocka_unit_test(test_reader_open_error),

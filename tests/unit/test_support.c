@@ -57,6 +57,17 @@ char *temp_path(const char *suffix)
     return p;
 }
 
+char *write_with(cube_t *c, void (*how)(cube_t *, FILE *))
+{
+    char *path = temp_path(".cube");
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    how(c, fp);
+    assert_int_equal(fclose(fp), 0);
+    assert_string_equal(cube_error(c), "");
+    return path;
+}
+
 char *temp_file_with(const char *data, size_t len)
 {
     char *p = temp_path(".cube");

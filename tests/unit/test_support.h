@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 #include "cube.h"
@@ -29,6 +30,9 @@ char *read_string_error(const char *xml);
 
 /* A fresh temporary file name (the file does not exist); caller frees. */
 char *temp_path(const char *suffix);
+/* Write `c` with `how` (cube_write_all or a streaming sequence) to a new
+ * temporary file, which must succeed; returns its path (caller frees). */
+char *write_with(cube_t *c, void (*how)(cube_t *, FILE *));
 /* Write `data` to a new temporary file; returns its path (caller frees). */
 char *temp_file_with(const char *data, size_t len);
 /* Whole content of a file; caller frees; *len set when non-NULL. */

@@ -62,17 +62,6 @@ static example build_example(void)
     return e;
 }
 
-static char *write_with(cube_t *c, void (*how)(cube_t *, FILE *))
-{
-    char *path = temp_path(".cube");
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    how(c, fp);
-    assert_int_equal(fclose(fp), 0);
-    assert_string_equal(cube_error(c), "");
-    return path;
-}
-
 static void test_example_reads_back(void **state)
 {
     (void)state;
