@@ -558,11 +558,16 @@ static void place_values(const cube_reader *r, double *row, size_t count)
 
 static int queue_row(cube_reader *r, size_t metric, size_t cnode, size_t count, int may_repeat)
 {
-    size_t nthreads = r->cube->threads.count;
+    size_t nthreads = r->cube->threads.count, row_bytes = (nthreads ? nthreads : 1) * sizeof(double);
     if (r->queue_len == r->queue_cap) {
-        size_t cap = r->queue_cap ? r->queue_cap * 2 : 64;
+        /* The queue holds the rows one chunk of input completes: 64 narrow
+         * rows, but only as many 100 000-thread rows as fit in 1 MiB */
+        size_t first = ((size_t)1 << 20) / row_bytes;
+        size_t cap = r->queue_cap ? r->queue_cap * 2 : first < 1 ? 1 : first > 64 ? 64 : first;
+        if (cap > SIZE_MAX / row_bytes)
+            return -1;
         queued_row *q = realloc(r->queue, cap * sizeof *q);
-        double *v = realloc(r->queue_values, cap * (nthreads ? nthreads : 1) * sizeof *v);
+        double *v = realloc(r->queue_values, cap * row_bytes);
         if (q)
             r->queue = q;
         if (v)
