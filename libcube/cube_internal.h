@@ -40,12 +40,13 @@ struct cube_t {
     ptr_list metrics, root_metrics;
     ptr_list regions;
     ptr_list cnodes, root_cnodes;
-    /* A million call paths must not cost a million mallocs: the cnodes live
-     * in this arena (freed as a whole by cube_free; a cnode is never freed
-     * alone), and their call-site modules, a few hundred distinct strings
-     * repeated across the tree, are interned here, one shared copy each
-     * (model_add_cnode).  Their children arrays are still malloc'd. */
-    arena cnode_arena;
+    /* A million call paths or 100 000 threads must not cost a million
+     * mallocs: the cnodes, the processes and threads and their names live
+     * in this arena (freed as a whole by cube_free; none is ever freed
+     * alone), and the cnodes' call-site modules, a few hundred distinct
+     * strings repeated across the tree, are interned here, one shared copy
+     * each (model_add_cnode).  Their children arrays are still malloc'd. */
+    arena entities;
     keymap cnode_mods;
     ptr_list machines, nodes, processes, threads;
     ptr_list carts;

@@ -161,17 +161,9 @@ void cube_free(cube_t *c)
         free(n->processes);
         free(n);
     }
-    for (size_t i = 0; i < c->processes.count; i++) {
-        cube_process *p = c->processes.items[i];
-        free(p->name);
-        free(p->threads);
-        free(p);
-    }
-    for (size_t i = 0; i < c->threads.count; i++) {
-        cube_thread *t = c->threads.items[i];
-        free(t->name);
-        free(t);
-    }
+    for (size_t i = 0; i < c->processes.count; i++)
+        free(((cube_process *)c->processes.items[i])->threads);
+    /* the processes and threads themselves are in c->entities */
     for (size_t i = 0; i < c->carts.count; i++)
         free_cart(c->carts.items[i]);
     for (size_t i = 0; i < c->warnings.count; i++)
@@ -182,7 +174,7 @@ void cube_free(cube_t *c)
                          &c->warnings};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         ptr_list_free(lists[i]);
-    arena_free(&c->cnode_arena);
+    arena_free(&c->entities);
     keymap_free(&c->cnode_mods);
     sev_store_free(&c->sev);
     free(c->stream_out);
@@ -290,7 +282,7 @@ cube_cnode *model_add_cnode(cube_t *c, int64_t id, cube_region *callee, const ch
     /* On a failure below, the node's bytes stay in the arena unused until
      * cube_free: they cannot be handed back alone, and it happens only when
      * memory has run out. */
-    cube_cnode *n = arena_alloc(&c->cnode_arena, sizeof *n, _Alignof(cube_cnode));
+    cube_cnode *n = arena_alloc(&c->entities, sizeof *n, _Alignof(cube_cnode));
     /* cast: the public field is char * (API compatibility), but the text is
      * the model's shared copy, documented as read-only in cube.h */
     char *shared_mod = n ? (char *)keymap_intern(&c->cnode_mods, mod ? mod : "") : NULL;
@@ -377,26 +369,26 @@ cube_process *model_add_process(cube_t *c, int64_t id, const char *name, int64_t
         cube_set_error(c, "a process needs a node");
         return NULL;
     }
-    cube_process *p = calloc(1, sizeof *p);
-    if (!p) {
+    /* from the arena (on a failure its bytes stay there until cube_free) */
+    cube_process *p = arena_alloc(&c->entities, sizeof *p, _Alignof(cube_process));
+    if (p) {
+        memset(p, 0, sizeof *p);
+        p->name = arena_strdup(&c->entities, name);
+    }
+    if (!p || !p->name) {
         oom(c);
         return NULL;
     }
     p->id = id;
     p->rank = rank;
     p->node = node;
-    p->name = cube_strdup(name);
-    if (!p->name || register_entity(c, &c->processes, p, &p->index) != 0) {
-        free(p->name);
-        free(p);
+    if (register_entity(c, &c->processes, p, &p->index) != 0) {
         oom(c);
         return NULL;
     }
     if (child_array_push((void ***)&node->processes, &node->num_processes,
                          &node->processes_cap, p) != 0) {
         c->processes.count--;
-        free(p->name);
-        free(p);
         oom(c);
         return NULL;
     }
@@ -411,18 +403,19 @@ cube_thread *model_add_thread(cube_t *c, int64_t id, const char *name, int64_t r
         cube_set_error(c, "a thread needs a process");
         return NULL;
     }
-    cube_thread *t = calloc(1, sizeof *t);
-    if (!t) {
+    cube_thread *t = arena_alloc(&c->entities, sizeof *t, _Alignof(cube_thread));
+    if (t) {
+        memset(t, 0, sizeof *t);
+        t->name = arena_strdup(&c->entities, name);
+    }
+    if (!t || !t->name) {
         oom(c);
         return NULL;
     }
     t->id = id;
     t->rank = rank;
     t->process = process;
-    t->name = cube_strdup(name);
-    if (!t->name || register_entity(c, &c->threads, t, &t->index) != 0) {
-        free(t->name);
-        free(t);
+    if (register_entity(c, &c->threads, t, &t->index) != 0) {
         oom(c);
         return NULL;
     }

@@ -110,6 +110,17 @@ struct arena_chunk {
     max_align_t bytes[]; /* max_align_t: the first object is suitably aligned */
 };
 
+char *arena_strdup(arena *a, const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *copy = arena_alloc(a, n, 1);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
 void *arena_alloc(arena *a, size_t size, size_t align)
 {
     arena_chunk *c = a->chunks;

@@ -42,6 +42,8 @@ typedef struct {
  * that of max_align_t), or NULL when out of memory (the arena unchanged). */
 void *arena_alloc(arena *a, size_t size, size_t align);
 void arena_free(arena *a);
+/* A copy of s (NULL as "") in the arena; NULL when out of memory. */
+char *arena_strdup(arena *a, const char *s);
 
 /* strdup that accepts NULL (as "") and returns NULL only when out of memory. */
 char *cube_strdup(const char *s);

@@ -264,6 +264,41 @@ static void test_tree_walk_preorder(void **state)
     cube_free(c);
 }
 
+/* Processes and threads come from the model's arena too: many of them keep
+ * their names, ranks and links, and cube_free releases them all (the
+ * sanitizer build checks for leaks). */
+static void test_many_threads_in_the_arena(void **state)
+{
+    (void)state;
+    cube_t *c = cube_create();
+    cube_node *node = cube_def_node(c, "node", cube_def_mach(c, "machine", ""));
+    enum { NPROC = 20000 };
+    char name[32];
+    for (int p = 0; p < NPROC; p++) {
+        snprintf(name, sizeof name, "process %d", p);
+        cube_process *proc = cube_def_proc(c, name, p, node);
+        assert_non_null(proc);
+        for (int t = 0; t < 2; t++) {
+            snprintf(name, sizeof name, "thread %d.%d", p, t);
+            assert_non_null(cube_def_thrd(c, name, t, proc));
+        }
+    }
+    assert_string_equal(cube_error(c), "");
+    assert_int_equal(cube_num_processes(c), NPROC);
+    assert_int_equal(cube_num_threads(c), 2 * NPROC);
+    for (size_t i = 0; i < cube_num_threads(c); i++) {
+        const cube_thread *t = cube_get_thread(c, i);
+        snprintf(name, sizeof name, "thread %zu.%zu", i / 2, i % 2);
+        assert_string_equal(t->name, name);
+        assert_int_equal(t->rank, (int64_t)(i % 2));
+        assert_ptr_equal(t->process, cube_get_process(c, i / 2));
+        assert_ptr_equal(t->process->threads[i % 2], t);
+        snprintf(name, sizeof name, "process %zu", i / 2);
+        assert_string_equal(t->process->name, name);
+    }
+    cube_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_shared_mods_round_trip),
         cmocka_unit_test(test_keymap_intern),
         cmocka_unit_test(test_tree_walk_preorder),
+        cmocka_unit_test(test_many_threads_in_the_arena),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
