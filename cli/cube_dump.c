@@ -900,10 +900,23 @@ typedef struct {
     char *s;
     size_t len, cap;
     size_t *at_level; /* length of the path up to each level */
+    size_t levels_cap;
 } path_buf;
 
+/* The level array grows as the walk goes down, so the tree's depth need
+ * not be known (and the tree walked for it) first. */
 static int path_enter(path_buf *b, const tree_entry *e)
 {
+    if (e->level >= b->levels_cap) {
+        size_t cap = b->levels_cap ? 2 * b->levels_cap : 64;
+        while (cap <= e->level)
+            cap *= 2;
+        size_t *grown = realloc(b->at_level, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        b->at_level = grown;
+        b->levels_cap = cap;
+    }
     size_t base = e->level ? b->at_level[e->level - 1] : 0;
     const char *name = e->cnode->callee->name;
     size_t n = strlen(name), need = base + 1 + n + 1;
@@ -930,13 +943,12 @@ static int path_enter(path_buf *b, const tree_entry *e)
 static int print_values(const plan *p, cli_table *t)
 {
     size_t nt = cube_num_threads(p->defs), w = p->o->aggregate ? 1 : nt;
-    size_t depth = cube_cnode_depth_max(p->defs);
-    path_buf path = {NULL, 0, 0, calloc(depth + 1, sizeof(size_t))};
+    path_buf path = {0};
     double *zeros = calloc(w ? w : 1, sizeof *zeros);
     row_refs refs = {NAN, NAN, NAN, NAN, NULL};
     refs.machine = malloc((cube_num_machines(p->defs) + 1) * sizeof *refs.machine);
     int rc = 0;
-    if (!path.at_level || !zeros || !refs.machine) {
+    if (!zeros || !refs.machine) {
         cli_error("out of memory");
         rc = -1;
     }
@@ -1163,12 +1175,11 @@ static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE 
         }
         break;
     case SEC_CALLTREE: {
-        size_t depth = cube_cnode_depth_max(c);
-        path_buf path = {NULL, 0, 0, calloc(depth + 1, sizeof(size_t))};
+        path_buf path = {0};
         cube_tree_walk *walk = cube_tree_walk_start(c);
         tree_entry entry;
         const tree_entry *e = &entry;
-        int rc = path.at_level && walk ? 0 : -1, got = 0;
+        int rc = walk ? 0 : -1, got = 0;
         while (!rc && (got = next_entry(walk, &entry)) == 1) {
             if (path_enter(&path, e) != 0) {
                 rc = -1;

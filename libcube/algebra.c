@@ -155,19 +155,34 @@ typedef struct {
     int keep_void;
 } row_sink;
 
-static int add_row(combination *cb, size_t k, const row_sink *sink, size_t metric, size_t cnode,
-                   const double *values, size_t nthreads)
+/* Input k's maps onto the result and their lengths, looked up once per
+ * input rather than once per row. */
+typedef struct {
+    const char *path;
+    const size_t *metric_map, *cnode_map, *thread_map;
+    size_t num_metrics, num_cnodes, num_threads;
+} input_maps;
+
+static input_maps maps_of(const combination *cb, size_t k)
+{
+    input_maps im = {cb->sources[k].path, cube_union_metric_map(cb->u, k),
+                     cube_union_cnode_map(cb->u, k), cube_union_thread_map(cb->u, k), 0, 0, 0};
+    /* no input k leaves the lengths 0: every row is then refused */
+    cube_union_input_size(cb->u, k, &im.num_metrics, &im.num_cnodes, &im.num_threads);
+    return im;
+}
+
+static int add_row(combination *cb, const input_maps *im, const row_sink *sink, size_t metric,
+                   size_t cnode, const double *values, size_t nthreads)
 {
     const cube_t *res = cube_union_result(cb->u);
-    size_t nm, nc, nt;
     /* The rows are read in a second pass over the file: a file replaced in
      * between must not index past the maps of the first. */
-    if (cube_union_input_size(cb->u, k, &nm, &nc, &nt) != 0 || metric >= nm || cnode >= nc ||
-        nthreads != nt)
+    if (metric >= im->num_metrics || cnode >= im->num_cnodes || nthreads != im->num_threads)
         return fail(cb, "%s: the file changed while it was read (its rows do not match the "
                         "definitions read first)",
-                    cb->sources[k].path);
-    size_t rm = cube_union_metric_map(cb->u, k)[metric];
+                    im->path);
+    size_t rm = im->metric_map[metric];
     if ((((const cube_metric *)res->metrics.items[rm])->is_void && !sink->keep_void) ||
         (sink->take && !sink->take[rm]))
         return 0;
@@ -176,12 +191,11 @@ static int add_row(combination *cb, size_t k, const row_sink *sink, size_t metri
         t++;
     if (t == nthreads)
         return 0;
-    double *row = sev_store_get_or_add(sink->target, rm, cube_union_cnode_map(cb->u, k)[cnode]);
+    double *row = sev_store_get_or_add(sink->target, rm, im->cnode_map[cnode]);
     if (!row)
         return fail(cb, "out of memory");
-    const size_t *tmap = cube_union_thread_map(cb->u, k);
     for (; t < nthreads; t++)
-        row[tmap[t]] += sink->weight * values[t];
+        row[im->thread_map[t]] += sink->weight * values[t];
     return 0;
 }
 
@@ -213,10 +227,11 @@ static int gather_rows(combination *cb, const row_sink *sinks)
         drop_warnings(cb); /* a pass that starts over reports them again */
         for (size_t k = 0; k < cb->n && rc == 0 && !again; k++) {
             const cube_t *full = cb->sources[k].full;
+            const input_maps im = maps_of(cb, k);
             if (full) {
                 for (size_t i = 0; i < full->sev.num_rows && rc == 0; i++) {
                     const severity_row *r = &full->sev.rows[i];
-                    rc = add_row(cb, k, &sinks[k], r->metric, r->cnode,
+                    rc = add_row(cb, &im, &sinks[k], r->metric, r->cnode,
                                  sev_row_values(&full->sev, i), full->threads.count);
                 }
                 for (size_t i = 0; i < cube_num_warnings(full) && rc == 0; i++)
@@ -230,7 +245,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
             while ((st = row_feed_next(feed, k, &metric, &cnode, &values, &nthreads)) ==
                        FEED_ROW &&
                    rc == 0)
-                rc = add_row(cb, k, &sinks[k], metric, cnode, values, nthreads);
+                rc = add_row(cb, &im, &sinks[k], metric, cnode, values, nthreads);
             if (rc == 0 && st == FEED_ERROR)
                 rc = fail(cb, "%s", row_feed_error(feed));
             if (rc == 0 && st == FEED_ROW_END) {

@@ -362,6 +362,24 @@ cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine 
     return n;
 }
 
+/* A zeroed location (process or thread) and a copy of its name, both from
+ * the model's arena (on a later failure their bytes stay there until
+ * cube_free); NULL, error set, when out of memory. */
+static void *new_location(cube_t *c, size_t size, size_t align, const char *name,
+                          char **name_copy)
+{
+    void *entity = arena_alloc(&c->entities, size, align);
+    if (entity) {
+        memset(entity, 0, size);
+        *name_copy = arena_strdup(&c->entities, name);
+    }
+    if (!entity || !*name_copy) {
+        oom(c);
+        return NULL;
+    }
+    return entity;
+}
+
 cube_process *model_add_process(cube_t *c, int64_t id, const char *name, int64_t rank,
                                 cube_node *node)
 {
@@ -369,16 +387,11 @@ cube_process *model_add_process(cube_t *c, int64_t id, const char *name, int64_t
         cube_set_error(c, "a process needs a node");
         return NULL;
     }
-    /* from the arena (on a failure its bytes stay there until cube_free) */
-    cube_process *p = arena_alloc(&c->entities, sizeof *p, _Alignof(cube_process));
-    if (p) {
-        memset(p, 0, sizeof *p);
-        p->name = arena_strdup(&c->entities, name);
-    }
-    if (!p || !p->name) {
-        oom(c);
+    char *copy;
+    cube_process *p = new_location(c, sizeof *p, _Alignof(cube_process), name, &copy);
+    if (!p)
         return NULL;
-    }
+    p->name = copy;
     p->id = id;
     p->rank = rank;
     p->node = node;
@@ -403,15 +416,11 @@ cube_thread *model_add_thread(cube_t *c, int64_t id, const char *name, int64_t r
         cube_set_error(c, "a thread needs a process");
         return NULL;
     }
-    cube_thread *t = arena_alloc(&c->entities, sizeof *t, _Alignof(cube_thread));
-    if (t) {
-        memset(t, 0, sizeof *t);
-        t->name = arena_strdup(&c->entities, name);
-    }
-    if (!t || !t->name) {
-        oom(c);
+    char *copy;
+    cube_thread *t = new_location(c, sizeof *t, _Alignof(cube_thread), name, &copy);
+    if (!t)
         return NULL;
-    }
+    t->name = copy;
     t->id = id;
     t->rank = rank;
     t->process = process;

@@ -558,7 +558,8 @@ static void place_values(const cube_reader *r, double *row, size_t count)
 
 static int queue_row(cube_reader *r, size_t metric, size_t cnode, size_t count, int may_repeat)
 {
-    size_t nthreads = r->cube->threads.count, row_bytes = (nthreads ? nthreads : 1) * sizeof(double);
+    size_t nthreads = r->cube->threads.count;
+    size_t row_bytes = (nthreads ? nthreads : 1) * sizeof(double);
     if (r->queue_len == r->queue_cap) {
         /* The queue holds the rows one chunk of input completes: 64 narrow
          * rows, but only as many 100 000-thread rows as fit in 1 MiB */

@@ -3,6 +3,7 @@
  * values in fixed-layout chunks (see severity_store.h).
  */
 #include "severity_store.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,14 +78,10 @@ static unsigned shift_for(size_t stride)
 static int add_chunk(double ***chunks, size_t *num_chunks, size_t *chunks_cap, size_t stride,
                      unsigned shift)
 {
-    if (*num_chunks == *chunks_cap) {
-        size_t cap = *chunks_cap ? *chunks_cap * 2 : 16;
-        double **grown = realloc(*chunks, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        *chunks = grown;
-        *chunks_cap = cap;
-    }
+    double **grown = grow_array(*chunks, *num_chunks, chunks_cap, sizeof *grown, 16);
+    if (!grown)
+        return -1;
+    *chunks = grown;
     if (stride > (SIZE_MAX / sizeof(double)) >> shift)
         return -1;
     double *chunk = malloc((stride << shift) * sizeof(double));

@@ -200,14 +200,13 @@ int cube_view_finish(cube_view *v)
             if (!v->rows[i] || !cn->parent)
                 continue;
             size_t p = cn->parent->index;
-            int rc;
-            if (is_compensated(v, i)) {
-                double *acc = accumulator(v, p);
-                if ((rc = acc ? 0 : -1) == 0)
-                    view_acc_add_acc(acc, v->rows[i], w);
-            } else {
+            int rc = 0;
+            if (!is_compensated(v, i))
                 rc = add_values(v, p, v->rows[i], 1.0);
-            }
+            else if (accumulator(v, p))
+                view_acc_add_acc(v->rows[p], v->rows[i], w);
+            else
+                rc = -1;
             if (rc != 0) {
                 v->finished = -1; /* partly summed: only cube_view_free */
                 return CUBE_VIEW_ENOMEM;

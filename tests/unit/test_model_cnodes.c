@@ -1,8 +1,10 @@
 /*
- * test_model_cnodes.c - how the model stores call-tree nodes: nodes from an
- * arena that stay put while the tree grows, call-site modules interned (one
- * shared copy per distinct string, with the right text), and a large tree
- * freed without leaks (LeakSanitizer under SANITIZE=1).
+ * test_model_cnodes.c - how the model stores its many small entities:
+ * call-tree nodes from an arena that stay put while the tree grows,
+ * call-site modules interned (one shared copy per distinct string, with the
+ * right text), a large tree freed without leaks (LeakSanitizer under
+ * SANITIZE=1), the preorder walk over the tree, and processes and threads
+ * from the same arena.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
