@@ -721,7 +721,8 @@ static int plan_finish(plan *p, const double *external_totals)
             rc = cube_view_total(m->main, m->thread_totals);
             if (rc)
                 return view_error(p, rc);
-            cube_system_sums(p->defs, m->thread_totals, NULL, NULL, m->machine_totals, NULL);
+            cube_system_combine(p->defs, cube_metric_combine(m->met), m->thread_totals, NULL,
+                                NULL, m->machine_totals, NULL);
         }
         if (m->root_aggr) {
             double r;
@@ -785,20 +786,22 @@ static int external_totals(const plan *p, const char *path, double *out)
  * modes, computed once per row. */
 typedef struct {
     double call_root;      /* aggregated inclusive value of the row's call-tree root */
-    double sum;            /* the row summed over all threads */
+    double sum;            /* the row over all threads (summed, or max or min) */
     double peer_min, peer_max;
-    double *machine;       /* the row summed per machine */
+    double *machine;       /* the row per machine (summed, or max or min) */
 } row_refs;
 
-static void compute_row_refs(const plan *p, const double *row, size_t w, row_refs *r)
+/* `how`: how the row's metric combines (its dtype). */
+static void compute_row_refs(const plan *p, cube_combine_rule how, const double *row, size_t w,
+                             row_refs *r)
 {
     cube_value_mode mode = p->o->mode;
     if (p->o->aggregate || mode == CUBE_MODE_ABSOLUTE)
         return;
     if (mode == CUBE_MODE_CALL_SELECTION_PERCENT)
-        r->sum = cube_compensated_sum(row, w);
+        r->sum = cube_combine_values(how, row, w);
     if (mode == CUBE_MODE_OWN_ROOT_PERCENT)
-        cube_system_sums(p->defs, row, NULL, NULL, r->machine, NULL);
+        cube_system_combine(p->defs, how, row, NULL, NULL, r->machine, NULL);
     if ((mode == CUBE_MODE_PEER_PERCENT || mode == CUBE_MODE_PEER_DISTRIBUTION) &&
         cube_peer_range(row, w, &r->peer_min, &r->peer_max) != 0)
         r->peer_min = r->peer_max = NAN;
@@ -969,7 +972,7 @@ static int print_values(const plan *p, cli_table *t)
             if (!row)
                 row = zeros;
             refs.call_root = m->incl_aggr ? cube_view_value(m->incl_aggr, e->root, 0) : NAN;
-            compute_row_refs(p, row, w, &refs);
+            compute_row_refs(p, cube_metric_combine(m->met), row, w, &refs);
             const cube_region *reg = e->cnode->callee;
             size_t nrows = p->o->aggregate ? 1 : p->num_threads;
             for (size_t r = 0; r < nrows; r++) {
@@ -1032,10 +1035,11 @@ static int print_flat(const plan *p, cli_table *t)
                     rows[k] = zeros;
             }
             /* the flat view's root of every part is the collapsed region */
-            double root = cube_compensated_sum(rows[1], w);
+            cube_combine_rule how = cube_metric_combine(m->met);
+            double root = cube_combine_values(how, rows[1], w);
             for (int k = 0; k < 3; k++) {
                 refs[k].call_root = root;
-                compute_row_refs(p, rows[k], w, &refs[k]);
+                compute_row_refs(p, how, rows[k], w, &refs[k]);
             }
             size_t nrows = p->o->aggregate ? 1 : p->num_threads;
             for (size_t r = 0; r < nrows; r++) {

@@ -11,7 +11,24 @@
  *   - EXCLUSIVE along the call tree: a call path's value does not contain
  *     the values of the call paths it calls.
  * The system tree stores values of threads only; processes, nodes and
- * machines are sums of their threads.
+ * machines combine their threads.
+ *
+ * How values combine depends on the metric's <dtype> (cube_metric_combine):
+ * MAXDOUBLE by maximum, MINDOUBLE by minimum, every other dtype by sum.
+ * That holds wherever values meet: along the call tree (the inclusive
+ * value of a MAXDOUBLE metric is the largest value in the subtree), over
+ * threads, processes, nodes and machines, over the call paths of a region
+ * (flat profile) and over all call paths (a metric's total), as CubeLib
+ * combines them with its value types' "+".  A call path without a stored
+ * row has no value: it takes no part in a maximum or minimum (a missing
+ * row never makes min_time 0), while a stored 0 does, as in CubeLib; where
+ * a value is read that nothing contributed to, it reads 0, as for sums.
+ * The metric tree: a metric's exclusive value subtracts only child metrics
+ * that combine by sum from a parent that does; a maximum or minimum has no
+ * parts, so its exclusive value is its own value, and it takes nothing away
+ * from a parent.  (CubeLib applies its value type's "-" there, which for
+ * MAXDOUBLE keeps the smaller and for MINDOUBLE the larger of the two
+ * values: no difference in any sense, so it is not followed.)
  *
  * Every computation here works on one metric at a time: a tool that prints
  * one metric of a large experiment holds that metric's rows (plus, for the
@@ -22,7 +39,7 @@
  *
  * Sums are compensated (Neumaier), like cube_metric_totals, so that the
  * inclusive value of the call-tree roots summed over all threads agrees
- * with the metric's total.
+ * with the metric's total.  Maxima and minima are exact and need none.
  *
  * Errors are returned as codes (CUBE_VIEW_E*, all negative; 0 is success);
  * cube_view_strerror() names them.  Nothing here prints, exits or keeps
@@ -59,6 +76,23 @@ extern "C" {
 const char *cube_view_strerror(int code);
 
 /* ------------------------------------------------------------------------
+ * How the values of a metric combine.
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+    CUBE_COMBINE_SUM, /* every dtype but the two below */
+    CUBE_COMBINE_MAX, /* dtype MAXDOUBLE */
+    CUBE_COMBINE_MIN  /* dtype MINDOUBLE */
+} cube_combine_rule;
+
+/* How `met`'s values combine, from its dtype (exact, case-sensitive, as
+ * CubeLib reads it); CUBE_COMBINE_SUM for NULL. */
+cube_combine_rule cube_metric_combine(const cube_metric *met);
+/* n values combined: the compensated sum (cube_compensated_sum), the
+ * largest or the smallest; 0 when n is 0 (nothing to combine). */
+double cube_combine_values(cube_combine_rule how, const double *values, size_t n);
+
+/* ------------------------------------------------------------------------
  * Flavours: where a value is taken along the metric tree and the call tree.
  * ------------------------------------------------------------------------ */
 
@@ -68,13 +102,16 @@ typedef enum {
     /* The stored value minus the sum of the stored values of the metric's
      * child metrics (only the children, not deeper descendants: the
      * children's stored values already contain theirs).  VOID children
-     * carry no data and subtract nothing. */
+     * carry no data and subtract nothing.  Only a metric that combines by
+     * sum has parts: a MAXDOUBLE or MINDOUBLE metric's exclusive value is
+     * its stored value, and such a child subtracts nothing. */
     CUBE_METRIC_EXCLUSIVE
 } cube_metric_flavour;
 
 typedef enum {
     /* The call path's own value plus the values of every call path in its
-     * subtree (the value of a collapsed node in the Cube display). */
+     * subtree (the value of a collapsed node in the Cube display); for a
+     * MAXDOUBLE (MINDOUBLE) metric the largest (smallest) of them. */
     CUBE_CALL_INCLUSIVE,
     /* The call path's own value, without the call paths it calls (the
      * value of an expanded node).  What CUBE 3 stores. */
@@ -104,8 +141,9 @@ typedef enum {
 
 typedef struct cube_view cube_view;
 
-/* One value per call path: the sum over all threads (`cube_dump -t aggr`).
- * Rows are then 1 value wide instead of cube_num_threads(). */
+/* One value per call path: the sum over all threads (`cube_dump -t aggr`),
+ * or their maximum or minimum (cube_metric_combine).  Rows are then 1 value
+ * wide instead of cube_num_threads(). */
 #define CUBE_VIEW_AGGREGATE 1u
 
 /* A view of metric `met` of the experiment whose definitions are `defs`
@@ -121,9 +159,9 @@ int cube_view_wants(const cube_view *v, const cube_metric *met);
 /* Add one stored row (cube_num_threads(defs) values, in thread index
  * order).  `met` and `cnode` must belong to `defs`.  Rows of metrics the
  * view does not want are ignored (return 0), so a streaming loop may pass
- * every row.  Rows are added up: a (metric, call path) given twice counts
- * twice (cube_read keeps the later one instead; see
- * cube_reader_row_may_repeat).  0 or an error code. */
+ * every row.  Rows are combined (added up, or the maximum or minimum kept):
+ * a (metric, call path) given twice counts twice (cube_read keeps the later
+ * one instead; see cube_reader_row_may_repeat).  0 or an error code. */
 int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
                       const double *values);
 /* Add every row of the view's metric (and children) stored in `defs`.  It
@@ -163,15 +201,17 @@ double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i);
 /* The metric's value over all call paths (what the metric tree shows for
  * it): cube_view_width() values into `out`, each the sum of the
  * call-exclusive values of every call path (= the sum of the call-tree
- * roots' inclusive values).  0 or an error code. */
+ * roots' inclusive values), or for a MAXDOUBLE (MINDOUBLE) metric their
+ * largest (smallest); 0 where no call path has a row.  0 or an error
+ * code. */
 int cube_view_total(const cube_view *v, double *out);
 
 /* Every metric's value over all call paths and threads, in the chosen
  * metric flavour, into values[metric index] (cube_num_metrics() values):
  * what the metric tree of the Cube display shows, for a collapsed
  * (inclusive) or expanded (exclusive) node, when it is the leftmost tree.
- * VOID metrics are 0.  Needs the rows in `c` (cube_read).  0 or an error
- * code. */
+ * VOID metrics are 0.  Totals combine by dtype (cube_metric_totals).
+ * Needs the rows in `c` (cube_read).  0 or an error code. */
 int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values);
 
 /* ------------------------------------------------------------------------
@@ -185,6 +225,12 @@ int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double
  * ------------------------------------------------------------------------ */
 int cube_system_sums(const cube_t *c, const double *thread_values, double *process_values,
                      double *node_values, double *machine_values, double *total);
+/* The same, combining the threads' values as `how` says (a MAXDOUBLE
+ * metric's process value is the largest of its threads' values).  An item
+ * without threads gets 0. */
+int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *thread_values,
+                        double *process_values, double *node_values, double *machine_values,
+                        double *total);
 
 /* ------------------------------------------------------------------------
  * The flat profile (Cube display, "Flat view"; `cube_dump -r`,
@@ -218,6 +264,15 @@ int cube_system_sums(const cube_t *c, const double *thread_values, double *proce
  *                    calls directly, with everything they call.  Without
  *                    recursion this is the sum of the call-inclusive values
  *                    of the children of the paths in P(R).
+ *
+ * For a MAXDOUBLE (MINDOUBLE) metric "sum" reads "largest" ("smallest")
+ * throughout, over the call paths that have rows: EXCLUSIVE(R) is the
+ * largest call-exclusive value of a path of P(R), INCLUSIVE(R) the largest
+ * call-exclusive value in their subtrees, and SUBROUTINES(R) the largest
+ * call-inclusive value of a child of a path of P(R); a maximum has no
+ * parts, so SUBROUTINES is not INCLUSIVE - EXCLUSIVE, but INCLUSIVE is the
+ * larger of EXCLUSIVE and SUBROUTINES.  (Under recursion a nested call of
+ * R is then a child like any other and counts in SUBROUTINES(R).)
  *
  * Recursion (R calls R, directly or through other regions): a path of P(R)
  * inside the subtree of another path of P(R) is not counted again in
@@ -265,7 +320,11 @@ void cube_flat_free(cube_flat *f);
  * and its exclusive value when expanded.  "Absolute" shows these values;
  * every other mode shows a percentage of a reference value (or, for the
  * peer distribution, a position on a scale), where each reference is the
- * absolute value that the referenced node shows in its own tree:
+ * absolute value that the referenced node shows in its own tree.  The
+ * references combine like the values they are made of (see the top of this
+ * file): for a MAXDOUBLE metric, "sum" below reads "largest", so a call
+ * root is the largest value below it, and the percentages of the modes
+ * stay at most 100 for non-negative values.
  *
  *  ABSOLUTE                  the value itself.  All trees.
  *  OWN_ROOT_PERCENT          100 * value / own_root: the node's own tree root

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *cube_view_strerror(int code)
 {
@@ -23,6 +24,33 @@ const char *cube_view_strerror(int code)
     default:
         return "unknown error";
     }
+}
+
+cube_combine_rule cube_metric_combine(const cube_metric *met)
+{
+    if (!met || !met->dtype)
+        return CUBE_COMBINE_SUM;
+    if (strcmp(met->dtype, "MAXDOUBLE") == 0)
+        return CUBE_COMBINE_MAX;
+    if (strcmp(met->dtype, "MINDOUBLE") == 0)
+        return CUBE_COMBINE_MIN;
+    return CUBE_COMBINE_SUM;
+}
+
+double cube_combine_values(cube_combine_rule how, const double *values, size_t n)
+{
+    view_combiner k = {how == CUBE_COMBINE_MAX || how == CUBE_COMBINE_MIN ? how
+                                                                        : CUBE_COMBINE_SUM,
+                       0.0, 0.0, 0};
+    for (size_t i = 0; i < n; i++)
+        view_combiner_add(&k, values[i]);
+    return view_combiner_result(&k);
+}
+
+void view_pick_row(double *dst, const double *src, size_t w, cube_combine_rule how)
+{
+    for (size_t i = 0; i < w; i++)
+        dst[i] = view_pick(how, dst[i], src[i]);
 }
 
 double *view_acc_new(size_t w)
@@ -68,8 +96,5 @@ double *view_acc_fold(double *acc, size_t w)
 
 double cube_compensated_sum(const double *values, size_t n)
 {
-    double sum = 0.0, comp = 0.0;
-    for (size_t i = 0; i < n; i++)
-        view_neu_add(&sum, &comp, values[i]);
-    return view_neu_result(sum, comp);
+    return cube_combine_values(CUBE_COMBINE_SUM, values, n);
 }

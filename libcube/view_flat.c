@@ -21,6 +21,7 @@
 #include <string.h>
 
 struct cube_flat {
+    cube_combine_rule combine; /* the view's */
     size_t width, nregions;
     double **part[3]; /* by cube_flat_part: nregions rows each, NULL = zero */
 };
@@ -93,6 +94,22 @@ static double *region_acc(cube_flat *f, int part, size_t r)
     return f->part[part][r];
 }
 
+/* Region r's row in one part = the maximum (minimum) of itself and row; a
+ * row created here takes row as it is, so only call paths with data take
+ * part. */
+static int region_pick(cube_flat *f, int part, size_t r, const double *row)
+{
+    double *a = f->part[part][r];
+    if (a) {
+        view_pick_row(a, row, f->width, f->combine);
+        return CUBE_VIEW_OK;
+    }
+    if (!(a = f->part[part][r] = view_acc_new(f->width)))
+        return CUBE_VIEW_ENOMEM;
+    memcpy(a, row, f->width * sizeof *a);
+    return CUBE_VIEW_OK;
+}
+
 static int push(frame **stack, size_t *sp, size_t *cap, const cube_cnode *node)
 {
     if (*sp == *cap) {
@@ -115,6 +132,12 @@ static int enter(cube_flat *f, const cube_view *v, frame *fr, size_t *active, ac
     const double *row = v->rows[fr->node->index];
     if (!row)
         return CUBE_VIEW_OK;
+    if (f->combine != CUBE_COMBINE_SUM) {
+        if (!(fr->acc = pool_get(pool)))
+            return CUBE_VIEW_ENOMEM;
+        memcpy(fr->acc, row, w * sizeof *row);
+        return region_pick(f, CUBE_FLAT_EXCLUSIVE, ri, row);
+    }
     double *excl = region_acc(f, CUBE_FLAT_EXCLUSIVE, ri);
     double *sub = region_acc(f, CUBE_FLAT_SUBROUTINES, ri);
     fr->acc = pool_get(pool);
@@ -126,6 +149,34 @@ static int enter(cube_flat *f, const cube_view *v, frame *fr, size_t *active, ac
     return CUBE_VIEW_OK;
 }
 
+/* Leave the node on top of the stack, of a maximum or minimum: its subtree's
+ * value (the node's call-inclusive value) counts in its region's inclusive
+ * value when it is outermost, and in the Subroutines value of the parent's
+ * region, since the node is a child of a call of that region. */
+static int leave_picking(cube_flat *f, frame *stack, size_t sp, acc_pool *pool)
+{
+    frame *fr = &stack[sp - 1];
+    int rc = CUBE_VIEW_OK;
+    if (fr->outermost)
+        rc = region_pick(f, CUBE_FLAT_INCLUSIVE, fr->node->callee->index, fr->acc);
+    if (!rc && sp >= 2) {
+        frame *parent = &stack[sp - 2];
+        rc = region_pick(f, CUBE_FLAT_SUBROUTINES, parent->node->callee->index, fr->acc);
+        if (!rc && !parent->acc) {
+            parent->acc = fr->acc;
+            fr->acc = NULL;
+            return CUBE_VIEW_OK;
+        }
+        if (!rc)
+            view_pick_row(parent->acc, fr->acc, f->width, f->combine);
+    }
+    if (rc)
+        return rc;
+    pool_put(pool, fr->acc);
+    fr->acc = NULL;
+    return CUBE_VIEW_OK;
+}
+
 /* Leave the node on top of the stack (its subtree is complete). */
 static int leave(cube_flat *f, frame *stack, size_t sp, size_t *active, acc_pool *pool)
 {
@@ -134,6 +185,8 @@ static int leave(cube_flat *f, frame *stack, size_t sp, size_t *active, acc_pool
     active[ri]--;
     if (!fr->acc)
         return CUBE_VIEW_OK;
+    if (f->combine != CUBE_COMBINE_SUM)
+        return leave_picking(f, stack, sp, pool);
     if (fr->outermost) {
         /* (the node itself may have no data: then neither has a row yet) */
         double *incl = region_acc(f, CUBE_FLAT_INCLUSIVE, ri);
@@ -205,6 +258,7 @@ cube_flat *cube_flat_create(const cube_view *v, int *err)
         rc = f ? CUBE_VIEW_OK : CUBE_VIEW_ENOMEM;
     }
     if (!rc) {
+        f->combine = v->combine;
         f->width = v->width;
         f->nregions = cube_num_regions(v->defs);
         for (int k = 0; k < 3 && !rc; k++) {

@@ -20,6 +20,7 @@ struct cube_view {
     cube_metric_flavour metric_flavour;
     cube_call_flavour call_flavour;
     unsigned flags;
+    cube_combine_rule combine; /* of the metric's values (its dtype) */
     size_t width;    /* values per row */
     size_t nthreads; /* values per stored row */
     size_t ncnodes;
@@ -46,6 +47,41 @@ static inline double view_neu_result(double sum, double comp)
 {
     return isfinite(sum) ? sum + comp : sum;
 }
+
+/* The larger (CUBE_COMBINE_MAX) or smaller (CUBE_COMBINE_MIN) of a and b.
+ * Maxima and minima are exact: they need no accumulator. */
+static inline double view_pick(cube_combine_rule how, double a, double b)
+{
+    return how == CUBE_COMBINE_MAX ? (b > a ? b : a) : (b < a ? b : a);
+}
+
+/* One value combined from many: a compensated sum, or the largest or the
+ * smallest value seen; 0 when none was seen.  Start with
+ * {how, 0.0, 0.0, 0}. */
+typedef struct {
+    cube_combine_rule how;
+    double value, comp;
+    int any;
+} view_combiner;
+
+static inline void view_combiner_add(view_combiner *k, double v)
+{
+    if (k->how == CUBE_COMBINE_SUM)
+        view_neu_add(&k->value, &k->comp, v);
+    else
+        k->value = k->any ? view_pick(k->how, k->value, v) : v;
+    k->any = 1;
+}
+
+static inline double view_combiner_result(const view_combiner *k)
+{
+    if (k->how == CUBE_COMBINE_SUM)
+        return view_neu_result(k->value, k->comp);
+    return k->any ? k->value : 0.0;
+}
+
+/* dst[i] = view_pick(how, dst[i], src[i]) for w values. */
+void view_pick_row(double *dst, const double *src, size_t w, cube_combine_rule how);
 
 /* A zeroed accumulator of width w; NULL when out of memory. */
 double *view_acc_new(size_t w);

@@ -43,6 +43,7 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
     v->metric_flavour = metric_flavour;
     v->call_flavour = call_flavour;
     v->flags = flags;
+    v->combine = cube_metric_combine(met);
     v->nthreads = cube_num_threads(defs);
     v->width = (flags & CUBE_VIEW_AGGREGATE) ? 1 : v->nthreads;
     v->ncnodes = cube_num_cnodes(defs);
@@ -76,8 +77,11 @@ int cube_view_wants(const cube_view *v, const cube_metric *met)
         return 0;
     if (met == v->metric)
         return 1;
+    /* only a sum has parts: a maximum or minimum neither loses nor is a
+     * part (cube_views.h) */
     return v->metric_flavour == CUBE_METRIC_EXCLUSIVE && met->parent == v->metric &&
-           !met->is_void;
+           !met->is_void && v->combine == CUBE_COMBINE_SUM &&
+           cube_metric_combine(met) == CUBE_COMBINE_SUM;
 }
 
 /* A row's first contribution is exact: it is kept as `width` plain values.
@@ -131,6 +135,17 @@ static int add_values(cube_view *v, size_t i, const double *values, double sign)
     return 0;
 }
 
+/* Row i = the maximum (minimum) of itself and values (width values); a row
+ * that had no value yet takes them as they are, so a call path without a
+ * row never takes part.  0, or -1 when out of memory. */
+static int pick_values(cube_view *v, size_t i, const double *values)
+{
+    if (!v->rows[i])
+        return add_values(v, i, values, 1.0);
+    view_pick_row(v->rows[i], values, v->width, v->combine);
+    return 0;
+}
+
 int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
                       const double *values)
 {
@@ -146,7 +161,14 @@ int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cn
     /* Metric-inclusive values are stored; a metric's exclusive value is its
      * own stored value minus its children's stored values. */
     double sign = met == v->metric ? 1.0 : -1.0;
-    if (v->flags & CUBE_VIEW_AGGREGATE) {
+    if (v->combine != CUBE_COMBINE_SUM) {
+        /* only the view's own metric gets here (cube_view_wants) */
+        double one;
+        if (v->flags & CUBE_VIEW_AGGREGATE)
+            one = cube_combine_values(v->combine, values, v->nthreads);
+        if (pick_values(v, i, (v->flags & CUBE_VIEW_AGGREGATE) ? &one : values) != 0)
+            return CUBE_VIEW_ENOMEM;
+    } else if (v->flags & CUBE_VIEW_AGGREGATE) {
         /* a sum over the threads: compensated from its first value on */
         double *acc = accumulator(v, i);
         if (!acc)
@@ -201,7 +223,9 @@ int cube_view_finish(cube_view *v)
                 continue;
             size_t p = cn->parent->index;
             int rc = 0;
-            if (!is_compensated(v, i))
+            if (v->combine != CUBE_COMBINE_SUM)
+                rc = pick_values(v, p, v->rows[i]);
+            else if (!is_compensated(v, i))
                 rc = add_values(v, p, v->rows[i], 1.0);
             else if (accumulator(v, p))
                 view_acc_add_acc(v->rows[p], v->rows[i], w);
@@ -290,6 +314,24 @@ int cube_view_total(const cube_view *v, double *out)
     if (v->finished != 1)
         return CUBE_VIEW_ESTATE;
     size_t w = v->width;
+    if (v->combine != CUBE_COMBINE_SUM) {
+        /* every row, also in the call-inclusive flavour: a maximum over
+         * the roots' subtrees is the maximum over all call paths */
+        int any = 0;
+        for (size_t i = 0; i < v->ncnodes; i++) {
+            if (!v->rows[i])
+                continue;
+            if (any)
+                view_pick_row(out, v->rows[i], w, v->combine);
+            else
+                memcpy(out, v->rows[i], w * sizeof *out);
+            any = 1;
+        }
+        if (!any)
+            for (size_t i = 0; i < w; i++)
+                out[i] = 0.0;
+        return CUBE_VIEW_OK;
+    }
     double *acc = view_acc_new(w);
     if (!acc)
         return CUBE_VIEW_ENOMEM;
@@ -331,62 +373,70 @@ int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double
     memcpy(incl, values, nm * sizeof *incl);
     for (size_t m = 0; m < nm; m++) {
         const cube_metric *met = cube_get_metric(c, m);
+        if (cube_metric_combine(met) != CUBE_COMBINE_SUM)
+            continue; /* a maximum or minimum has no parts */
         double sum = incl[m], comp = 0.0;
-        for (size_t k = 0; k < met->num_children; k++)
-            if (!met->children[k]->is_void)
-                view_neu_add(&sum, &comp, -incl[met->children[k]->index]);
+        for (size_t k = 0; k < met->num_children; k++) {
+            const cube_metric *child = met->children[k];
+            if (!child->is_void && cube_metric_combine(child) == CUBE_COMBINE_SUM)
+                view_neu_add(&sum, &comp, -incl[child->index]);
+        }
         values[m] = view_neu_result(sum, comp);
     }
     free(incl);
     return CUBE_VIEW_OK;
 }
 
-/* The compensated sum of a process's threads' values, continued in
- * (*sum, *comp). */
-static void add_process(const cube_process *p, const double *tv, double *sum, double *comp)
+/* A process's threads' values, continued in k. */
+static void add_process(const cube_process *p, const double *tv, view_combiner *k)
 {
-    for (size_t k = 0; k < p->num_threads; k++)
-        view_neu_add(sum, comp, tv[p->threads[k]->index]);
+    for (size_t t = 0; t < p->num_threads; t++)
+        view_combiner_add(k, tv[p->threads[t]->index]);
 }
 
-static void add_node(const cube_node *n, const double *tv, double *sum, double *comp)
+static void add_node(const cube_node *n, const double *tv, view_combiner *k)
 {
-    for (size_t k = 0; k < n->num_processes; k++)
-        add_process(n->processes[k], tv, sum, comp);
+    for (size_t i = 0; i < n->num_processes; i++)
+        add_process(n->processes[i], tv, k);
 }
 
 int cube_system_sums(const cube_t *c, const double *thread_values, double *process_values,
                      double *node_values, double *machine_values, double *total)
 {
-    if (!c || !thread_values)
+    return cube_system_combine(c, CUBE_COMBINE_SUM, thread_values, process_values, node_values,
+                               machine_values, total);
+}
+
+int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *thread_values,
+                        double *process_values, double *node_values, double *machine_values,
+                        double *total)
+{
+    if (!c || !thread_values ||
+        (how != CUBE_COMBINE_SUM && how != CUBE_COMBINE_MAX && how != CUBE_COMBINE_MIN))
         return CUBE_VIEW_EINVAL;
-    /* Each sum walks the item's own threads: no scratch memory, so this
-     * cannot fail once the arguments are valid. */
+    /* Each item walks its own threads: no scratch memory, so this cannot
+     * fail once the arguments are valid. */
     if (process_values)
         for (size_t i = 0; i < cube_num_processes(c); i++) {
-            double sum = 0.0, comp = 0.0;
-            add_process(cube_get_process(c, i), thread_values, &sum, &comp);
-            process_values[i] = view_neu_result(sum, comp);
+            view_combiner k = {how, 0.0, 0.0, 0};
+            add_process(cube_get_process(c, i), thread_values, &k);
+            process_values[i] = view_combiner_result(&k);
         }
     if (node_values)
         for (size_t i = 0; i < cube_num_nodes(c); i++) {
-            double sum = 0.0, comp = 0.0;
-            add_node(cube_get_node(c, i), thread_values, &sum, &comp);
-            node_values[i] = view_neu_result(sum, comp);
+            view_combiner k = {how, 0.0, 0.0, 0};
+            add_node(cube_get_node(c, i), thread_values, &k);
+            node_values[i] = view_combiner_result(&k);
         }
     if (machine_values)
         for (size_t i = 0; i < cube_num_machines(c); i++) {
             const cube_machine *m = cube_get_machine(c, i);
-            double sum = 0.0, comp = 0.0;
-            for (size_t k = 0; k < m->num_nodes; k++)
-                add_node(m->nodes[k], thread_values, &sum, &comp);
-            machine_values[i] = view_neu_result(sum, comp);
+            view_combiner k = {how, 0.0, 0.0, 0};
+            for (size_t n = 0; n < m->num_nodes; n++)
+                add_node(m->nodes[n], thread_values, &k);
+            machine_values[i] = view_combiner_result(&k);
         }
-    if (total) {
-        double sum = 0.0, comp = 0.0;
-        for (size_t t = 0; t < cube_num_threads(c); t++)
-            view_neu_add(&sum, &comp, thread_values[t]);
-        *total = view_neu_result(sum, comp);
-    }
+    if (total)
+        *total = cube_combine_values(how, thread_values, cube_num_threads(c));
     return CUBE_VIEW_OK;
 }

@@ -11,20 +11,22 @@
 int cube_metric_totals(const cube_t *c, double *totals)
 {
     size_t nm = c->metrics.count, nthreads = c->threads.count;
-    double *compensation = calloc(nm ? nm : 1, sizeof *compensation);
-    if (!compensation)
+    view_combiner *k = calloc(nm ? nm : 1, sizeof *k);
+    if (!k)
         return -1;
-    memset(totals, 0, nm * sizeof *totals);
+    for (size_t m = 0; m < nm; m++)
+        k[m].how = cube_metric_combine(c->metrics.items[m]);
     /* Rows in creation order (file order): the same file always sums in the
-     * same order, and no sorted copy of the row list is needed. */
-    for (size_t k = 0; k < c->sev.num_rows; k++) {
-        const severity_row *r = &c->sev.rows[k];
-        const double *values = sev_row_values(&c->sev, k);
+     * same order, and no sorted copy of the row list is needed.  Only stored
+     * rows take part: a maximum or minimum over no row is 0. */
+    for (size_t r = 0; r < c->sev.num_rows; r++) {
+        const severity_row *row = &c->sev.rows[r];
+        const double *values = sev_row_values(&c->sev, r);
         for (size_t t = 0; t < nthreads; t++)
-            view_neu_add(&totals[r->metric], &compensation[r->metric], values[t]);
+            view_combiner_add(&k[row->metric], values[t]);
     }
     for (size_t m = 0; m < nm; m++)
-        totals[m] = view_neu_result(totals[m], compensation[m]);
-    free(compensation);
+        totals[m] = view_combiner_result(&k[m]);
+    free(k);
     return 0;
 }
