@@ -133,6 +133,27 @@ cube_t *cli_read(const char *path)
     return c;
 }
 
+const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char *opt,
+                                   const char *name)
+{
+    size_t n = 0;
+    const cube_metric *m = *name ? cube_find_metric_named(c, name, &n) : NULL;
+    if (m && m->is_void) {
+        cli_error("%s: metric '%s' is VOID: it has no values", file, name);
+        return NULL;
+    }
+    if (m)
+        return m;
+    if (n == 0) {
+        cli_error("%s: no metric '%s' (cube_dump -w metrics lists them)", file, name);
+        return NULL;
+    }
+    char list[512];
+    cube_metric_name_candidates(c, name, list, sizeof list);
+    cli_error("%s: %s %s matches %zu metrics: %s; use a unique name", file, opt, name, n, list);
+    return NULL;
+}
+
 void cli_print_double(FILE *fp, double v)
 {
     char buf[CUBE_DOUBLE_BUFSIZE];

@@ -43,6 +43,14 @@ int cli_parse_count(const char *arg, size_t *n);
 cube_t *cli_read(const char *path);
 void cli_print_warnings(const cube_t *c);
 
+/* The metric a user named with option `opt` ("-m") in the experiment read
+ * from `file`: by unique name, or by display name where only one metric
+ * has it (cube_find_metric_named); a VOID metric, which has no values, is
+ * refused.  NULL after printing why: no such metric, a display name
+ * several metrics share (their unique names listed), or VOID. */
+const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char *opt,
+                                   const char *name);
+
 /* Print a double in the shortest form that reads back exactly. */
 void cli_print_double(FILE *fp, double v);
 /* A JSON string literal with the needed escapes. */

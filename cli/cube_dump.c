@@ -488,20 +488,12 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
             cli_error("out of memory");
             return NULL;
         }
-        const cube_metric *m = k ? cube_find_metric(c, uniq) : NULL;
-        if (!m) {
-            cli_error("%s: no metric '%s' (cube_dump -w metrics lists them)", name, uniq);
-            free(uniq);
-            free(out);
-            return NULL;
-        }
-        if (m->is_void) {
-            cli_error("%s: metric '%s' is VOID: it has no values", name, uniq);
-            free(uniq);
-            free(out);
-            return NULL;
-        }
+        const cube_metric *m = cli_find_metric(c, name, "-m", uniq);
         free(uniq);
+        if (!m) {
+            free(out);
+            return NULL;
+        }
         int seen = 0;
         for (size_t i = 0; i < n; i++)
             seen |= out[i] == m;

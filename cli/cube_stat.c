@@ -124,15 +124,10 @@ static int add_named_metrics(plan *p, const char *list)
             cli_error("out of memory");
             return -1;
         }
-        const cube_metric *m = k ? cube_find_metric(p->defs, uniq) : NULL;
-        if (!m || m->is_void) {
-            cli_error(m ? "%s: metric '%s' is VOID: it has no values"
-                        : "%s: no metric '%s' (cube_dump -w metrics lists them)",
-                      name, uniq);
-            free(uniq);
-            return -1;
-        }
+        const cube_metric *m = cli_find_metric(p->defs, name, "-m", uniq);
         free(uniq);
+        if (!m)
+            return -1;
         if (add_metric(p, m) != 0)
             return -1;
         if (!s[k])

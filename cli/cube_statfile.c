@@ -607,11 +607,8 @@ static int from_cube(const options *o)
             }
             continue;
         }
-        const cube_metric *m = cube_find_metric(c, name);
-        if (!m || m->is_void) {
-            cli_error(m ? "%s: metric '%s' is VOID: it has no values"
-                        : "%s: no metric '%s' (cube_dump -w metrics lists them)",
-                      o->from, name);
+        const cube_metric *m = cli_find_metric(c, o->from, "-m", name);
+        if (!m) {
             rc = EXIT_TROUBLE;
         } else if (cube_statfile_add_from_cube(s, c, m, max) != 0) {
             cli_error("out of memory");

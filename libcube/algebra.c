@@ -540,9 +540,17 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
             for (size_t m = 0; m < nm; m++)
                 if (strcmp(((cube_metric *)res->metrics.items[m])->uniq_name, *name) == 0)
                     take[m] = 1, found = 1;
-            if (!found)
-                rc = fail(&cb, "no metric with the unique name '%s' in %s or %s", *name,
-                          path_a, path_b);
+            size_t n = 0;
+            const cube_metric *by_display =
+                found ? NULL : cube_find_metric_named(res, *name, &n);
+            char list[512];
+            if (by_display)
+                take[by_display->index] = 1;
+            else if (n > 1 && cube_metric_name_candidates(res, *name, list, sizeof list))
+                rc = fail(&cb, "--metric %s matches %zu metrics: %s; use a unique name", *name,
+                          n, list);
+            else if (!found)
+                rc = fail(&cb, "no metric '%s' in %s or %s", *name, path_a, path_b);
         }
     }
     if (rc == 0) {

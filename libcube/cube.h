@@ -306,6 +306,19 @@ cube_metric *cube_get_metric(const cube_t *c, size_t i);
 size_t cube_num_root_metrics(const cube_t *c);
 cube_metric *cube_get_root_metric(const cube_t *c, size_t i);
 cube_metric *cube_find_metric(const cube_t *c, const char *uniq_name);
+/* The metric a user means by `name` (what the tools' -m and --metric
+ * take): the metric with that unique name, else the metric with that
+ * display name ("Time") when no other metric has it.  NULL when there is
+ * none, or when several metrics have that display name; then, when
+ * `num_matches` is not NULL, *num_matches is how many (0: no such metric;
+ * it is 1 whenever a metric is returned). */
+cube_metric *cube_find_metric_named(const cube_t *c, const char *name, size_t *num_matches);
+/* The unique names of the metrics whose display name is `name`, in
+ * definition order, separated by ", ", into buf (at most len bytes, cut
+ * short with "..." when it does not fit, always terminated when len > 0):
+ * the candidates to tell a user of an ambiguous name.  Returns how many
+ * metrics have that display name. */
+size_t cube_metric_name_candidates(const cube_t *c, const char *name, char *buf, size_t len);
 
 size_t cube_num_regions(const cube_t *c);
 cube_region *cube_get_region(const cube_t *c, size_t i);

@@ -3,6 +3,7 @@
  */
 #include "cube_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,50 @@ cube_metric *cube_find_metric(const cube_t *c, const char *uniq_name)
             return m;
     }
     return NULL;
+}
+
+cube_metric *cube_find_metric_named(const cube_t *c, const char *name, size_t *num_matches)
+{
+    cube_metric *found = cube_find_metric(c, name);
+    size_t n = found ? 1 : 0;
+    for (size_t i = 0; !found && i < c->metrics.count; i++) {
+        cube_metric *m = c->metrics.items[i];
+        if (strcmp(m->disp_name, name) == 0 && n++ == 0)
+            found = m;
+    }
+    /* a display name that several metrics share names none of them */
+    for (size_t i = found ? found->index + 1 : c->metrics.count;
+         n == 1 && strcmp(found->uniq_name, name) != 0 && i < c->metrics.count; i++)
+        if (strcmp(((cube_metric *)c->metrics.items[i])->disp_name, name) == 0)
+            n++;
+    if (num_matches)
+        *num_matches = n;
+    return n == 1 ? found : NULL;
+}
+
+size_t cube_metric_name_candidates(const cube_t *c, const char *name, char *buf, size_t len)
+{
+    size_t n = 0, used = 0;
+    int cut = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < c->metrics.count; i++) {
+        const cube_metric *m = c->metrics.items[i];
+        if (strcmp(m->disp_name, name) != 0)
+            continue;
+        const char *sep = n++ ? ", " : "";
+        size_t need = strlen(sep) + strlen(m->uniq_name);
+        if (cut || !len)
+            continue;
+        if (used + need + 4 > len) { /* room for "..." and the terminator */
+            if (used + 4 <= len)
+                memcpy(buf + used, "...", 4);
+            cut = 1;
+            continue;
+        }
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", sep, m->uniq_name);
+    }
+    return n;
 }
 
 const double *cube_get_row(const cube_t *c, const cube_metric *met, const cube_cnode *cnode)
