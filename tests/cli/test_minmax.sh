@@ -6,7 +6,7 @@
 # metric names given by display name (-m Time) in every tool that takes them.
 . tests/cli/lib.sh
 SCOREP=testdata/cube/scorep-1.1_profile.cube
-MM=testdata/cube/minmax.cube
+MM=testdata/views/minmax.cube
 REF=tests/cli/minmax_ref.py
 
 # --- the Score-P profile: max_time at MAIN__ over its threads is their

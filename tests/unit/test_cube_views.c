@@ -886,6 +886,185 @@ static void test_percent_of_itself_is_100(void **state)
     assert_true(cube_value_in_mode(CUBE_MODE_OWN_ROOT_PERCENT, v, &refs, &m) == 100.0);
 }
 
+/* --- MAXDOUBLE and MINDOUBLE metrics (testdata/views/minmax.cube) ------- */
+
+/* The hand-made file: threads 0, 1 in process 0 on node a, thread 2 in
+ * process 1 on node b; call paths 0 main, 1 main/f, 2 main/f/f, 3
+ * main/f/f/g, 4 main/g.  max_t rows: 0 (-5 -1 -7), 1 (2 -3 1), 3 (4 0 -2);
+ * min_t rows: 0 (5 3 4), 2 (2 6 7), 3 (-1 8 9), 4 (0 3 3); time rows:
+ * 0 (1 1 1), 1 (2 2 2), 3 (1 1 1) with the MAXDOUBLE child peak at 1 (0.5
+ * each); max_t's DOUBLE child time_in_max at 0 (1 2 3). */
+static cube_t *minmax_file(void)
+{
+    return read_ok(testdata("views/minmax.cube"));
+}
+
+static void test_minmax_combine_rule(void **state)
+{
+    (void)state;
+    cube_t *c = minmax_file();
+    assert_int_equal(cube_metric_combine(cube_find_metric(c, "max_t")), CUBE_COMBINE_MAX);
+    assert_int_equal(cube_metric_combine(cube_find_metric(c, "min_t")), CUBE_COMBINE_MIN);
+    assert_int_equal(cube_metric_combine(cube_find_metric(c, "time")), CUBE_COMBINE_SUM);
+    assert_int_equal(cube_metric_combine(NULL), CUBE_COMBINE_SUM);
+    const double v[3] = {-5, -1, -7};
+    assert_true(cube_combine_values(CUBE_COMBINE_MAX, v, 3) == -1);
+    assert_true(cube_combine_values(CUBE_COMBINE_MIN, v, 3) == -7);
+    assert_true(cube_combine_values(CUBE_COMBINE_SUM, v, 3) == -13);
+    assert_true(cube_combine_values(CUBE_COMBINE_MAX, v, 0) == 0);
+    cube_free(c);
+}
+
+static void test_minmax_call_tree_and_threads(void **state)
+{
+    (void)state;
+    cube_t *c = minmax_file();
+    const cube_metric *max_t = cube_find_metric(c, "max_t"), *min_t = cube_find_metric(c, "min_t");
+    int err;
+    /* inclusive at main per thread: the largest of the subtree's values */
+    cube_view *v = cube_view_compute(c, max_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &err);
+    assert_non_null(v);
+    assert_row(cube_view_row(v, cube_get_cnode(c, 0)), (const double[3]){4, 0, 1}, 3);
+    /* main/f/f has no row of its own: its inclusive value is g's below it */
+    assert_row(cube_view_row(v, cube_get_cnode(c, 2)), (const double[3]){4, 0, -2}, 3);
+    assert_null(cube_view_row(v, cube_get_cnode(c, 4)));
+    cube_view_free(v);
+    /* aggregated: the largest over threads, and inclusive over the subtree */
+    v = cube_view_compute(c, max_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE,
+                          CUBE_VIEW_AGGREGATE, &err);
+    assert_true(cube_view_value(v, cube_get_cnode(c, 0), 0) == -1);
+    double total;
+    assert_int_equal(cube_view_total(v, &total), 0);
+    assert_true(total == 4);
+    cube_view_free(v);
+    /* min_t: main/f has no row, so it does not make the minimum 0 */
+    v = cube_view_compute(c, min_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE,
+                          CUBE_VIEW_AGGREGATE, &err);
+    assert_true(cube_view_value(v, cube_get_cnode(c, 1), 0) == -1);
+    assert_true(cube_view_value(v, cube_get_cnode(c, 4), 0) == 0); /* a stored 0 counts */
+    cube_view_free(v);
+    v = cube_view_compute(c, min_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &err);
+    assert_null(cube_view_row(v, cube_get_cnode(c, 1)));
+    double per_thread[3];
+    assert_int_equal(cube_view_total(v, per_thread), 0);
+    assert_row(per_thread, (const double[3]){-1, 3, 3}, 3);
+    cube_view_free(v);
+    cube_free(c);
+}
+
+static void test_minmax_system_tree(void **state)
+{
+    (void)state;
+    cube_t *c = minmax_file();
+    double proc[2], node[2], mach[1], total;
+    const double max_row[3] = {-5, -1, -7}, min_row[3] = {5, 3, 4};
+    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_MAX, max_row, proc, node, mach, &total),
+                     0);
+    assert_row(proc, (const double[2]){-1, -7}, 2);
+    assert_row(node, (const double[2]){-1, -7}, 2);
+    assert_row(mach, (const double[1]){-1}, 1);
+    assert_true(total == -1);
+    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_MIN, min_row, proc, node, mach, &total),
+                     0);
+    assert_row(proc, (const double[2]){3, 4}, 2);
+    assert_row(node, (const double[2]){3, 4}, 2);
+    assert_row(mach, (const double[1]){3}, 1);
+    assert_true(total == 3);
+    assert_int_equal(cube_system_combine(c, (cube_combine_rule)7, min_row, proc, NULL, NULL, NULL),
+                     CUBE_VIEW_EINVAL);
+    cube_free(c);
+}
+
+static void test_minmax_metric_tree_and_totals(void **state)
+{
+    (void)state;
+    cube_t *c = minmax_file();
+    size_t nm = cube_num_metrics(c);
+    double totals[5], excl[5];
+    assert_int_equal(nm, 5);
+    assert_int_equal(cube_metric_totals(c, totals), 0);
+    size_t time = cube_find_metric(c, "time")->index, peak = cube_find_metric(c, "peak")->index,
+           max_t = cube_find_metric(c, "max_t")->index,
+           min_t = cube_find_metric(c, "min_t")->index,
+           tim = cube_find_metric(c, "time_in_max")->index;
+    assert_true(totals[time] == 12 && totals[peak] == 0.5 && totals[max_t] == 4 &&
+                totals[min_t] == -1 && totals[tim] == 6);
+    assert_int_equal(cube_metric_tree_values(c, CUBE_METRIC_EXCLUSIVE, excl), 0);
+    /* a maximum is no part of the sum above it, and loses nothing below */
+    assert_true(excl[time] == 12);
+    assert_true(excl[max_t] == 4);
+    /* the views agree */
+    int err;
+    cube_view *v = cube_view_compute(c, cube_get_metric(c, time), CUBE_METRIC_EXCLUSIVE,
+                                     CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &err);
+    assert_true(cube_view_value(v, cube_get_cnode(c, 1), 0) == 6);
+    cube_view_free(v);
+    v = cube_view_compute(c, cube_get_metric(c, max_t), CUBE_METRIC_EXCLUSIVE,
+                          CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &err);
+    assert_true(cube_view_value(v, cube_get_cnode(c, 0), 0) == -1);
+    cube_view_free(v);
+    cube_free(c);
+}
+
+static void test_minmax_flat_profile(void **state)
+{
+    (void)state;
+    cube_t *c = minmax_file();
+    int err;
+    cube_view *v = cube_view_compute(c, cube_find_metric(c, "max_t"), CUBE_METRIC_INCLUSIVE,
+                                     CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &err);
+    cube_flat *f = cube_flat_create(v, &err);
+    assert_non_null(f);
+    const cube_region *main_r = cube_get_region(c, 0), *f_r = cube_get_region(c, 1),
+                      *g_r = cube_get_region(c, 2);
+    /* aggregated rows: main -1, main/f 2, main/f/f/g 4 */
+    assert_true(cube_flat_value(f, main_r, CUBE_FLAT_EXCLUSIVE, 0) == -1);
+    assert_true(cube_flat_value(f, main_r, CUBE_FLAT_INCLUSIVE, 0) == 4);
+    assert_true(cube_flat_value(f, main_r, CUBE_FLAT_SUBROUTINES, 0) == 4);
+    assert_true(cube_flat_value(f, f_r, CUBE_FLAT_EXCLUSIVE, 0) == 2);
+    assert_true(cube_flat_value(f, f_r, CUBE_FLAT_INCLUSIVE, 0) == 4);
+    assert_true(cube_flat_value(f, f_r, CUBE_FLAT_SUBROUTINES, 0) == 4);
+    assert_true(cube_flat_value(f, g_r, CUBE_FLAT_EXCLUSIVE, 0) == 4);
+    assert_true(cube_flat_value(f, g_r, CUBE_FLAT_INCLUSIVE, 0) == 4);
+    assert_null(cube_flat_row(f, g_r, CUBE_FLAT_SUBROUTINES)); /* g calls nothing */
+    cube_flat_free(f);
+    cube_view_free(v);
+    /* per thread, negative values: thread 2 of f: exclusive 1 (main/f),
+     * Subroutines -2 (g below main/f/f), inclusive the larger */
+    v = cube_view_compute(c, cube_find_metric(c, "max_t"), CUBE_METRIC_INCLUSIVE,
+                          CUBE_CALL_EXCLUSIVE, 0, &err);
+    f = cube_flat_create(v, &err);
+    assert_row(cube_flat_row(f, f_r, CUBE_FLAT_EXCLUSIVE), (const double[3]){2, -3, 1}, 3);
+    assert_row(cube_flat_row(f, f_r, CUBE_FLAT_SUBROUTINES), (const double[3]){4, 0, -2}, 3);
+    assert_row(cube_flat_row(f, f_r, CUBE_FLAT_INCLUSIVE), (const double[3]){4, 0, 1}, 3);
+    cube_flat_free(f);
+    cube_view_free(v);
+    cube_free(c);
+}
+
+static void test_metric_named(void **state)
+{
+    (void)state;
+    cube_t *c = minmax_file();
+    size_t n = 9;
+    assert_null(cube_find_metric_named(c, "Time", &n));
+    assert_int_equal(n, 2);
+    char buf[64];
+    assert_int_equal(cube_metric_name_candidates(c, "Time", buf, sizeof buf), 2);
+    assert_string_equal(buf, "time, time_in_max");
+    assert_int_equal(cube_metric_name_candidates(c, "Time", buf, 8), 2);
+    assert_string_equal(buf, "time...");
+    assert_ptr_equal(cube_find_metric_named(c, "time", &n), cube_find_metric(c, "time"));
+    assert_int_equal(n, 1);
+    assert_ptr_equal(cube_find_metric_named(c, "Maximum Time", &n), cube_find_metric(c, "max_t"));
+    assert_int_equal(n, 1);
+    assert_null(cube_find_metric_named(c, "nosuch", &n));
+    assert_int_equal(n, 0);
+    assert_int_equal(cube_metric_name_candidates(c, "nosuch", buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    cube_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -905,6 +1084,12 @@ int main(void)
         cmocka_unit_test(test_errors_and_void),
         cmocka_unit_test(test_deep_recursive_tree),
         cmocka_unit_test(test_percent_of_itself_is_100),
+        cmocka_unit_test(test_minmax_combine_rule),
+        cmocka_unit_test(test_minmax_call_tree_and_threads),
+        cmocka_unit_test(test_minmax_system_tree),
+        cmocka_unit_test(test_minmax_metric_tree_and_totals),
+        cmocka_unit_test(test_minmax_flat_profile),
+        cmocka_unit_test(test_metric_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
