@@ -360,9 +360,11 @@ int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
  * ------------------------------------------------------------------------ */
 
 /* Each metric's total: the sum of its stored values over all call paths and
- * threads (metric-inclusive, as stored), into totals[metric index].  Sums
- * are compensated (Neumaier) and taken in the order the rows were stored,
- * so the same file always gives the same totals.  0, or -1 when out of
+ * threads (metric-inclusive, as stored), into totals[metric index]; for a
+ * MAXDOUBLE (MINDOUBLE) metric the largest (smallest) stored value, 0
+ * without rows (cube_metric_combine in cube_views.h).  Sums are
+ * compensated (Neumaier) and taken in the order the rows were stored, so
+ * the same file always gives the same totals.  0, or -1 when out of
  * memory. */
 int cube_metric_totals(const cube_t *c, double *totals);
 /* Depth of the call tree (1 for roots only, 0 when empty or out of
@@ -464,7 +466,8 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
 typedef struct {
     double rel_tol;            /* |a-b| <= rel_tol * max(|a|,|b|) counts as equal */
     double abs_tol;            /* |a-b| <= abs_tol counts as equal */
-    const char *const *metrics;/* NULL, or unique names to compare (NULL-terminated) */
+    const char *const *metrics;/* NULL, or names to compare (NULL-terminated): unique
+                                  names, or display names only one metric has */
     size_t max_reported;       /* differences passed to `report` at most */
     /* NULL, or called with each warning the readers had about the inputs
      * (e.g. a raw '&'), before any difference is reported */

@@ -14,6 +14,11 @@
  * parent has none, so a chain with data at its leaf moves one buffer up),
  * and is added to the region's inclusive value when the node was
  * outermost.  Freed buffers are kept in a pool for the next frames.
+ *
+ * A MAXDOUBLE or MINDOUBLE metric takes the same walk with the larger or
+ * smaller value in place of every sum; its Subroutines value is picked up
+ * when a child's subtree is left (a maximum cannot be split into inclusive
+ * minus exclusive).
  */
 #include "view_internal.h"
 
