@@ -550,7 +550,8 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
                 rc = fail(&cb, "--metric %s matches %zu metrics: %s; use a unique name", *name,
                           n, list);
             else if (!found)
-                rc = fail(&cb, "no metric '%s' in %s or %s", *name, path_a, path_b);
+                rc = fail(&cb, "no metric with the unique name '%s' in %s or %s", *name,
+                          path_a, path_b);
         }
     }
     if (rc == 0) {

@@ -217,7 +217,7 @@ run cube_cmp --metric=time "$PROFILE" "$TMP/changed.cube"
 expect_rc 1 "cube_cmp --metric=time sees the change in time"
 run cube_cmp --metric=nosuch "$PROFILE" "$TMP/changed.cube"
 expect_rc 2 "cube_cmp --metric with an unknown metric exits 2"
-expect_text_eq "cube_cmp: no metric 'nosuch' in $PROFILE or $TMP/changed.cube" \
+expect_text_eq "cube_cmp: no metric with the unique name 'nosuch' in $PROFILE or $TMP/changed.cube" \
     "$TMP/err" "cube_cmp names the unknown metric"
 
 # many differences: the dimensions first, then at most N lines and a count
