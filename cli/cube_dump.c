@@ -30,7 +30,8 @@ static void print_help(void)
 {
     printf("usage: %s\n"
            "Print the values (or, with -w, the structure) of a CUBE 3 experiment.\n\n"
-           "  -m METRICS   unique names, comma-separated, or 'all' (default: all)\n"
+           "  -m METRICS   unique names (or display names only one metric has),\n"
+           "               comma-separated, or 'all' (default: all)\n"
            "  -c CALLPATHS call-path ids and ranges (0,3,5-10,12-), 'all', 'leaves',\n"
            "               'roots', 'level=N', 'level<N', 'level>N' (roots: level 0),\n"
            "               combined with commas; or 'name=/REGEX/' (POSIX extended\n"
