@@ -82,7 +82,7 @@ tools: $(TOOL_BIN) $(BENCH_BIN)
 
 # --- dependencies ---------------------------------------------------------
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev
-CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3
+CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales
 PERF_DEPS  := libxml2-utils time
 
 deps:
