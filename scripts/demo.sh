@@ -10,6 +10,29 @@ else
     say() { printf '\n$ %s\n' "$*"; }
 fi
 
+# Long lines whole, folded at spaces to the terminal's width, each
+# continuation indented under its line; not folded when not on a terminal.
+wrap() {
+    if [ -t 1 ]; then
+        awk -v w="${COLUMNS:-$(tput cols 2>/dev/null || echo 80)}" '{
+            ind = $0; sub(/[^ ].*/, "", ind); pad = ind "      "
+            w = w > 40 ? w - 1 : 39
+            while (length($0) > w) {
+                cut = 0
+                for (i = w + 1; i > length(pad) + 10; i--)
+                    if (substr($0, i, 1) == " ") { cut = i; break }
+                if (!cut) break
+                print substr($0, 1, cut - 1)
+                rest = substr($0, cut + 1); sub(/^ +/, "", rest)
+                $0 = pad rest
+            }
+            print
+        }'
+    else
+        cat
+    fi
+}
+
 say "cube_info testdata/cube/scalasca-bgpBT_experiment1.cube | head -30"
 "$BIN/cube_info" testdata/cube/scalasca-bgpBT_experiment1.cube | head -30
 
@@ -109,7 +132,7 @@ Allreduce { Type = Allreduce; Variation = Length; Scale = Dynamic_log;
 PAR
     say "mpiexec -n 2 cube_bench -p $OUT/bench.par -o $OUT/bench.cube -l $OUT/bench.log   (the MPI benchmark)"
     mpiexec -n 2 "$BIN/cube_bench" -p "$OUT/bench.par" -o "$OUT/bench.cube" -l "$OUT/bench.log"
-    grep -E '^suite|len=(1|1024|1048576) ' "$OUT/bench.log" | cut -c1-150
+    grep -E '^suite|len=(1|1024|1048576) ' "$OUT/bench.log" | wrap
 
     say "cube_stat -p -r Pingpong $OUT/bench.cube   (half round trip per message length, both ranks)"
     "$BIN/cube_stat" -p -r Pingpong "$OUT/bench.cube"
