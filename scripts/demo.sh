@@ -14,9 +14,9 @@ fi
 # continuation indented under its line; not folded when not on a terminal.
 wrap() {
     if [ -t 1 ]; then
-        awk -v w="${COLUMNS:-$(tput cols 2>/dev/null || echo 80)}" '{
+        awk -v w="${COLUMNS:-$(tput cols 2>/dev/null || echo 80)}" '
+        BEGIN { w = w > 40 ? w - 1 : 39 } {
             ind = $0; sub(/[^ ].*/, "", ind); pad = ind "      "
-            w = w > 40 ? w - 1 : 39
             while (length($0) > w) {
                 cut = 0
                 for (i = w + 1; i > length(pad) + 10; i--)
