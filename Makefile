@@ -1,7 +1,8 @@
 # The one Makefile of libcube and its tools (non-recursive).
 #
 #   make            libcube.a, libcube.so, libcube.pc and the tools, in build/
-#   make check      unit tests (cmocka), CLI tests, man page lint
+#   make check      unit tests (cmocka), CLI tests (with the README's and the man
+#                   pages' examples), man page lint; the details in $(BUILD)/check.log
 #   make demo       the tools on the real experiments in testdata/
 #   make perf       the performance benchmark (bench/perf), prints figures
 #   cube_bench      the MPI benchmark (bench/*.c, built with MPICH's mpicc)

@@ -6,6 +6,8 @@
 REPO=$(pwd)
 ABS_BIN=$(cd "$BIN" && pwd)
 export PATH="$ABS_BIN:$PATH"
+# a user's shell, not make check's: no make of ours around the examples' make
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 # MPICH keeps some memory until exit; that is not ours to report
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 # the library as `make install` would leave it, for `pkg-config libcube`
