@@ -3,8 +3,9 @@
  *   - a call-tree profile one level below the named routines (default: the
  *     call-tree roots): INCL(routine), EXCL(routine) and its callees;
  *   - with -%, statistics of those values across threads (exact quartiles);
- *   - with -t N, the top-N flat profile by exclusive time with the number of
- *     calls, exclusive and inclusive time.
+ *   - with -t N, the top-N flat profile by exclusive time (its magnitude:
+ *     a difference of two runs shows its largest changes) with the number
+ *     of calls, exclusive and inclusive time.
  * CSV by default, an aligned table with -p.  Values are summed over all
  * threads, metric-inclusive (as stored).  The file is streamed: only the
  * rows of the metrics printed are kept (cli_input_read).
@@ -32,8 +33,9 @@ static void print_help(void)
            "               every call path calling them (default: the call-tree roots)\n"
            "  -%%           statistics across threads: count, sum, mean, variance,\n"
            "               minimum, quartiles, median, maximum\n"
-           "  -t N|all     the top N regions of the flat profile by exclusive time\n"
-           "               ('all', 'inf', 'unlimited' or 'infinite': every region)\n"
+           "  -t N|all     the top N regions of the flat profile by exclusive time,\n"
+           "               largest magnitude first ('all', 'inf', 'unlimited' or\n"
+           "               'infinite': every region)\n"
            "  -o, --output=OUT  the output (default '-', standard output)\n"
            "  -h, --help   this help\n"
            "      --version  the version\n\n"
