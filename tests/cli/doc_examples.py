@@ -23,7 +23,7 @@ runs of blanks, "..." matches any text within a line, and a line of just
 
 Man pages: each .EX block of EXAMPLES is one example.  A block of make
 rules (a "target: ..." line followed by a tab-indented recipe) is run as
-a makefile, for its first target; a block whose first word is not a
+a makefile, for every target it names; a block whose first word is not a
 command (output shown in the text) is not run.  Examples that need what
 a test machine does not have (a remote host, more than 2 MPI ranks, the
 CUBE 3 tools, a python module or a program that is not installed) are
@@ -295,11 +295,16 @@ def do_man(pages):
             first = block[0] if block else ""
             name = "%s:%d: %s" % (base, n, first.split(" #")[0].strip())
             if is_makefile(block):
-                target = next(MAKE_TARGET.match(l).group(1).split()[0]
-                              for l in block if MAKE_TARGET.match(l))
+                # every target the rules name (not pattern rules, not .PHONY)
+                targets = []
+                for line in block:
+                    m = MAKE_TARGET.match(line)
+                    if m:
+                        targets += [t for t in m.group(1).split()
+                                    if "%" not in t and not t.startswith(".")]
                 with open("example.mk", "w", encoding="utf-8") as f:
                     f.write("\n".join(block) + "\n")
-                check_command(name, "make -s -f example.mk " + target, [],
+                check_command(name, "make -s -f example.mk " + " ".join(targets), [],
                               missing("\n".join(block)))
                 continue
             if first.startswith("$ "):
