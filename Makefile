@@ -83,7 +83,7 @@ tools: $(TOOL_BIN) $(BENCH_BIN)
 
 # --- dependencies ---------------------------------------------------------
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev
-CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales
+CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq
 PERF_DEPS  := libxml2-utils time
 
 deps:

@@ -263,7 +263,7 @@ def missing(script):
         if subprocess.run([sys.executable, "-c", "import " + mod],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
             return "needs the python module %s" % mod
-    for prog in ("jq", "mpiexec", "column", "make"):
+    for prog in ("jq", "mpiexec", "column", "make", "less"):
         if re.search(r"(^|[|;&(]\s*|\s)%s\s" % prog, script) and not shutil.which(prog):
             return "needs %s" % prog
     return None
