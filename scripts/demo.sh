@@ -10,24 +10,11 @@ else
     say() { printf '\n$ %s\n' "$*"; }
 fi
 
-# Long lines whole, folded at spaces to the terminal's width, each
-# continuation indented under its line; not folded when not on a terminal.
+# cube_bench's log lines whole, folded at blanks to the terminal's width
+# (scripts/fold.awk); not folded when not on a terminal.
 wrap() {
     if [ -t 1 ]; then
-        awk -v w="${COLUMNS:-$(tput cols 2>/dev/null || echo 80)}" '
-        BEGIN { w = w > 40 ? w - 1 : 39 } {
-            ind = $0; sub(/[^ ].*/, "", ind); pad = ind "      "
-            while (length($0) > w) {
-                cut = 0
-                for (i = w + 1; i > length(pad) + 10; i--)
-                    if (substr($0, i, 1) == " ") { cut = i; break }
-                if (!cut) break
-                print substr($0, 1, cut - 1)
-                rest = substr($0, cut + 1); sub(/^ +/, "", rest)
-                $0 = pad rest
-            }
-            print
-        }'
+        awk -v w="${COLUMNS:-$(tput cols 2>/dev/null || echo 80)}" -f "$(dirname "$0")/fold.awk"
     else
         cat
     fi
