@@ -1,7 +1,8 @@
 # The one Makefile of libcube and its tools (non-recursive).
 #
 #   make            libcube.a, libcube.so, libcube.pc and the tools, in build/
-#   make check      unit tests (cmocka), CLI tests, man page lint
+#   make check      unit tests (cmocka), CLI tests (with the README's and the man
+#                   pages' examples), man page lint; the details in $(BUILD)/check.log
 #   make demo       the tools on the real experiments in testdata/
 #   make perf       the performance benchmark (bench/perf), prints figures
 #   cube_bench      the MPI benchmark (bench/*.c, built with MPICH's mpicc)
@@ -82,7 +83,7 @@ tools: $(TOOL_BIN) $(BENCH_BIN)
 
 # --- dependencies ---------------------------------------------------------
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev
-CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3
+CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq
 PERF_DEPS  := libxml2-utils time
 
 deps:

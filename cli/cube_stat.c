@@ -3,8 +3,9 @@
  *   - a call-tree profile one level below the named routines (default: the
  *     call-tree roots): INCL(routine), EXCL(routine) and its callees;
  *   - with -%, statistics of those values across threads (exact quartiles);
- *   - with -t N, the top-N flat profile by exclusive time with the number of
- *     calls, exclusive and inclusive time.
+ *   - with -t N, the top-N flat profile by exclusive time (its magnitude:
+ *     a difference of two runs shows its largest changes) with the number
+ *     of calls, exclusive and inclusive time.
  * CSV by default, an aligned table with -p.  Values are summed over all
  * threads, metric-inclusive (as stored).  The file is streamed: only the
  * rows of the metrics printed are kept (cli_input_read).
@@ -33,8 +34,9 @@ static void print_help(void)
            "               every call path calling them (default: the call-tree roots)\n"
            "  -%%           statistics across threads: count, sum, mean, variance,\n"
            "               minimum, quartiles, median, maximum\n"
-           "  -t N|all     the top N regions of the flat profile by exclusive time\n"
-           "               ('all', 'inf', 'unlimited' or 'infinite': every region)\n"
+           "  -t N|all     the top N regions of the flat profile by exclusive time,\n"
+           "               largest magnitude first ('all', 'inf', 'unlimited' or\n"
+           "               'infinite': every region)\n"
            "  -o, --output=OUT  the output (default '-', standard output)\n"
            "  -h, --help   this help\n"
            "      --version  the version\n\n"
@@ -435,6 +437,8 @@ typedef struct {
     double key;
 } ranked;
 
+/* Largest magnitude first: in a difference of two runs (cube_diff) the
+ * regions that got much faster matter as much as those that got slower. */
 static int by_key_descending(const void *a, const void *b)
 {
     const ranked *x = a, *y = b;
@@ -447,13 +451,22 @@ static int by_key_descending(const void *a, const void *b)
     return (x->region > y->region) - (x->region < y->region);
 }
 
+/* Column i of a region's row: the third column (Inclusive Time) is
+ * inclusive, the others exclusive; NaN where the metric is missing. */
+static double top_value(const plan *p, size_t i, const cube_region *reg)
+{
+    const metric_views *m = views_of(p, i);
+    cube_flat_part part = i == 2 ? CUBE_FLAT_INCLUSIVE : CUBE_FLAT_EXCLUSIVE;
+    return m->met ? cube_flat_value(m->flat, reg, part, 0) : NAN;
+}
+
 static int print_top(const plan *p, cli_table *t)
 {
     const cube_t *c = p->defs;
     size_t nr = cube_num_regions(c);
-    const metric_views *visits = &p->metrics[0], *time = &p->metrics[1];
-    /* the sort key: exclusive time, else the first extra metric's
-     * exclusive value, else none (region order) */
+    const metric_views *time = &p->metrics[1];
+    /* the sort key: the magnitude of the exclusive time, else of the first
+     * extra metric's exclusive value, else none (region order) */
     const metric_views *key = time->met ? time : p->num_metrics > 3 ? views_of(p, 3) : NULL;
     ranked *order = malloc((nr ? nr : 1) * sizeof *order);
     unsigned char *called = calloc(nr ? nr : 1, 1);
@@ -465,26 +478,31 @@ static int print_top(const plan *p, cli_table *t)
     }
     for (size_t i = 0; i < cube_num_cnodes(c); i++)
         called[cube_get_cnode(c, i)->callee->index] = 1;
+    int any_shown = 0;
+    for (size_t i = 0; i < p->num_metrics; i++)
+        any_shown |= views_of(p, i)->met != NULL;
     size_t n = 0;
     for (size_t r = 0; r < nr; r++) {
         const cube_region *reg = cube_get_region(c, r);
-        /* CubeLib lists the regions that were visited */
-        if (visits->met ? cube_flat_value(visits->flat, reg, CUBE_FLAT_EXCLUSIVE, 0) == 0
-                        : !called[r])
+        /* A region is listed when any value in its row is not 0.  CubeLib
+         * asks for visits alone, but in a difference of two runs of one
+         * program the visits cancel where the times do not; with no metric
+         * to show at all, every region a call path calls is listed. */
+        int listed = !any_shown && called[r];
+        for (size_t i = 0; !listed && i < p->num_metrics; i++)
+            listed = views_of(p, i)->met && top_value(p, i, reg) != 0;
+        if (!listed)
             continue;
         order[n].region = r;
-        order[n].key = key ? cube_flat_value(key->flat, reg, CUBE_FLAT_EXCLUSIVE, 0) : 0.0;
+        order[n].key = key ? fabs(cube_flat_value(key->flat, reg, CUBE_FLAT_EXCLUSIVE, 0)) : 0.0;
         n++;
     }
     qsort(order, n, sizeof *order, by_key_descending);
     for (size_t k = 0; k < n && k < p->o->top; k++) {
         const cube_region *reg = cube_get_region(c, order[k].region);
         cli_table_text(t, reg->name);
-        for (size_t i = 0; i < p->num_metrics; i++) {
-            const metric_views *m = views_of(p, i);
-            cube_flat_part part = i == 2 ? CUBE_FLAT_INCLUSIVE : CUBE_FLAT_EXCLUSIVE;
-            cli_table_double(t, m->met ? cube_flat_value(m->flat, reg, part, 0) : NAN);
-        }
+        for (size_t i = 0; i < p->num_metrics; i++)
+            cli_table_double(t, top_value(p, i, reg));
         cli_table_end_row(t);
     }
     free(order);
@@ -569,8 +587,7 @@ static int run(const options *o)
         if (!p.metrics[0].met)
             fprintf(stderr,
                     "%s: warning: %s: no metric 'visits' (nor one named 'Visits'): the column "
-                    "Number of Calls is empty, and every region that a call path calls is "
-                    "listed\n",
+                    "Number of Calls is empty\n",
                     cli_tool(), o->input);
         if (!p.metrics[1].met)
             fprintf(stderr,

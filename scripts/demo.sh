@@ -10,6 +10,16 @@ else
     say() { printf '\n$ %s\n' "$*"; }
 fi
 
+# cube_bench's log lines whole, folded at blanks to the terminal's width
+# (scripts/fold.awk); not folded when not on a terminal.
+wrap() {
+    if [ -t 1 ]; then
+        awk -v w="${COLUMNS:-$(tput cols 2>/dev/null || echo 80)}" -f "$(dirname "$0")/fold.awk"
+    else
+        cat
+    fi
+}
+
 say "cube_info testdata/cube/scalasca-bgpBT_experiment1.cube | head -30"
 "$BIN/cube_info" testdata/cube/scalasca-bgpBT_experiment1.cube | head -30
 
@@ -109,7 +119,7 @@ Allreduce { Type = Allreduce; Variation = Length; Scale = Dynamic_log;
 PAR
     say "mpiexec -n 2 cube_bench -p $OUT/bench.par -o $OUT/bench.cube -l $OUT/bench.log   (the MPI benchmark)"
     mpiexec -n 2 "$BIN/cube_bench" -p "$OUT/bench.par" -o "$OUT/bench.cube" -l "$OUT/bench.log"
-    grep -E '^suite|len=(1|1024|1048576) ' "$OUT/bench.log" | cut -c1-150
+    grep -E '^suite|len=(1|1024|1048576) ' "$OUT/bench.log" | wrap
 
     say "cube_stat -p -r Pingpong $OUT/bench.cube   (half round trip per message length, both ranks)"
     "$BIN/cube_stat" -p -r Pingpong "$OUT/bench.cube"

@@ -12,7 +12,7 @@
 
 if [ "${VALGRIND:-0}" = 1 ]; then
     # valgrind under mpiexec measures valgrind; the pure modules have unit tests
-    echo "# cube_bench: skipped under valgrind"
+    ok "cube_bench # SKIP not under valgrind"
     exit 0
 fi
 # mpiexec and cube_bench are part of the build (make deps installs MPICH):

@@ -143,6 +143,43 @@ EOF
 pycheck "cube_stat: ten rows, the missing metrics' columns empty, sorted by the -m metric" \
     "$TMP/chk_missing.py" "$TMP/out"
 
+# --- a difference of two runs of one program (the Score-P profile minus the
+# Scalasca trace analysis of the same run): every region's visits cancel, its
+# times do not.  The top-N list ranks by the magnitude of the exclusive time
+# and keeps a region when any value of its row is not 0.
+PROFILE=testdata/cube/scorep-1.1_profile.cube
+"$BIN/cube_diff" -o "$TMP/delta.cube" "$PROFILE" "$TRACE" 2>"$TMP/err"
+"$BIN/cube_dump" -r -m time -t aggr "$TMP/delta.cube" >"$TMP/delta-time.csv"
+"$BIN/cube_dump" -r -m visits -t aggr "$TMP/delta.cube" >"$TMP/delta-visits.csv"
+run cube_stat -t 5 "$TMP/delta.cube"
+expect_rc 0 "cube_stat -t 5 of a difference exits 0"
+expect_grep '^"MPI_Waitall",0,-14\.85097861189236,-14\.85097861189236$' "$TMP/out" \
+    "cube_stat -t of a difference: the largest change first, its sign shown"
+cp "$TMP/out" "$TMP/delta-top5.csv"
+run cube_stat -t all "$TMP/delta.cube"
+cat >"$TMP/chk_delta.py" <<'EOF'
+import csv, sys
+top5 = list(csv.reader(open(sys.argv[1], newline="")))[1:]
+top = list(csv.reader(open(sys.argv[2], newline="")))[1:]
+time = {r["region"]: r for r in csv.DictReader(open(sys.argv[3], newline=""))}
+visits = {r["region"]: r for r in csv.DictReader(open(sys.argv[4], newline=""))}
+assert len(top5) == 5 and top5 == top[:5], (top5, top[:5])
+# the visits cancel everywhere, so listing the visited regions lists none
+assert all(float(r["exclusive"]) == 0 for r in visits.values())
+changed = {n for n, r in time.items()
+           if float(r["exclusive"]) != 0 or float(r["inclusive"]) != 0}
+assert {r[0] for r in top} == changed and len(top) == len(changed), len(changed)
+excl = [abs(float(r[2])) for r in top]
+assert excl == sorted(excl, reverse=True), excl
+assert min(float(r[2]) for r in top) < 0 < max(float(r[2]) for r in top)
+for name, calls, ex, inc in top:
+    assert float(calls) == 0
+    assert float(ex) == float(time[name]["exclusive"])
+    assert float(inc) == float(time[name]["inclusive"])
+EOF
+pycheck "cube_stat -t of a difference: every changed region, by |exclusive time|" \
+    "$TMP/chk_delta.py" "$TMP/delta-top5.csv" "$TMP/out" "$TMP/delta-time.csv" "$TMP/delta-visits.csv"
+
 # --- gzip, standard input, -o
 gzip -9nc "$TRACE" >"$TMP/t.cube.gz"
 run cube_stat -t 10 "$TMP/t.cube.gz"
