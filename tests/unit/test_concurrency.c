@@ -5,8 +5,9 @@
  *  - one experiment read once and shared: several threads run every query
  *    that takes a const handle at once (severity look-ups first, the way a
  *    program starts after cube_read, views, flat profiles, tree walks,
- *    statistics files from the experiment) and each must get exactly
- *    what one thread alone gets;
+ *    statistics files from the experiment, the algebra's union) and each
+ *    must get exactly what one thread alone gets; likewise a finished
+ *    view, a flat profile and a statistics file shared read-only;
  *  - several threads each combine experiments (cube_combine, with its own
  *    read-ahead threads), read them and write them to files of their own:
  *    every result must be that of doing the same in one thread;
@@ -106,6 +107,8 @@ typedef struct {
     size_t walk_nodes, depth, find_misses, absent_found;
     double system_total;    /* cube_system_sums of the first metric's thread totals */
     double stat_sum, stat_median; /* cube_statfile_add_from_cube, first metric */
+    size_t union_size[3];   /* the experiment lined up with itself: metrics, call paths, threads */
+    uint64_t union_hash;    /* and the maps of both inputs */
     const char *failed;     /* what could not be computed (NULL: all) */
 } digest;
 
@@ -242,6 +245,33 @@ static void digest_views(const cube_t *c, digest *d)
     cube_statfile_free(s);
 }
 
+/* The algebra's union reads its inputs (cube_union_add takes a const
+ * handle): the experiment lined up with itself, in every thread. */
+static void digest_union(const cube_t *c, digest *d)
+{
+    cube_union *u = cube_union_create(CUBE_MATCH_FULL, CUBE_SYSTEM_AGREE);
+    if (!u || cube_union_add(u, c, "first") != 0 || cube_union_add(u, c, "second") != 0 ||
+        cube_union_finish(u) != 0) {
+        d->failed = "the union of an experiment with itself";
+        cube_union_free(u);
+        return;
+    }
+    const cube_t *res = cube_union_result(u);
+    d->union_size[0] = cube_num_metrics(res);
+    d->union_size[1] = cube_num_cnodes(res);
+    d->union_size[2] = cube_num_threads(res);
+    d->union_hash = FNV_START;
+    for (size_t k = 0; k < 2; k++) {
+        d->union_hash = fnv(d->union_hash, cube_union_metric_map(u, k),
+                            cube_num_metrics(c) * sizeof(size_t));
+        d->union_hash = fnv(d->union_hash, cube_union_cnode_map(u, k),
+                            cube_num_cnodes(c) * sizeof(size_t));
+        d->union_hash = fnv(d->union_hash, cube_union_thread_map(u, k),
+                            cube_num_threads(c) * sizeof(size_t));
+    }
+    cube_union_free(u);
+}
+
 static void compute_digest(const cube_t *c, digest *d)
 {
     memset(d, 0, sizeof *d);
@@ -262,6 +292,7 @@ static void compute_digest(const cube_t *c, digest *d)
     digest_names(c, d);
     digest_tree(c, d);
     digest_views(c, d);
+    digest_union(c, d);
 }
 
 static void assert_same_values(const char *what, const double *a, const double *b, size_t n)
@@ -294,6 +325,8 @@ static void assert_same_digest(const digest *got, const digest *want, const char
     assert_true(same_double(got->system_total, want->system_total));
     assert_true(same_double(got->stat_sum, want->stat_sum));
     assert_true(same_double(got->stat_median, want->stat_median));
+    assert_memory_equal(got->union_size, want->union_size, sizeof want->union_size);
+    assert_true(got->union_hash == want->union_hash);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -352,7 +385,7 @@ typedef struct {
     const cube_view *view;
     const cube_flat *flat;
     gate *start;
-    double view_sum, flat_sum;
+    double view_sum, flat_sum, own_flat_sum;
 } view_job;
 
 static void *view_worker(void *arg)
@@ -366,6 +399,15 @@ static void *view_worker(void *arg)
         for (size_t t = 0; t < cube_flat_width(j->flat); t++)
             j->flat_sum +=
                 cube_flat_value(j->flat, cube_get_region(j->c, r), CUBE_FLAT_SUBROUTINES, t);
+    /* a flat profile of its own from the shared view */
+    cube_flat *own = cube_flat_create(j->view, NULL);
+    for (size_t r = 0; own && r < cube_num_regions(j->c); r++)
+        for (size_t t = 0; t < cube_flat_width(own); t++)
+            j->own_flat_sum +=
+                cube_flat_value(own, cube_get_region(j->c, r), CUBE_FLAT_EXCLUSIVE, t);
+    if (!own)
+        j->own_flat_sum = NAN;
+    cube_flat_free(own);
     return NULL;
 }
 
@@ -384,10 +426,10 @@ static void test_shared_view(void **state)
     gate_init(&start, NUM_READERS);
     view_job jobs[NUM_READERS];
     for (int i = 0; i < NUM_READERS; i++)
-        jobs[i] = (view_job){c, v, f, &start, 0.0, 0.0};
+        jobs[i] = (view_job){c, v, f, &start, 0.0, 0.0, 0.0};
     run_threads(NUM_READERS, view_worker, jobs, sizeof jobs[0]);
     gate_destroy(&start);
-    view_job alone = {c, v, f, NULL, 0.0, 0.0};
+    view_job alone = {c, v, f, NULL, 0.0, 0.0, 0.0};
     gate one;
     gate_init(&one, 1);
     alone.start = &one;
@@ -397,10 +439,66 @@ static void test_shared_view(void **state)
     for (int i = 0; i < NUM_READERS; i++) {
         assert_true(same_double(jobs[i].view_sum, alone.view_sum));
         assert_true(same_double(jobs[i].flat_sum, alone.flat_sum));
+        assert_true(same_double(jobs[i].own_flat_sum, alone.own_flat_sum));
     }
     cube_flat_free(f);
     cube_view_free(v);
     cube_free(c);
+}
+
+/* A statistics file read once is shared read-only too, and joined with a
+ * shared experiment. */
+typedef struct {
+    const cube_statfile *stat;
+    const cube_t *c;
+    gate *start;
+    double sum;
+    size_t joined;
+} statfile_job;
+
+static void *statfile_worker(void *arg)
+{
+    statfile_job *j = arg;
+    gate_pass(j->start);
+    for (size_t i = 0; i < cube_statfile_num_patterns(j->stat); i++) {
+        const cube_statfile_pattern *p = cube_statfile_get_pattern(j->stat, i);
+        j->sum += p->sum + p->mean + p->median + (double)p->count;
+        j->joined += cube_statfile_metric(p, j->c) != NULL;
+        for (size_t k = 0; k < p->num_instances; k++) {
+            j->sum += p->instances[k].duration;
+            j->joined += cube_statfile_cnode(&p->instances[k], j->c) != NULL;
+        }
+    }
+    return NULL;
+}
+
+static void test_shared_statfile(void **state)
+{
+    (void)state;
+    cube_statfile *stat = cube_statfile_create();
+    assert_non_null(stat);
+    assert_int_equal(cube_statfile_read(stat, testdata("statfile/scalasca.stat")), 0);
+    cube_t *c = read_ok(testdata("cube/scalasca_trace.cube"));
+    gate start;
+    gate_init(&start, NUM_READERS);
+    statfile_job jobs[NUM_READERS];
+    for (int i = 0; i < NUM_READERS; i++)
+        jobs[i] = (statfile_job){stat, c, &start, 0.0, 0};
+    run_threads(NUM_READERS, statfile_worker, jobs, sizeof jobs[0]);
+    gate_destroy(&start);
+    gate one;
+    gate_init(&one, 1);
+    statfile_job alone = {stat, c, &one, 0.0, 0};
+    statfile_worker(&alone);
+    gate_destroy(&one);
+    assert_true(alone.sum > 0.0);
+    assert_true(alone.joined > 0);
+    for (int i = 0; i < NUM_READERS; i++) {
+        assert_true(same_double(jobs[i].sum, alone.sum));
+        assert_int_equal(jobs[i].joined, alone.joined);
+    }
+    cube_free(c);
+    cube_statfile_free(stat);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -423,7 +521,8 @@ static const char *const combine_inputs[] = {
     "cube/scorep-1.1_profile.cube", "cube/tau2cube_template1.cube"};
 
 /* combine (input, input) with op, write it, read it back: the digest of
- * what was read.  The error text names the step that failed. */
+ * what was read; read the input and write it to copy_path, and compare
+ * the copy with the input.  The error text names the step that failed. */
 static void combine_write_read(combine_job *j)
 {
     const char *paths[2] = {j->input, j->input};
@@ -449,6 +548,14 @@ static void combine_write_read(combine_job *j)
     if (!in || cube_read(in, j->input) != 0 || cube_write_file(in, j->copy_path, 0) != 0)
         snprintf(j->error, sizeof j->error, "copying: %s", cube_error(in));
     cube_free(in);
+    /* the copy compares equal to its input */
+    char err[512];
+    size_t differences = 0;
+    int rc = cube_compare(j->input, j->copy_path, CUBE_MATCH_FULL, CUBE_SYSTEM_AGREE, NULL, NULL,
+                          NULL, &differences, err, sizeof err);
+    if (rc != 0 && !j->error[0])
+        snprintf(j->error, sizeof j->error, "comparing the copy: %d, %zu differences %.400s", rc,
+                 differences, err);
 }
 
 static void *combine_worker(void *arg)
@@ -697,14 +804,16 @@ static void test_linktest_analysis_threads(void **state)
         free(paths[i]);
 }
 
-/* cube_linktest_write_cube takes a const handle: several threads export
- * one shared handle at once. */
+/* cube_linktest_write_cube and the accessors take a const handle: several
+ * threads export one shared handle and read it at once. */
 typedef struct {
     const cube_linktest *lt;
     char *out;
     gate *start;
     int rc;
     char error[512];
+    size_t num_hosts;
+    uint64_t checksum; /* the permutations and host names as seen */
 } export_job;
 
 static void *export_worker(void *arg)
@@ -712,6 +821,13 @@ static void *export_worker(void *arg)
     export_job *j = arg;
     gate_pass(j->start);
     j->rc = cube_linktest_write_cube(j->lt, j->out, 0, j->error, sizeof j->error);
+    j->num_hosts = cube_linktest_num_hosts(j->lt);
+    for (size_t m = 0; m < cube_linktest_num_permutations(j->lt); m++)
+        j->checksum = fnv(j->checksum, cube_linktest_get_permutation(j->lt, m),
+                          sizeof(cube_linktest_permutation));
+    for (size_t r = 0; r < cube_linktest_num_ranks(j->lt); r++)
+        j->checksum = fnv(j->checksum, cube_linktest_hostname(j->lt, r),
+                          strlen(cube_linktest_hostname(j->lt, r)));
     return NULL;
 }
 
@@ -729,12 +845,15 @@ static void test_linktest_shared_export(void **state)
     gate_init(&start, NUM_READERS);
     export_job jobs[NUM_READERS];
     for (int i = 0; i < NUM_READERS; i++)
-        jobs[i] = (export_job){lt, temp_path(".cube"), &start, -1, ""};
+        jobs[i] = (export_job){lt, temp_path(".cube"), &start, -1, "", 0, FNV_START};
     run_threads(NUM_READERS, export_worker, jobs, sizeof jobs[0]);
     gate_destroy(&start);
     for (int i = 0; i < NUM_READERS; i++) {
         if (jobs[i].rc != 0)
             fail_msg("%s", jobs[i].error);
+        assert_int_equal(jobs[i].num_hosts, cube_linktest_num_hosts(lt));
+        assert_true(jobs[i].checksum == jobs[0].checksum);
+        assert_true(jobs[i].checksum != FNV_START);
         size_t len;
         char *got = slurp(jobs[i].out, &len);
         assert_int_equal(len, want_len);
@@ -754,6 +873,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_model_queries),
         cmocka_unit_test(test_shared_view),
+        cmocka_unit_test(test_shared_statfile),
         cmocka_unit_test(test_threads_combine_and_write),
         cmocka_unit_test(test_linktest_analysis_threads),
         cmocka_unit_test(test_linktest_shared_export),
