@@ -1519,17 +1519,10 @@ static int read_all(cube_t *c, cube_input *in, const char *name)
     }
     int rc = pump(r);
     reader_free(r, 0);
-    if (rc < 0)
-        return -1;
-    /* Rows were appended without their hash-table entries (see
-     * sev_store_append): they get them now, before the caller sees the
-     * handle, so that looking rows up never changes it and threads may
-     * share it (libcube(3), THREAD SAFETY). */
-    if (sev_store_index(&c->sev) != 0) {
-        cube_set_error(c, "%s: out of memory", name);
-        return -1;
-    }
-    return 0;
+    /* rows were appended without their hash-table entries: the first
+     * look-up adds them (rows_indexed in cube_internal.h) */
+    atomic_store_explicit(&c->rows_indexed, 0, memory_order_relaxed);
+    return rc < 0 ? -1 : 0;
 }
 
 int cube_read(cube_t *c, const char *path)

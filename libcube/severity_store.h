@@ -59,8 +59,8 @@ void sev_store_clear(severity_store *s);
 /* The row, or NULL when absent.  It only reads the store, so any number
  * of threads may look rows up at once while none changes it.  Rows
  * appended since the last sev_store_index are not in the hash table yet
- * and are searched one by one: whoever appends indexes before the store
- * is handed out (cube_read does, at its end). */
+ * and are searched one by one: whoever appends indexes before looking up
+ * much (a handle's first look-up does, query.c). */
 double *sev_store_find(const severity_store *s, size_t metric, size_t cnode);
 /* Put the appended rows into the hash table; 0, or -1 when out of memory
  * (the store is unchanged then: its rows are all still found). */
