@@ -54,8 +54,11 @@ static void gate_init(gate *g, int expected)
     g->expected = expected;
 }
 
+/* NULL: a run in the calling thread alone, nothing to wait for. */
 static void gate_pass(gate *g)
 {
+    if (!g)
+        return;
     pthread_mutex_lock(&g->lock);
     if (++g->waiting == g->expected)
         pthread_cond_broadcast(&g->open);
@@ -430,11 +433,7 @@ static void test_shared_view(void **state)
     run_threads(NUM_READERS, view_worker, jobs, sizeof jobs[0]);
     gate_destroy(&start);
     view_job alone = {c, v, f, NULL, 0.0, 0.0, 0.0};
-    gate one;
-    gate_init(&one, 1);
-    alone.start = &one;
     view_worker(&alone);
-    gate_destroy(&one);
     assert_true(alone.view_sum > 0.0);
     for (int i = 0; i < NUM_READERS; i++) {
         assert_true(same_double(jobs[i].view_sum, alone.view_sum));
@@ -486,11 +485,8 @@ static void test_shared_statfile(void **state)
         jobs[i] = (statfile_job){stat, c, &start, 0.0, 0};
     run_threads(NUM_READERS, statfile_worker, jobs, sizeof jobs[0]);
     gate_destroy(&start);
-    gate one;
-    gate_init(&one, 1);
-    statfile_job alone = {stat, c, &one, 0.0, 0};
+    statfile_job alone = {stat, c, NULL, 0.0, 0};
     statfile_worker(&alone);
-    gate_destroy(&one);
     assert_true(alone.sum > 0.0);
     assert_true(alone.joined > 0);
     for (int i = 0; i < NUM_READERS; i++) {
