@@ -8,6 +8,7 @@
 #   cube_bench      the MPI benchmark (bench/*.c, built with MPICH's mpicc)
 #   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall)
 #   SANITIZE=1      build and test with AddressSanitizer + UBSan (in build/sanitize)
+#   make check-tsan the tests that run threads, under ThreadSanitizer (in build/tsan)
 #
 # Missing Debian build dependencies are installed by `make deps` (run by the
 # other targets) when running as root; otherwise it says what to install.
@@ -32,6 +33,11 @@ LDLIBS_ALL := -lxml2 -lz -lm -pthread
 ifeq ($(SANITIZE),1)
 BUILD   ?= build/sanitize
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(TSAN),1)
+# ThreadSanitizer (make check-tsan): with $(CC), gcc's runtime (libtsan2)
+# comes with build-essential, clang's with libclang-rt-14-dev
+BUILD   ?= build/tsan
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 else
 BUILD   ?= build
 SANFLAGS :=
@@ -191,6 +197,17 @@ $(BUILD)/examples/%: examples/%.c $(LIB_A) libcube/cube.h
 
 check: deps-check lib tools $(TEST_BIN) $(EXAMPLE_BIN)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
+
+# The unit tests that run threads of their own or of the library (the
+# concurrency test, the algebra's read-ahead workers, the LinkTest
+# analysis's second thread), built with -fsanitize=thread in build/tsan and
+# run by tests/tsan.sh, which fails on any ThreadSanitizer report.
+TSAN_TESTS := test_concurrency test_algebra test_linktest_stats
+.PHONY: check-tsan tsan-run
+check-tsan:
+	@$(MAKE) --no-print-directory TSAN=1 tsan-run
+tsan-run: deps-check $(addprefix $(BUILD)/tests/,$(TSAN_TESTS))
+	@sh tests/tsan.sh $(BUILD) $(addprefix $(BUILD)/tests/,$(TSAN_TESTS))
 
 # --- demo and benchmarks --------------------------------------------------
 demo: all

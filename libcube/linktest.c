@@ -43,6 +43,7 @@ struct cube_linktest {
     int be;
     int v1; /* LinkTest 1.x file */
     sion_set *sion; /* kept open without the matrices: rows are read on demand */
+    size_t helper_min_values; /* see linktest_set_helper_threshold */
     char error[CUBE_LINKTEST_ERROR_SIZE];
 };
 
@@ -661,6 +662,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
         return NULL;
     }
     lt->flags = flags;
+    lt->helper_min_values = LINKTEST_HELPER_MIN_VALUES;
     lt->unclosed = sion_set_unclosed(s);
     if (lt->unclosed &&
         add_warning(lt,
@@ -813,6 +815,13 @@ const char *cube_linktest_warning(const cube_linktest *lt, size_t i)
 
 const char *cube_linktest_error(const cube_linktest *lt) { return lt->error; }
 char *cube_linktest_error_buffer(cube_linktest *lt) { return lt->error; }
+
+void linktest_set_helper_threshold(cube_linktest *lt, size_t min_values)
+{
+    lt->helper_min_values = min_values;
+}
+
+size_t linktest_helper_threshold(const cube_linktest *lt) { return lt->helper_min_values; }
 
 int cube_linktest_read_row(cube_linktest *lt, size_t iteration, size_t rank, double *row)
 {

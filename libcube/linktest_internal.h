@@ -16,6 +16,13 @@ int linktest_group_hosts(const cube_linktest *lt, size_t **host_of, size_t **fir
 #define CUBE_LINKTEST_ERROR_SIZE 1024
 char *cube_linktest_error_buffer(cube_linktest *lt);
 
+/* A pass of the analysis over at least this many values is split with a
+ * second thread (below it the thread costs more than it saves).  Tests
+ * lower it to run the shipped small runs both ways and compare. */
+#define LINKTEST_HELPER_MIN_VALUES ((size_t)1 << 20)
+void linktest_set_helper_threshold(cube_linktest *lt, size_t min_values);
+size_t linktest_helper_threshold(const cube_linktest *lt);
+
 /* cube_linktest_read_row with the message in the caller's buffer: safe
  * for two threads reading rows of one handle at once (pread). */
 int linktest_read_row(const cube_linktest *lt, size_t iteration, size_t rank, double *row,

@@ -470,9 +470,6 @@ static void *scan_share(void *arg)
     return NULL;
 }
 
-/* Values per pass below which a second thread does not pay. */
-#define THREAD_MIN_VALUES ((size_t)1 << 20)
-
 static void merge_pass(first_pass *f, first_pass *g)
 {
     view_neu_add(&f->sum, &f->comp, g->sum);
@@ -499,7 +496,7 @@ static int run_first_pass(measurement_set *s, first_pass *f)
     size_t values = (s->end_iter - s->first_iter) * s->num_rows * s->n;
     pass_share sh;
     int threaded = 0;
-    if (values >= THREAD_MIN_VALUES && s->num_rows >= 2) {
+    if (values >= linktest_helper_threshold(s->lt) && s->num_rows >= 2) {
         memset(&sh, 0, sizeof sh);
         sh.set = *s;
         sh.set.buf = s->buf ? malloc(s->n * sizeof *sh.set.buf) : NULL;

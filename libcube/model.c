@@ -38,8 +38,14 @@ int child_array_push(void ***array, size_t *count, size_t *cap, void *child)
 cube_t *cube_create(void)
 {
     cube_t *c = calloc(1, sizeof *c);
-    if (c)
-        c->stream_metric = SIZE_MAX;
+    if (!c)
+        return NULL;
+    if (pthread_mutex_init(&c->index_lock, NULL) != 0) {
+        free(c);
+        return NULL;
+    }
+    atomic_init(&c->rows_indexed, 0);
+    c->stream_metric = SIZE_MAX;
     return c;
 }
 
@@ -177,6 +183,7 @@ void cube_free(cube_t *c)
     arena_free(&c->entities);
     keymap_free(&c->cnode_mods);
     sev_store_free(&c->sev);
+    pthread_mutex_destroy(&c->index_lock);
     free(c->stream_out);
     free(c);
 }

@@ -52,8 +52,8 @@ static int measure_extended_precision(void)
 }
 
 /* The answer is a fact of the machine the process runs on, so it is
- * measured once and kept: the only static in the library, written with the
- * same value by whichever thread comes first (atomically, so no race). */
+ * measured once and kept in a static, written with the same value by
+ * whichever thread comes first (atomically, so no race). */
 static int extended_precision_works(void)
 {
     static _Atomic int known; /* 0 unknown, 1 no, 2 yes */

@@ -116,8 +116,35 @@ size_t cube_metric_name_candidates(const cube_t *c, const char *name, char *buf,
     return n;
 }
 
+/* Bring the row index of a handle up to date (see rows_indexed in
+ * cube_internal.h): the only change made through a const handle, and made
+ * under its lock.  0 once the index is complete and published; -1 when
+ * there was no memory for it. */
+static int index_rows(const cube_t *c)
+{
+    cube_t *w = (cube_t *)c; /* the lock and the flag serialise this */
+    pthread_mutex_lock(&w->index_lock);
+    int rc = 0;
+    if (!atomic_load_explicit(&w->rows_indexed, memory_order_relaxed)) {
+        rc = sev_store_index(&w->sev);
+        if (rc == 0)
+            atomic_store_explicit(&w->rows_indexed, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&w->index_lock);
+    return rc;
+}
+
 const double *cube_get_row(const cube_t *c, const cube_metric *met, const cube_cnode *cnode)
 {
+    if (!atomic_load_explicit(&c->rows_indexed, memory_order_acquire) && index_rows(c) != 0) {
+        /* no memory for the index: the rows not in it are searched one by
+         * one, under the lock (another thread may be retrying the index) */
+        cube_t *w = (cube_t *)c;
+        pthread_mutex_lock(&w->index_lock);
+        const double *row = sev_store_find(&c->sev, met->index, cnode->index);
+        pthread_mutex_unlock(&w->index_lock);
+        return row;
+    }
     return sev_store_find(&c->sev, met->index, cnode->index);
 }
 

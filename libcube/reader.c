@@ -23,6 +23,7 @@
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -644,6 +645,10 @@ static void finish_row(cube_reader *r)
     /* A repeated (metric, cnode) row overwrites the values it gives; an
      * all-zero row that adds nothing is not stored at all (one hash look-up
      * for the common non-zero row, two only for all-zero ones). */
+    if (sev_store_index(&r->cube->sev) != 0) {
+        fail_oom(r);
+        return;
+    }
     if (!any_nonzero && !sev_store_find(&r->cube->sev, r->matrix_metric->index, cn))
         return;
     double *row = sev_store_get_or_add(&r->cube->sev, r->matrix_metric->index, cn);
@@ -1417,6 +1422,17 @@ static int pump(cube_reader *r)
     return 1;
 }
 
+/* libxml2 sets up its global tables in xmlInitParser, which must not run
+ * in two threads at once: the first reader of the process runs it, and
+ * readers started meanwhile in other threads wait until it is done.  The
+ * once-flag guards libxml2's global state; it holds none of libcube's. */
+static pthread_once_t libxml2_initialized = PTHREAD_ONCE_INIT;
+
+static void init_libxml2(void)
+{
+    xmlInitParser();
+}
+
 static cube_reader *reader_new(cube_t *c, cube_input *in, const char *name, int store_rows)
 {
     cube_reader *r = calloc(1, sizeof *r);
@@ -1434,7 +1450,7 @@ static cube_reader *reader_new(cube_t *c, cube_input *in, const char *name, int 
         free(r);
         return NULL;
     }
-    xmlInitParser();
+    pthread_once(&libxml2_initialized, init_libxml2);
     xmlSAXHandler sax;
     memset(&sax, 0, sizeof sax);
     sax.initialized = XML_SAX2_MAGIC;
@@ -1503,6 +1519,9 @@ static int read_all(cube_t *c, cube_input *in, const char *name)
     }
     int rc = pump(r);
     reader_free(r, 0);
+    /* rows were appended without their hash-table entries: the first
+     * look-up adds them (rows_indexed in cube_internal.h) */
+    atomic_store_explicit(&c->rows_indexed, 0, memory_order_relaxed);
     return rc < 0 ? -1 : 0;
 }
 

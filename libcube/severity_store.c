@@ -185,9 +185,7 @@ static int rehash(severity_store *s, size_t num_slots)
     return 0;
 }
 
-/* Bring the hash table up to date with the appended rows; -1 when out of
- * memory (the store is still consistent, merely not fully indexed). */
-static int index_appended(severity_store *s)
+int sev_store_index(severity_store *s)
 {
     if (s->num_indexed == s->num_rows)
         return 0;
@@ -212,16 +210,12 @@ static double *find_indexed(const severity_store *s, size_t metric, size_t cnode
 
 double *sev_store_find(const severity_store *s, size_t metric, size_t cnode)
 {
-    if (s->num_indexed != s->num_rows) {
-        severity_store *writable = (severity_store *)s; /* see the header */
-        if (index_appended(writable) != 0) {
-            /* no memory for the index: look through the unindexed rows */
-            for (size_t r = s->num_indexed; r < s->num_rows; r++)
-                if (s->rows[r].metric == metric && s->rows[r].cnode == cnode)
-                    return sev_row_values(s, r);
-        }
-    }
-    return find_indexed(s, metric, cnode);
+    double *found = find_indexed(s, metric, cnode);
+    /* rows appended since the last sev_store_index (see the header) */
+    for (size_t r = s->num_indexed; !found && r < s->num_rows; r++)
+        if (s->rows[r].metric == metric && s->rows[r].cnode == cnode)
+            found = sev_row_values(s, r);
+    return found;
 }
 
 static double *new_row(severity_store *s, size_t metric, size_t cnode)
@@ -259,7 +253,7 @@ double *sev_store_append(severity_store *s, size_t metric, size_t cnode)
 
 double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode)
 {
-    if (s->num_indexed != s->num_rows && index_appended(s) != 0)
+    if (sev_store_index(s) != 0)
         return sev_store_find(s, metric, cnode); /* NULL unless present: no memory */
     if (s->num_rows + 1 > s->num_slots - s->num_slots / 4) {
         /* the new row would load the table over 3/4, if it is new: find

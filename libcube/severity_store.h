@@ -5,7 +5,7 @@
  * one contiguous array of row_len doubles, one per thread.  Memory grows with
  * the rows present, never with metrics x call paths x threads, and the
  * overhead per row is small next to rows of a few threads: an 8-byte entry
- * (metric, cnode) and, once anything is looked up, 8-byte hash slots at a
+ * (metric, cnode) and, once the rows are indexed, 8-byte hash slots at a
  * load of at least 3/8 (10.7-21.3 bytes a row).  A row's values have no
  * pointer of their own: every row has the same length, so row i lives at a
  * computed place in fixed-size chunks (sev_row_values).
@@ -33,8 +33,8 @@ typedef struct {
     size_t num_slots;      /* a power of two; num_rows <= 3/4 of it */
     unsigned slot_bits;    /* log2 of num_slots */
     size_t num_indexed;    /* rows [0, num_indexed) are in `slots`; the rest were
-                              appended by sev_store_append and are indexed on the
-                              next look-up */
+                              appended by sev_store_append and wait for
+                              sev_store_index (or sev_store_get_or_add) */
     double **chunks;       /* chunk c holds the values of rows
                               [c << chunk_shift, (c + 1) << chunk_shift) */
     size_t num_chunks, chunks_cap;
@@ -56,16 +56,21 @@ static inline double *sev_row_values(const severity_store *s, size_t row)
 void sev_store_free(severity_store *s);
 /* Drop every row, keeping the row length. */
 void sev_store_clear(severity_store *s);
-/* The row, or NULL when absent.  Indexes appended rows first (so the store
- * changes even through a const pointer: a handle shared between threads
- * must have seen one look-up before it is shared). */
+/* The row, or NULL when absent.  It only reads the store, so any number
+ * of threads may look rows up at once while none changes it.  Rows
+ * appended since the last sev_store_index are not in the hash table yet
+ * and are searched one by one: whoever appends indexes before looking up
+ * much (a handle's first look-up does, query.c). */
 double *sev_store_find(const severity_store *s, size_t metric, size_t cnode);
+/* Put the appended rows into the hash table; 0, or -1 when out of memory
+ * (the store is unchanged then: its rows are all still found). */
+int sev_store_index(severity_store *s);
 /* The row, created all zeros when absent; NULL when out of memory. */
 double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode);
 /* A new row, all zeros, that the caller knows is not in the store yet
  * (a reader filling a fresh store).  It skips the hash table, whose random
- * accesses cost more than the row itself; the next look-up indexes it.
- * NULL when out of memory. */
+ * accesses cost more than the row itself, until sev_store_index or
+ * sev_store_get_or_add puts it there.  NULL when out of memory. */
 double *sev_store_append(severity_store *s, size_t metric, size_t cnode);
 /* Widen every row to `row_len` values (new ones are 0); -1 when out of memory
  * (the store is unchanged then).  Rows move: earlier row pointers are stale. */

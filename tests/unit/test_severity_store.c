@@ -81,8 +81,15 @@ static void test_append_then_find(void **state)
         assert_int_equal(s.rows[i].metric, i % M);
         assert_int_equal(s.rows[i].cnode, i / M);
     }
-    /* the first look-up indexes every row */
+    /* found before they are indexed, by a look-up that changes nothing
+     * (threads may share a store that no one changes) */
     assert_ptr_equal(sev_store_find(&s, 3, 17), given[17 * M + 3]);
+    assert_ptr_equal(sev_store_find(&s, M - 1, N / M - 1), given[N - 1]);
+    assert_null(sev_store_find(&s, M, 0));
+    assert_int_equal(s.num_indexed, 0);
+    assert_int_equal(s.num_slots, 0);
+    /* indexing puts every row in the hash table */
+    assert_int_equal(sev_store_index(&s), 0);
     assert_int_equal(s.num_indexed, N);
     check_invariants(&s);
     for (size_t i = 0; i < N; i++) {
@@ -96,7 +103,8 @@ static void test_append_then_find(void **state)
         assert_null(sev_store_find(&s, i % M, N / M + i));
     }
     assert_null(sev_store_find(&s, UINT32_MAX, UINT32_MAX));
-    /* more appends after indexing: found after the next look-up too */
+    /* more appends after indexing: found before the next sev_store_index
+     * and after it */
     for (size_t i = 0; i < 1000; i++) {
         double *row = sev_store_append(&s, M, i);
         assert_non_null(row);
@@ -105,7 +113,11 @@ static void test_append_then_find(void **state)
     assert_int_equal(s.num_indexed, N);
     for (size_t i = 0; i < 1000; i++)
         expect_row(sev_store_find(&s, M, i), M, i, 2, 2);
+    assert_int_equal(s.num_indexed, N);
+    assert_int_equal(sev_store_index(&s), 0);
     assert_int_equal(s.num_indexed, N + 1000);
+    for (size_t i = 0; i < 1000; i++)
+        expect_row(sev_store_find(&s, M, i), M, i, 2, 2);
     check_invariants(&s);
     for (size_t i = 0; i < N; i++)
         assert_ptr_equal(sev_store_find(&s, i % M, i / M), given[i]);
@@ -293,6 +305,8 @@ static void test_clear(void **state)
         fill_row(row, 2, i, 4);
     }
     assert_null(sev_store_find(&s, 1, 7));
+    expect_row(sev_store_find(&s, 2, 49999), 2, 49999, 4, 4);
+    assert_int_equal(sev_store_index(&s), 0);
     for (size_t i = 0; i < 50000; i++)
         expect_row(sev_store_find(&s, 2, i), 2, i, 4, 4);
     check_invariants(&s);
