@@ -858,6 +858,15 @@ int main(int argc, char **argv)
     if (o.svg && strcmp(o.svg, "-") == 0 &&
         (report_to_stdout || (o.cube && strcmp(o.cube, "-") == 0)))
         cli_usage_error(usage, "--svg - and another output would both go to standard output");
+    /* each output replaces its file whole: one would silently win */
+    const char *const outputs[] = {o.report != REPORT_NONE ? o.output : NULL, o.svg, o.cube};
+    static const char *const names[] = {"-o", "--svg", "--cube"};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = i + 1; k < 3; k++)
+            if (outputs[i] && outputs[k] && strcmp(outputs[i], "-") != 0 &&
+                strcmp(outputs[i], outputs[k]) == 0)
+                cli_usage_error(usage, "%s and %s name the same file '%s'", names[i], names[k],
+                                outputs[i]);
     if (strcmp(o.input, "-") == 0) {
         /* SION files are read at offsets: standard input must be a file */
         struct stat st;

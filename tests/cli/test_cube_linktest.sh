@@ -531,6 +531,14 @@ run cube_linktest --cube - "$LT/lt4_basic.sion"
 expect_rc 0 "cube_linktest: --cube - alone exits 0"
 run cube_linktest -o - --cube - "$LT/lt4_basic.sion"
 expect_rc 2 "cube_linktest: -o - and --cube - exit 2"
+for pair in "-o --svg" "-o --cube" "--svg --cube"; do
+    # shellcheck disable=SC2086 # two options, each given the same file
+    set -- $pair
+    run cube_linktest "$1" "$TMP/same" "$2" "$TMP/same" "$LT/lt4_basic.sion"
+    expect_rc 2 "cube_linktest: $1 and $2 naming one file exit 2"
+    expect_grep "$1 and $2 name the same file" "$TMP/err" "cube_linktest: $1 and $2 naming one file: said"
+    if [ -e "$TMP/same" ]; then not_ok "cube_linktest: $1 and $2 naming one file: nothing written"; else ok "cube_linktest: $1 and $2 naming one file: nothing written"; fi
+done
 run cube_linktest -o "$TMP/r.txt" --cube - "$LT/lt4_basic.sion"
 expect_rc 0 "cube_linktest: the report to a file and --cube - exit 0"
 expect_grep "<cube version=" "$TMP/out" "cube_linktest -o FILE --cube -: the experiment on standard output"
