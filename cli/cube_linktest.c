@@ -3,8 +3,10 @@
  * LinkTest 2.1.x and 1.x; see linktest-sion(5)):
  *   - a run summary with the slowest measurements (default);
  *   - --hosts: per host, outliers flagged; --slowest N; --matrix;
- *     --histogram (log scale);
- *   - --svg: heat map and histogram; -o: the run as a CUBE experiment.
+ *     --histogram (log scale); --iterations: the aggregates LinkTest
+ *     stored per iteration;
+ *   - -o: where the report goes, as in every other tool;
+ *   - --svg: heat map and histogram; --cube: the run as a CUBE experiment.
  */
 #include "cli_common.h"
 #include "linktest_svg.h"
@@ -17,8 +19,9 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-    "cube_linktest [--hosts | --slowest N | --matrix | --histogram] [-s FORMAT]\n"
-    "                     [--bins N] [--svg OUT.svg] [-o OUT.cube [-z]] FILE";
+    "cube_linktest [--hosts | --slowest N | --matrix | --histogram | --iterations]\n"
+    "                     [-s FORMAT] [--bins N] [-o OUT] [--svg OUT.svg]\n"
+    "                     [--cube OUT.cube [-z]] FILE";
 
 static void print_help(void)
 {
@@ -30,31 +33,36 @@ static void print_help(void)
            "      --slowest=N      the N slowest measurements\n"
            "      --matrix         the time matrix, one block per iteration (CSV)\n"
            "      --histogram      a histogram of the times on a log scale\n"
+           "      --iterations     per iteration: its start and end time and the min/avg/max\n"
+           "                       (and all-to-all min/avg/max) LinkTest stored\n"
            "      --bins=N         histogram bins (default 20)\n"
            "  -s, --format=FORMAT  human (default), csv, tsv or json\n"
+           "  -o, --output=OUT     where the report goes (default '-', standard output)\n"
            "      --svg=OUT.svg    write the heat map of the matrix and the histogram\n"
-           "  -o, --output=OUT     write the run as a CUBE experiment ('-': standard output)\n"
-           "  -z, --gzip           gzip the experiment (also when OUT ends in .gz)\n"
+           "      --cube=OUT.cube  write the run as a CUBE experiment ('-': standard output)\n"
+           "  -z, --gzip           gzip the experiment (also when OUT.cube ends in .gz)\n"
            "  -h, --help           this help\n"
            "      --version        the version\n\n"
-           "With --svg or -o and no report option, nothing is printed.  FILE is file 0\n"
-           "of a multi-file set ('-': standard input, when it is a file).  Times are\n"
-           "seconds (microseconds in human tables); bandwidth is message size / time.\n"
+           "With --svg or --cube and neither a report option nor -o, nothing is printed.\n"
+           "FILE is file 0 of a multi-file set ('-': standard input, when it is a\n"
+           "file).  Times are seconds (microseconds in human tables); bandwidth is\n"
+           "message size / time.\n"
            "Exit status: 0 on success, 2 on a usage error or a bad file.\n"
            "See cube_linktest(1) and linktest-sion(5).\n",
            usage);
 }
 
 typedef enum { REPORT_NONE, REPORT_SUMMARY, REPORT_HOSTS, REPORT_SLOWEST, REPORT_MATRIX,
-               REPORT_HISTOGRAM } report;
+               REPORT_HISTOGRAM, REPORT_ITERATIONS } report;
 
 typedef struct {
     report report;
     cli_format format;
     size_t slowest; /* --slowest */
     size_t bins;    /* --bins */
+    const char *output; /* the report's; NULL: standard output */
     const char *svg;
-    const char *output;
+    const char *cube;
     int gzip;
     const char *input; /* as given */
     const char *path;  /* what is opened */
@@ -585,7 +593,62 @@ static int print_histogram(const options *o, cube_linktest *lt, FILE *fp)
 }
 
 /* ------------------------------------------------------------------------
- * --svg and -o
+ * --iterations: what rank 0 stored for each iteration, as LinkTest wrote
+ * it (not recomputed from the matrix), so that it can be set beside
+ * LinkTest's own report
+ * ------------------------------------------------------------------------ */
+
+static int print_iterations(const options *o, cube_linktest *lt, FILE *fp)
+{
+    static const cli_column columns[] = {
+        {"iteration", CLI_COL_NUMBER}, {"start_time", 0},          {"end_time", 0},
+        {"min", CLI_COL_NUMBER},       {"avg", CLI_COL_NUMBER},    {"max", CLI_COL_NUMBER},
+        {"a2a_min", CLI_COL_NUMBER},   {"a2a_avg", CLI_COL_NUMBER}, {"a2a_max", CLI_COL_NUMBER}};
+    static const cli_column columns_human[] = {
+        {"iteration", CLI_COL_NUMBER},    {"start_time", 0},
+        {"end_time", 0},                  {"min/us", CLI_COL_NUMBER},
+        {"avg/us", CLI_COL_NUMBER},       {"max/us", CLI_COL_NUMBER},
+        {"a2a_min/us", CLI_COL_NUMBER},   {"a2a_avg/us", CLI_COL_NUMBER},
+        {"a2a_max/us", CLI_COL_NUMBER}};
+    const cube_linktest_header *h = cube_linktest_get_header(lt);
+    int human = o->format == CLI_FORMAT_HUMAN;
+    /* people are not shown three columns that are empty in every row */
+    size_t ncol = human && !h->all_to_all ? 6 : 9;
+    size_t m = cube_linktest_num_permutations(lt);
+    if (strcmp(h->tag, "LinkTest") != 0)
+        fprintf(stderr,
+                "%s: note: %s: LinkTest %u.x stores its aggregates once for the whole run "
+                "(iteration 0) and no start and end times\n",
+                cli_tool(), o->input, (unsigned)h->major);
+    cli_table *t = cli_table_begin(fp, o->format, human ? columns_human : columns, ncol, 0);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < m; i++) {
+        const cube_linktest_permutation *p = cube_linktest_get_permutation(lt, i);
+        cli_table_int(t, (long long)i);
+        if (p->start_time[0])
+            cli_table_text(t, p->start_time);
+        else
+            cli_table_absent(t, human ? "-" : "");
+        if (p->end_time[0])
+            cli_table_text(t, p->end_time);
+        else
+            cli_table_absent(t, human ? "-" : "");
+        put_time(t, o->format, p->min);
+        put_time(t, o->format, p->avg);
+        put_time(t, o->format, p->max);
+        if (ncol == 9) {
+            put_time(t, o->format, p->a2a_min);
+            put_time(t, o->format, p->a2a_avg);
+            put_time(t, o->format, p->a2a_max);
+        }
+        cli_table_end_row(t);
+    }
+    return cli_table_end(t);
+}
+
+/* ------------------------------------------------------------------------
+ * --svg and --cube
  * ------------------------------------------------------------------------ */
 
 static int write_svg(const options *o, cube_linktest *lt)
@@ -609,7 +672,7 @@ static int write_svg(const options *o, cube_linktest *lt)
 static int write_cube(const options *o, cube_linktest *lt)
 {
     char err[1024];
-    if (cube_linktest_write_cube(lt, o->output, o->gzip ? CUBE_WRITE_GZIP : 0, err,
+    if (cube_linktest_write_cube(lt, o->cube, o->gzip ? CUBE_WRITE_GZIP : 0, err,
                                  sizeof err) != 0) {
         cli_error("%s", err);
         return -1;
@@ -621,31 +684,36 @@ static int write_cube(const options *o, cube_linktest *lt)
  * The run
  * ------------------------------------------------------------------------ */
 
+/* The report, to -o's output: written whole or not at all. */
 static int print_report(const options *o, cube_linktest *lt)
 {
+    cli_output out;
+    if (cli_output_open(&out, o->output ? o->output : "-") != 0)
+        return -1;
+    FILE *fp = out.fp;
     int rc;
     switch (o->report) {
     case REPORT_HOSTS:
-        rc = print_hosts(o, lt, stdout);
+        rc = print_hosts(o, lt, fp);
         break;
     case REPORT_SLOWEST:
-        rc = print_slowest(o, lt, stdout);
+        rc = print_slowest(o, lt, fp);
         break;
     case REPORT_MATRIX:
-        rc = print_matrix(o, lt, stdout);
+        rc = print_matrix(o, lt, fp);
         break;
     case REPORT_HISTOGRAM:
-        rc = print_histogram(o, lt, stdout);
+        rc = print_histogram(o, lt, fp);
+        break;
+    case REPORT_ITERATIONS:
+        rc = print_iterations(o, lt, fp);
         break;
     default:
-        rc = print_summary(o, lt, stdout);
+        rc = print_summary(o, lt, fp);
         break;
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        if (rc == 0)
-            cli_error("cannot write to standard output: %s", strerror(errno));
+    if (cli_output_close(&out, rc == 0) != 0)
         rc = -1;
-    }
     return rc;
 }
 
@@ -654,8 +722,8 @@ static int run(const options *o)
     char err[1024];
     /* the reports read the rows from the file as they go (their memory does
      * not grow with N^2); the picture and the export want the matrices */
-    unsigned flags = o->svg || o->output ? CUBE_LINKTEST_NO_ACCESS_PATTERN
-                                         : CUBE_LINKTEST_NO_MATRICES;
+    unsigned flags = o->svg || o->cube ? CUBE_LINKTEST_NO_ACCESS_PATTERN
+                                       : CUBE_LINKTEST_NO_MATRICES;
     cube_linktest *lt = cube_linktest_open_with(o->path, flags, err, sizeof err);
     if (!lt) {
         cli_error("%s", err);
@@ -668,10 +736,18 @@ static int run(const options *o)
         rc = print_report(o, lt);
     if (rc == 0 && o->svg)
         rc = write_svg(o, lt);
-    if (rc == 0 && o->output)
+    if (rc == 0 && o->cube)
         rc = write_cube(o, lt);
     cube_linktest_free(lt);
     return rc == 0 ? EXIT_OK : EXIT_TROUBLE;
+}
+
+/* A name a CUBE experiment goes by: *.cube or *.cube.gz. */
+static int names_cube(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 5 && strcmp(path + n - 5, ".cube") == 0) ||
+           (n > 8 && strcmp(path + n - 8, ".cube.gz") == 0);
 }
 
 /* A positive count, or -1. */
@@ -680,7 +756,8 @@ static int parse_positive(const char *arg, size_t max, size_t *n)
     return cli_parse_count(arg, n) == 0 && *n > 0 && *n <= max ? 0 : -1;
 }
 
-enum { OPT_HOSTS = 256, OPT_SLOWEST, OPT_MATRIX, OPT_HISTOGRAM, OPT_BINS, OPT_SVG, OPT_VERSION };
+enum { OPT_HOSTS = 256, OPT_SLOWEST, OPT_MATRIX, OPT_HISTOGRAM, OPT_ITERATIONS, OPT_BINS, OPT_SVG,
+       OPT_CUBE, OPT_VERSION };
 
 static void set_report(options *o, report r, const char *name)
 {
@@ -696,9 +773,11 @@ int main(int argc, char **argv)
                                              {"slowest", required_argument, NULL, OPT_SLOWEST},
                                              {"matrix", no_argument, NULL, OPT_MATRIX},
                                              {"histogram", no_argument, NULL, OPT_HISTOGRAM},
+                                             {"iterations", no_argument, NULL, OPT_ITERATIONS},
                                              {"bins", required_argument, NULL, OPT_BINS},
                                              {"format", required_argument, NULL, 's'},
                                              {"svg", required_argument, NULL, OPT_SVG},
+                                             {"cube", required_argument, NULL, OPT_CUBE},
                                              {"output", required_argument, NULL, 'o'},
                                              {"gzip", no_argument, NULL, 'z'},
                                              {"help", no_argument, NULL, 'h'},
@@ -725,6 +804,9 @@ int main(int argc, char **argv)
         case OPT_HISTOGRAM:
             set_report(&o, REPORT_HISTOGRAM, "--histogram");
             break;
+        case OPT_ITERATIONS:
+            set_report(&o, REPORT_ITERATIONS, "--iterations");
+            break;
         case OPT_BINS:
             if (parse_positive(optarg, 1000, &o.bins) != 0)
                 cli_usage_error(usage, "--bins takes a count from 1 to 1000, not '%s'", optarg);
@@ -735,6 +817,9 @@ int main(int argc, char **argv)
             break;
         case OPT_SVG:
             o.svg = optarg;
+            break;
+        case OPT_CUBE:
+            o.cube = optarg;
             break;
         case 'o':
             o.output = optarg;
@@ -754,15 +839,34 @@ int main(int argc, char **argv)
         cli_usage_error(usage, optind == argc ? "no LinkTest file given"
                                               : "one LinkTest file only");
     o.input = o.path = argv[optind];
-    if (o.report == REPORT_NONE && !o.svg && !o.output)
+    /* -o names where the report goes, so it asks for one */
+    if (o.report == REPORT_NONE && (o.output || (!o.svg && !o.cube)))
         o.report = REPORT_SUMMARY;
-    if (o.gzip && !o.output)
-        cli_usage_error(usage, "-z applies to the experiment written with -o");
-    if (o.output && strcmp(o.output, "-") == 0 && o.report != REPORT_NONE)
-        cli_usage_error(usage, "-o - and a report would both go to standard output");
+    if (o.output && names_cube(o.output))
+        /* -o wrote the CUBE export once: a text report under a CUBE name
+         * would only fail later, in whatever reads it */
+        cli_usage_error(usage,
+                        "-o %s: -o is where the report goes; write the run as a CUBE "
+                        "experiment with --cube %s",
+                        o.output, o.output);
+    if (o.gzip && !o.cube)
+        cli_usage_error(usage, "-z applies to the experiment written with --cube");
+    int report_to_stdout =
+        o.report != REPORT_NONE && (!o.output || strcmp(o.output, "-") == 0);
+    if (o.cube && strcmp(o.cube, "-") == 0 && report_to_stdout)
+        cli_usage_error(usage, "--cube - and a report would both go to standard output");
     if (o.svg && strcmp(o.svg, "-") == 0 &&
-        (o.report != REPORT_NONE || (o.output && strcmp(o.output, "-") == 0)))
+        (report_to_stdout || (o.cube && strcmp(o.cube, "-") == 0)))
         cli_usage_error(usage, "--svg - and another output would both go to standard output");
+    /* each output replaces its file whole: one would silently win */
+    const char *const outputs[] = {o.report != REPORT_NONE ? o.output : NULL, o.svg, o.cube};
+    static const char *const names[] = {"-o", "--svg", "--cube"};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = i + 1; k < 3; k++)
+            if (outputs[i] && outputs[k] && strcmp(outputs[i], "-") != 0 &&
+                strcmp(outputs[i], outputs[k]) == 0)
+                cli_usage_error(usage, "%s and %s name the same file '%s'", names[i], names[k],
+                                outputs[i]);
     if (strcmp(o.input, "-") == 0) {
         /* SION files are read at offsets: standard input must be a file */
         struct stat st;

@@ -39,6 +39,8 @@ struct cube_input {
     long line;       /* line number at raw[0] */
     size_t raw_amps;
     long first_amp_line;
+    int started;   /* the first bytes were looked at */
+    unsigned kind; /* input_kind */
 };
 
 static cube_input *input_from_gz(gzFile gz, char *err, size_t errlen)
@@ -102,6 +104,22 @@ void input_close(cube_input *in)
     free(in->raw);
     free(in->out);
     free(in);
+}
+
+unsigned input_kind(const cube_input *in)
+{
+    return in->kind;
+}
+
+/* A tar header: "ustar" at byte 257 (POSIX "ustar\0", GNU "ustar "), and
+ * a NUL among the bytes before it (the name field is NUL-terminated). */
+#define TAR_MAGIC_OFFSET 257
+
+static int looks_like_tar(const char *p, size_t n)
+{
+    return n >= TAR_MAGIC_OFFSET + 6 && memcmp(p + TAR_MAGIC_OFFSET, "ustar", 5) == 0 &&
+           (p[TAR_MAGIC_OFFSET + 5] == '\0' || p[TAR_MAGIC_OFFSET + 5] == ' ') &&
+           memchr(p, '\0', TAR_MAGIC_OFFSET) != NULL;
 }
 
 size_t input_raw_ampersands(const cube_input *in, long *first_line)
@@ -294,6 +312,13 @@ long input_read(cube_input *in, const char **data, char *err, size_t errlen)
                 in->eof = 1;
             }
             in->raw_len += (size_t)got;
+            if (!in->started) {
+                /* gzread fills the whole request unless the input ends
+                 * first: a header's 512 bytes are all here */
+                in->started = 1;
+                in->kind = (looks_like_tar(in->raw, in->raw_len) ? INPUT_TAR : INPUT_TEXT) |
+                           (gzdirect(in->gz) ? 0u : INPUT_GZIP);
+            }
         }
         if (in->raw_len == 0)
             return 0;

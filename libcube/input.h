@@ -20,6 +20,13 @@ cube_input *input_open_fd(int fd, const char *name, char *err, size_t errlen);
  * end of the stream, -1 on an error (message in `err`). */
 long input_read(cube_input *in, const char **data, char *err, size_t errlen);
 
+/* What the first input_read found at the start of the (inflated) bytes:
+ * INPUT_TAR for a tar archive (the POSIX or GNU "ustar" magic at byte
+ * 257 of a header, which no XML text can hold: it has NUL bytes), else
+ * INPUT_TEXT; with INPUT_GZIP added when the file was gzip-compressed. */
+enum { INPUT_TEXT = 0, INPUT_TAR = 1, INPUT_GZIP = 2 };
+unsigned input_kind(const cube_input *in);
+
 /* Raw ampersands replaced so far, and the line of the first one. */
 size_t input_raw_ampersands(const cube_input *in, long *first_line);
 

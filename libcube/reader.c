@@ -1374,6 +1374,15 @@ static int pump(cube_reader *r)
                 fail_at(r, r->xml_error_line, "not well-formed XML: %s", r->xml_error);
             break;
         }
+        if (r->bytes_in == 0 && (input_kind(r->input) & INPUT_TAR)) {
+            /* a CUBE 4 file is a tar archive of XML and binary members;
+             * no line of it means anything to a reader of CUBE 3 XML */
+            cube_set_error(r->cube,
+                           "%s: this is a %sCUBE 4 (.cubex) archive; CUBE 4 is not supported yet",
+                           r->name, input_kind(r->input) & INPUT_GZIP ? "gzip-compressed " : "");
+            r->failed = 1;
+            break;
+        }
         if (r->bytes_in == 0 && starts_utf16_or_32((const unsigned char *)data, (size_t)n)) {
             fail_at(r, 1, "not a CUBE file: UTF-16/UTF-32 input is not supported (CUBE files "
                           "are UTF-8)");

@@ -101,8 +101,11 @@ ls -l "$OUT/linktest.svg"
 say "cube_linktest testdata/linktest/v1/real_linktest1.2p1_n4.sion | head -8   (a real LinkTest 1.2 file)"
 "$BIN/cube_linktest" testdata/linktest/v1/real_linktest1.2p1_n4.sion | head -8
 
-say "cube_linktest -o $OUT/linktest.cube $LT; cube_stat -p -t 3 $OUT/linktest.cube   (the run as an experiment: the partners with the largest total time)"
-"$BIN/cube_linktest" -o "$OUT/linktest.cube" "$LT"
+say "cube_linktest --iterations testdata/linktest/lt2_a2a_M3.sion   (what LinkTest stored per iteration)"
+"$BIN/cube_linktest" --iterations testdata/linktest/lt2_a2a_M3.sion
+
+say "cube_linktest --cube $OUT/linktest.cube $LT; cube_stat -p -t 3 $OUT/linktest.cube   (the run as an experiment: the partners with the largest total time)"
+"$BIN/cube_linktest" --cube "$OUT/linktest.cube" "$LT"
 "$BIN/cube_stat" -p -t 3 "$OUT/linktest.cube"
 
 # the MPI benchmark: a few seconds on 2 ranks, then the same tools on its output

@@ -72,7 +72,7 @@ ratio() {
 echo "# cube_linktest perf: bin=$BIN, $(nproc 2>/dev/null || echo '?') CPUs, ranks: $RANKS," \
     "48 ranks/host, 4 KiB messages, 1 iteration, d=10, seed 1${GEN_ARGS:+, gen args: $GEN_ARGS}"
 printf '%6s %8s %8s %7s | %8s | %-26s | %-35s | %-22s\n' "" "" "" "" "cat" \
-    "cube_linktest F" "cube_linktest -o X.cube F" "targets"
+    "cube_linktest F" "cube_linktest --cube X.cube F" "targets"
 printf '%6s %8s %8s %7s | %8s | %8s %8s %8s | %8s %8s %8s %8s | %10s %10s\n' \
     ranks MB matrixMB gen_s s s RSS /cat s RSS /cat cubeMB RSS/matrix cRSS/matrix
 
@@ -101,7 +101,7 @@ for i in "${!ranks_list[@]}"; do
     if ((have_lt)); then
         measure "$runs" "$BIN/cube_linktest" "$file"
         ss=$M_S sk=$M_KB
-        measure "$runs" "$BIN/cube_linktest" -o "$WORK/out.cube" "$file"
+        measure "$runs" "$BIN/cube_linktest" --cube "$WORK/out.cube" "$file"
         cs=$M_S ck=$M_KB
         if [[ $cs != FAIL && -f $WORK/out.cube ]]; then
             cube_mb=$(awk -v b="$(wc -c <"$WORK/out.cube")" 'BEGIN { printf "%.2f", b / 1e6 }')
@@ -128,7 +128,7 @@ cat <<'EOF'
 # as doubles (N^2 x 8 bytes); gen_s: seconds gen_linktest took to write it.
 # s: median wall seconds, the file in the page cache; RSS: peak resident set in
 # MB (GNU time %M); /cat: seconds as a multiple of `cat F >/dev/null`.
-# cubeMB: size of the CUBE file written by -o.  RSS/matrix and cRSS/matrix:
+# cubeMB: size of the CUBE file written by --cube.  RSS/matrix and cRSS/matrix:
 # peak RSS of the summary and of the conversion / matrixMB.
 # Targets (4096 ranks): summary /cat <= 1.5; summary RSS/matrix <= 1.2.
 # '-': tool not found or not run; FAIL: the command exited non-zero (stderr shown above).

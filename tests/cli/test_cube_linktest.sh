@@ -177,6 +177,56 @@ elif mode == "cube":
                 expect(g is not None and abs(g - w) <= 1e-15 * abs(w), "%s rank %d -> %d: %s, expected %r" % (met, r, c, g, w))
                 count += 1
     expect(count == 5 * n * (n - 1), "values")
+elif mode == "iterations":
+    # --iterations in one of the four formats against the permutations'
+    # stored aggregates: bit for bit (human: microseconds, 3 decimals)
+    fmt, out = sys.argv[3], open(sys.argv[4]).read()
+    a2a = bool(d["header"]["all_to_all"])
+    names = ["iteration", "start_time", "end_time", "min", "avg", "max", "a2a_min", "a2a_avg", "a2a_max"]
+    if fmt == "csv":
+        rows = list(csv.DictReader(out.splitlines()))
+        expect(out.splitlines()[0] == ",".join(names), "csv header")
+    elif fmt == "tsv":
+        lines = out.splitlines()
+        expect(lines[0] == "\t".join(names), "tsv header")
+        rows = [dict(zip(names, l.split("\t"))) for l in lines[1:]]
+    elif fmt == "json":
+        rows = json.loads(out)
+        expect(all(list(r.keys()) == names for r in rows), "json keys")
+    else:
+        lines = out.splitlines()
+        hn = names[:3] + [n + "/us" for n in names[3:]]
+        if not a2a:
+            hn = hn[:6]
+        expect(lines[0].split() == hn, "human header %s" % lines[0])
+        rows = []
+        for l in lines[1:]:
+            f = l.split()
+            # the times of day hold a blank: date and time are two words
+            rows.append(dict(zip(hn, [f[0], f[1] + " " + f[2], f[3] + " " + f[4]] + f[5:])))
+    expect(len(rows) == d["M"], "%d rows for %d iterations" % (len(rows), d["M"]))
+    for i, (row, p) in enumerate(zip(rows, d["permutations"])):
+        expect(int(row["iteration"]) == i, "iteration %s" % row["iteration"])
+        expect(row["start_time"] == p["start_time"] and row["end_time"] == p["end_time"],
+               "start/end of iteration %d: %s %s" % (i, row["start_time"], row["end_time"]))
+        for key in ("min", "avg", "max", "a2a_min", "a2a_avg", "a2a_max"):
+            want = p.get(key) if a2a or not key.startswith("a2a") else None
+            if fmt == "human":
+                if not a2a and key.startswith("a2a"):
+                    expect(key + "/us" not in row, "no a2a columns without all-to-all")
+                    continue
+                expect(row[key + "/us"] == "%.3f" % (want * 1e6), "%s of iteration %d: %s, expected %.3f"
+                       % (key, i, row[key + "/us"], want * 1e6))
+            elif want is None:
+                expect(row[key] in ("", None), "%s of iteration %d empty" % (key, i))
+            else:
+                expect(float(row[key]) == want, "%s of iteration %d: %s, expected %r" % (key, i, row[key], want))
+        # the stored aggregates are those of the iteration's matrix (and
+        # all-to-all times): a second, independent source of the figures
+        t = [p["timings"][r][c] for r in range(d["N"]) for c in range(d["N"]) if r != c]
+        expect((p["min"], p["max"]) == (min(t), max(t)) and p["avg"] == math.fsum(t) / len(t), "oracle")
+        if a2a:
+            expect(p["a2a_min"] == min(p["all_to_all_times"]), "oracle a2a")
 else:
     sys.exit("unknown mode " + mode)
 EOF
@@ -206,9 +256,16 @@ for f in "$LT"/*.sion; do
     run cube_linktest --histogram --bins 7 -s csv "$f"
     cp "$TMP/out" "$TMP/hist.csv"
     pycheck "cube_linktest $name: --histogram" "$TMP/oracle.py" histogram-csv "$exp" "$TMP/hist.csv" 7
-    run cube_linktest -o "$TMP/$name.cube" "$f"
-    expect_rc 0 "cube_linktest $name: -o exits 0"
-    if [ -s "$TMP/out" ]; then not_ok "cube_linktest $name: -o prints nothing"; else ok "cube_linktest $name: -o prints nothing"; fi
+    for fmt in csv tsv json human; do
+        run cube_linktest --iterations -s $fmt "$f"
+        expect_rc 0 "cube_linktest $name: --iterations -s $fmt exits 0"
+        cp "$TMP/out" "$TMP/iter.$fmt"
+        pycheck "cube_linktest $name: --iterations -s $fmt: the aggregates LinkTest stored" "$TMP/oracle.py" iterations "$exp" $fmt "$TMP/iter.$fmt"
+        if [ -s "$TMP/err" ]; then not_ok "cube_linktest $name: --iterations -s $fmt: no message"; else ok "cube_linktest $name: --iterations -s $fmt: no message"; fi
+    done
+    run cube_linktest --cube "$TMP/$name.cube" "$f"
+    expect_rc 0 "cube_linktest $name: --cube exits 0"
+    if [ -s "$TMP/out" ]; then not_ok "cube_linktest $name: --cube prints nothing"; else ok "cube_linktest $name: --cube prints nothing"; fi
     run cube_dump -s csv "$TMP/$name.cube"
     cp "$TMP/out" "$TMP/dump.csv"
     pycheck "cube_linktest $name: the CUBE export holds the matrix" "$TMP/oracle.py" cube "$exp" "$TMP/dump.csv"
@@ -260,11 +317,86 @@ EOF
     pycheck "cube_linktest $name: the slowest and their retests as LinkTest listed them" "$TMP/v1slow.py" "$TMP/v1slow.csv" "$LT/v1/$name.stdout.txt"
 done
 
+# --- --iterations of the real LinkTest 1.2 files: the one set of aggregates
+# 1.x stores for the run (its statdp array, decoded here from the raw bytes
+# of rank 0's data) as iteration 0, and as LinkTest printed them; no start
+# and end times, said in a note on standard error; exit status 0
+cat >"$TMP/v1iter.py" <<'EOF'
+import csv, json, re, struct, sys
+sion, stdout, fmt, out = sys.argv[1:5]
+b = open(sion, "rb").read()
+fsblksize, ntasks = struct.unpack_from("<ii", b, 20)
+start = (1088 + 16 * ntasks + fsblksize - 1) // fsblksize * fsblksize  # rank 0's data
+assert b[start:start + 5] == b"LKTST"
+# tag, version i32[3], location char[256], mapping i32[4], stat i32[10], statdp f64[10]
+stat = struct.unpack_from("<10i", b, start + 5 + 12 + 256 + 16)
+statdp = struct.unpack_from("<10d", b, start + 5 + 12 + 256 + 16 + 40)
+want = {"min": statdp[0], "max": statdp[1], "avg": statdp[2]}
+a2a = stat[2] != 0
+want.update({"a2a_min": statdp[3], "a2a_max": statdp[4], "a2a_avg": statdp[5]} if a2a else
+            {"a2a_min": None, "a2a_max": None, "a2a_avg": None})
+text = open(stdout).read()
+printed = {k: float(re.search(r"RESULT: %s Time:\s+([0-9.]+)us" % w, text).group(1))
+           for k, w in (("min", "Min"), ("max", "Max"), ("avg", "Avg"))}
+steps = re.findall(r"alltoall min=\s*([0-9.]+)us max=\s*([0-9.]+)us", text)
+if fmt == "json":
+    rows = json.loads(open(out).read())
+    none = None
+elif fmt == "human":
+    lines = open(out).read().splitlines()
+    head = lines[0].split()
+    rows = [dict(zip(head, l.split())) for l in lines[1:]]
+    none = "-"
+else:
+    rows = list(csv.DictReader(open(out, newline=""), delimiter="," if fmt == "csv" else "\t"))
+    none = ""
+if len(rows) != 1:
+    sys.exit("%d rows, expected 1" % len(rows))
+row = rows[0]
+if str(row["iteration"]) != "0" or row["start_time"] != none or row["end_time"] != none:
+    sys.exit("iteration/start/end: %s" % row)
+for k, w in want.items():
+    col = k + "/us" if fmt == "human" else k
+    if fmt == "human" and w is None:
+        if col in row:
+            sys.exit("a2a columns without all-to-all")
+        continue
+    g = row[col]
+    if w is None:
+        if g not in ("", None):
+            sys.exit("%s: %r, expected empty" % (k, g))
+    elif fmt == "human":
+        if g != "%.3f" % (w * 1e6):
+            sys.exit("%s: %s, expected %.3f" % (k, g, w * 1e6))
+    elif float(g) != w:
+        sys.exit("%s: %s, statdp holds %r" % (k, g, w))
+    if fmt == "csv" and k in printed and abs(float(g) * 1e6 - printed[k]) > 0.6e-8:
+        sys.exit("%s: %.8f us, LinkTest printed %.8f" % (k, float(g) * 1e6, printed[k]))
+if fmt == "csv" and a2a:
+    # LinkTest printed the all-to-all min and max of each step: the run's
+    # are the smallest and the largest of them
+    lo, hi = min(float(m) for m, _ in steps), max(float(x) for _, x in steps)
+    if abs(float(row["a2a_min"]) * 1e6 - lo) > 0.6e-3 or abs(float(row["a2a_max"]) * 1e6 - hi) > 0.6e-3:
+        sys.exit("all-to-all min/max %s %s, LinkTest printed %s %s" % (row["a2a_min"], row["a2a_max"], lo, hi))
+elif fmt == "csv" and steps:
+    sys.exit("LinkTest printed all-to-all times for a run without")
+EOF
+for f in "$LT"/v1/*.sion; do
+    name=$(basename "$f" .sion)
+    for fmt in csv tsv json human; do
+        run cube_linktest --iterations -s $fmt "$f"
+        expect_rc 0 "cube_linktest $name: --iterations -s $fmt exits 0"
+        cp "$TMP/out" "$TMP/v1iter.$fmt"
+        pycheck "cube_linktest $name: --iterations -s $fmt: the run's aggregates as stored and printed" "$TMP/v1iter.py" "$f" "$LT/v1/$name.stdout.txt" $fmt "$TMP/v1iter.$fmt"
+        expect_grep "note: .*$name.sion: LinkTest 1.x stores its aggregates once for the whole run (iteration 0) and no start and end times" "$TMP/err" "cube_linktest $name: --iterations -s $fmt: a note says what 1.x lacks"
+    done
+done
+
 # --- cube_diff of two runs: which links got slower
-run cube_linktest -o "$TMP/basic.cube" "$LT/lt4_basic.sion"
-run cube_linktest -o "$TMP/big.cube.gz" "$LT/lt4_bigendian.sion"
-expect_rc 0 "cube_linktest -o NAME.gz exits 0"
-if [ "$(head -c 2 "$TMP/big.cube.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then ok "cube_linktest -o NAME.gz writes gzip"; else not_ok "cube_linktest -o NAME.gz writes gzip"; fi
+run cube_linktest --cube "$TMP/basic.cube" "$LT/lt4_basic.sion"
+run cube_linktest --cube "$TMP/big.cube.gz" "$LT/lt4_bigendian.sion"
+expect_rc 0 "cube_linktest --cube NAME.gz exits 0"
+if [ "$(head -c 2 "$TMP/big.cube.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then ok "cube_linktest --cube NAME.gz writes gzip"; else not_ok "cube_linktest --cube NAME.gz writes gzip"; fi
 run cube_diff -o "$TMP/same.cube" "$TMP/basic.cube" "$TMP/big.cube.gz"
 expect_rc 0 "cube_diff of the exports of the same run in both byte orders exits 0"
 run cube_cmp -q "$TMP/basic.cube" "$TMP/big.cube.gz"
@@ -272,11 +404,58 @@ expect_rc 0 "cube_cmp: the same run in both byte orders gives the same experimen
 run cube_stat -m time "$TMP/basic.cube"
 expect_rc 0 "cube_stat works on an export"
 
-# --- -o - writes the experiment to standard output; -z
-run cube_linktest -o - "$LT/lt4_basic.sion"
-expect_grep "<cube version=" "$TMP/out" "cube_linktest -o - writes the experiment to standard output"
-run cube_linktest -z -o "$TMP/z.cube" "$LT/lt4_basic.sion"
+# --- --cube - writes the experiment to standard output; -z
+run cube_linktest --cube - "$LT/lt4_basic.sion"
+expect_grep "<cube version=" "$TMP/out" "cube_linktest --cube - writes the experiment to standard output"
+run cube_linktest -z --cube "$TMP/z.cube" "$LT/lt4_basic.sion"
 if [ "$(head -c 2 "$TMP/z.cube" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then ok "cube_linktest -z gzips"; else not_ok "cube_linktest -z gzips"; fi
+run cube_linktest -z "$LT/lt4_basic.sion"
+expect_rc 2 "cube_linktest: -z without --cube exits 2"
+expect_grep "applies to the experiment written with --cube" "$TMP/err" "cube_linktest: -z without --cube says so"
+
+# --- -o is where the report goes, for every report, as in cube_dump and
+# cube_stat: the file holds exactly what standard output would have, and
+# nothing is printed
+F=$LT/lt8_fs64k.sion
+for rep in "" "--hosts" "--slowest 4" "--matrix" "--histogram" "--iterations"; do
+    for fmt in human csv tsv json; do
+        # shellcheck disable=SC2086 # $rep is an option and its argument
+        "$BIN/cube_linktest" $rep -s $fmt "$F" >"$TMP/report.stdout" 2>/dev/null
+        rm -f "$TMP/report.out"
+        # shellcheck disable=SC2086
+        run cube_linktest $rep -s $fmt -o "$TMP/report.out" "$F"
+        expect_rc 0 "cube_linktest ${rep:-(summary)} -s $fmt -o FILE exits 0"
+        if [ -s "$TMP/out" ]; then not_ok "cube_linktest ${rep:-(summary)} -s $fmt -o FILE prints nothing"; else ok "cube_linktest ${rep:-(summary)} -s $fmt -o FILE prints nothing"; fi
+        expect_file_eq "$TMP/report.stdout" "$TMP/report.out" "cube_linktest ${rep:-(summary)} -s $fmt -o FILE: the report is in FILE"
+    done
+done
+# the case that wrote CUBE XML into hosts.csv and the table to standard output
+run cube_linktest --hosts -s csv -o "$TMP/hosts.csv" "$F"
+expect_grep "^host,ranks,first_rank" "$TMP/hosts.csv" "cube_linktest --hosts -s csv -o hosts.csv: the CSV is in hosts.csv"
+if grep -q "<cube" "$TMP/hosts.csv"; then not_ok "cube_linktest -o: no CUBE XML in the report"; else ok "cube_linktest -o: no CUBE XML in the report"; fi
+# -o - is standard output
+run cube_linktest --hosts -s csv -o - "$F"
+expect_file_eq "$TMP/hosts.csv" "$TMP/out" "cube_linktest -o -: the report on standard output"
+# with --svg or --cube the summary is printed only when asked for with -o
+run cube_linktest --cube "$TMP/both.cube" -o "$TMP/both.txt" "$F"
+expect_rc 0 "cube_linktest -o FILE --cube OUT exits 0"
+expect_grep "slowest measurements" "$TMP/both.txt" "cube_linktest -o FILE --cube OUT: the summary in FILE"
+expect_grep "<cube version=" "$TMP/both.cube" "cube_linktest -o FILE --cube OUT: the experiment in OUT"
+"$BIN/cube_linktest" --cube "$TMP/alone.cube" "$F" >/dev/null 2>&1
+expect_file_eq "$TMP/alone.cube" "$TMP/both.cube" "cube_linktest: the experiment is the same with and without -o"
+# an old script's -o X.cube: refused with a pointer to --cube, nothing written
+for old in run.cube run.cube.gz; do
+    run cube_linktest -o "$TMP/$old" "$F"
+    expect_rc 2 "cube_linktest -o $old (an old script's export) exits 2"
+    expect_grep "with --cube .*$old" "$TMP/err" "cube_linktest -o $old: points to --cube"
+    if [ -e "$TMP/$old" ]; then not_ok "cube_linktest -o $old: nothing written"; else ok "cube_linktest -o $old: nothing written"; fi
+done
+# the report is written whole or not at all: a bad file leaves no output
+run cube_linktest -o "$TMP/never.txt" /nonexistent/x.sion
+if [ -e "$TMP/never.txt" ]; then not_ok "cube_linktest -o: no report after a bad file"; else ok "cube_linktest -o: no report after a bad file"; fi
+run cube_linktest -o /nonexistent/dir/r.txt "$F"
+expect_rc 2 "cube_linktest -o into a missing directory exits 2"
+expect_grep "r.txt" "$TMP/err" "cube_linktest -o into a missing directory names the output"
 
 # --- the SVG
 run cube_linktest --svg "$TMP/lt.svg" "$LT/lt8_fs64k.sion"
@@ -322,7 +501,7 @@ run cube_linktest "$TMP/size.sion"
 expect_rc 2 "cube_linktest: a task count that overflows exits 2"
 expect_grep "offset 24.*ntasks" "$TMP/err" "cube_linktest: the task count is named"
 # no output file is left behind after an error
-run cube_linktest -o "$TMP/never.cube" --svg "$TMP/never.svg" "$TMP/size.sion"
+run cube_linktest --cube "$TMP/never.cube" --svg "$TMP/never.svg" "$TMP/size.sion"
 if [ -e "$TMP/never.cube" ] || [ -e "$TMP/never.svg" ]; then not_ok "cube_linktest: no output after a bad file"; else ok "cube_linktest: no output after a bad file"; fi
 run cube_linktest /nonexistent/x.sion
 expect_rc 2 "cube_linktest: a missing file exits 2"
@@ -346,20 +525,45 @@ run cube_linktest --bins x "$LT/lt4_basic.sion"
 expect_rc 2 "cube_linktest --bins x exits 2"
 run cube_linktest -s xml "$LT/lt4_basic.sion"
 expect_rc 2 "cube_linktest -s xml exits 2"
-run cube_linktest --hosts -o - "$LT/lt4_basic.sion"
-expect_rc 2 "cube_linktest: a report and -o - exit 2"
+run cube_linktest --hosts --cube - "$LT/lt4_basic.sion"
+expect_rc 2 "cube_linktest: a report and --cube - exit 2"
+run cube_linktest --cube - "$LT/lt4_basic.sion"
+expect_rc 0 "cube_linktest: --cube - alone exits 0"
+run cube_linktest -o - --cube - "$LT/lt4_basic.sion"
+expect_rc 2 "cube_linktest: -o - and --cube - exit 2"
+for pair in "-o --svg" "-o --cube" "--svg --cube"; do
+    # shellcheck disable=SC2086 # two options, each given the same file
+    set -- $pair
+    run cube_linktest "$1" "$TMP/same" "$2" "$TMP/same" "$LT/lt4_basic.sion"
+    expect_rc 2 "cube_linktest: $1 and $2 naming one file exit 2"
+    expect_grep "$1 and $2 name the same file" "$TMP/err" "cube_linktest: $1 and $2 naming one file: said"
+    if [ -e "$TMP/same" ]; then not_ok "cube_linktest: $1 and $2 naming one file: nothing written"; else ok "cube_linktest: $1 and $2 naming one file: nothing written"; fi
+done
+run cube_linktest -o "$TMP/r.txt" --cube - "$LT/lt4_basic.sion"
+expect_rc 0 "cube_linktest: the report to a file and --cube - exit 0"
+expect_grep "<cube version=" "$TMP/out" "cube_linktest -o FILE --cube -: the experiment on standard output"
 run cube_linktest --help
 expect_rc 0 "cube_linktest --help exits 0"
 expect_grep "usage: cube_linktest" "$TMP/out" "cube_linktest --help prints the usage"
 run cube_linktest --version
 expect_rc 0 "cube_linktest --version exits 0"
 
-# --- -o to a FIFO: written in place, the FIFO stays a FIFO
+# --- --cube and -o to a FIFO: written in place, the FIFO stays a FIFO
 mkfifo "$TMP/fifo"
 cat "$TMP/fifo" >"$TMP/from_fifo" &
 reader=$!
-run cube_linktest -o "$TMP/fifo" "$LT/lt4_basic.sion"
+run cube_linktest --cube "$TMP/fifo" "$LT/lt4_basic.sion"
+# a tool that failed before opening the FIFO would leave the reader waiting
+[ "$rc" = 0 ] || : >"$TMP/fifo"
+wait $reader
+expect_rc 0 "cube_linktest --cube FIFO exits 0"
+if [ -p "$TMP/fifo" ]; then ok "cube_linktest --cube FIFO: still a FIFO"; else not_ok "cube_linktest --cube FIFO: still a FIFO"; fi
+expect_grep "<cube version=" "$TMP/from_fifo" "cube_linktest --cube FIFO: the experiment went through it"
+cat "$TMP/fifo" >"$TMP/from_fifo" &
+reader=$!
+run cube_linktest --hosts -s csv -o "$TMP/fifo" "$LT/lt4_basic.sion"
+# a tool that failed before opening the FIFO would leave the reader waiting
+[ "$rc" = 0 ] || : >"$TMP/fifo"
 wait $reader
 expect_rc 0 "cube_linktest -o FIFO exits 0"
-if [ -p "$TMP/fifo" ]; then ok "cube_linktest -o FIFO: still a FIFO"; else not_ok "cube_linktest -o FIFO: still a FIFO"; fi
-expect_grep "<cube version=" "$TMP/from_fifo" "cube_linktest -o FIFO: the experiment went through it"
+expect_grep "^host,ranks" "$TMP/from_fifo" "cube_linktest -o FIFO: the report went through it"

@@ -358,10 +358,10 @@ else
     expect_file_eq "$TMP/s.orig" "$O/s.stat" "cube_statfile -o onto its input: refused, input untouched"
 fi
 no_temp "$O" "cube_statfile onto its input"
-# LinkTest: -o and --svg onto the input
+# LinkTest: the report (-o), the experiment (--cube) and the picture onto the input
 LT=$(ls testdata/linktest/*.sion 2>/dev/null | head -n 1)
 if [ -n "$LT" ]; then
-    for opt in -o --svg; do
+    for opt in -o --cube --svg; do
         cp "$LT" "$O/lt.sion"
         "$BIN/cube_linktest" $opt "$TMP/lt-ref" "$O/lt.sion" 2>/dev/null
         run cube_linktest $opt "$O/lt.sion" "$O/lt.sion"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* Read testdata/reader/<file>, which must fail with exactly
  * "testdata/reader/<file>:<line>: <msg>". */
@@ -384,10 +385,95 @@ static void test_streaming_reader_rejects_too(void **state)
     cube_reader_close(r);
 }
 
+/* ---- CUBE 4 ------------------------------------------------------------ */
+
+#define CUBEX_REFUSED "this is a CUBE 4 (.cubex) archive; CUBE 4 is not supported yet"
+
+/* Both ways of reading refuse `path` with "PATH: <what>". */
+static void expect_cubex_refused(const char *path, const char *what)
+{
+    char want[1024];
+    snprintf(want, sizeof want, "%s: %s", path, what);
+    char *got = read_error(path);
+    assert_string_equal(got, want);
+    free(got);
+    cube_reader *r = cube_reader_open(path);
+    assert_non_null(r);
+    assert_null(cube_reader_definitions(r));
+    assert_string_equal(cube_reader_error(r), want);
+    cube_reader_close(r);
+}
+
+/* A real CUBE 4 file is named for what it is, not read as broken XML;
+ * so is the same archive gzip-compressed (the reader inflates first), and
+ * one whose header carries GNU tar's magic "ustar  ". */
+static void test_cubex_archive(void **state)
+{
+    (void)state;
+    const char *path = testdata("cubex/mkcubex_minimal.cubex");
+    expect_cubex_refused(path, CUBEX_REFUSED);
+
+    size_t len;
+    char *bytes = slurp(path, &len);
+    char *gz = temp_path(".cubex.gz");
+    gzFile out = gzopen(gz, "wb");
+    assert_non_null(out);
+    assert_int_equal(gzwrite(out, bytes, (unsigned)len), (int)len);
+    assert_int_equal(gzclose(out), Z_OK);
+    expect_cubex_refused(gz, "this is a gzip-compressed CUBE 4 (.cubex) archive; CUBE 4 is not "
+                             "supported yet");
+    unlink(gz);
+    free(gz);
+
+    assert_memory_equal(bytes + 257, "ustar\0" "00", 8);
+    memcpy(bytes + 257, "ustar  \0", 8);
+    char *gnu = temp_file_with(bytes, len);
+    expect_cubex_refused(gnu, CUBEX_REFUSED);
+    unlink(gnu);
+    free(gnu);
+    free(bytes);
+}
+
+/* "ustar" at byte 257 of an XML file (here inside a comment) is text, not a
+ * tar header (an XML text holds no NUL byte): the file is read. */
+static void test_ustar_in_xml_is_not_tar(void **state)
+{
+    (void)state;
+    size_t len;
+    char *xml = slurp(testdata("reader/plain.cube"), &len);
+    /* plain.cube's declaration, a comment that puts "ustar  " at byte 257
+     * (as in a GNU tar header), then the rest of plain.cube */
+    const char *rest = memchr(xml, '\n', len);
+    assert_non_null(rest);
+    rest++;
+    size_t decl = (size_t)(rest - xml), rl = len - decl;
+    static const char open_comment[] = "<!-- ", close_comment[] = "ustar   -->\n";
+    size_t at = decl + strlen(open_comment);
+    assert_true(at < 257);
+    char *doc = malloc(len + 512);
+    assert_non_null(doc);
+    memcpy(doc, xml, decl);
+    memcpy(doc + decl, open_comment, strlen(open_comment));
+    memset(doc + at, 'x', 257 - at);
+    memcpy(doc + 257, close_comment, strlen(close_comment));
+    size_t used = 257 + strlen(close_comment);
+    memcpy(doc + used, rest, rl);
+    char *path = temp_file_with(doc, used + rl);
+    cube_t *c = read_ok(path);
+    assert_true(cube_num_metrics(c) > 0);
+    cube_free(c);
+    unlink(path);
+    free(path);
+    free(doc);
+    free(xml);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_root_is_not_cube),
+        cmocka_unit_test(test_cubex_archive),
+        cmocka_unit_test(test_ustar_in_xml_is_not_tar),
         cmocka_unit_test(test_plain_text_file),
         cmocka_unit_test(test_empty_file),
         cmocka_unit_test(test_utf16_and_utf32),
