@@ -290,6 +290,14 @@ for s in $SIGS; do
     cat "$TMP/sig.out" "$TMP/sig.err" >"$TMP/sig.all"
     expect_grep "(signal $n)" "$TMP/sig.all" "$desc: the writing rank died of the signal"
     check_interrupted "$desc" "$s" "$D/run.cube" "$D/run.stat" 2>/dev/null
+    if [ "$s" = INT ]; then
+        # what the interrupted run left is a run to continue
+        timeout 120 mpiexec -n 2 "$BIN/cube_bench" -p "$TMP/sig.par" -o "$D/run.cube" \
+            >"$TMP/out" 2>"$TMP/err"
+        rc=$?
+        expect_rc 0 "$desc: started again, the run completes"
+        expect_grep "^run complete: 21 of 21 suites" "$D/run.log" "$desc: the log says it completed"
+    fi
 done
 rm -f "$D"/run.*
 
