@@ -11,9 +11,10 @@
  *  - a slot's name is written only while the slot is BUSY, and a walker
  *    reads it only after seeing the slot ACTIVE;
  *  - a released slot whose name a walker may still be reading is not
- *    reused: a thread claims a FREE slot only when no walk is under way
- *    (`walkers`, counted before a walker looks at any slot), and takes a
- *    new slot otherwise.
+ *    reused: a walker counts itself in the slot's `readers` before it
+ *    looks at the slot's state, and a thread that has claimed a FREE slot
+ *    gives it up again (and tries the next, or a new one) when the slot
+ *    has readers.
  *
  * Removing for good (cube_remove_temp_files) sets `removing` first; a file
  * that a thread starts to create after that is refused (ECANCELED), and
@@ -27,6 +28,7 @@
 #include "cube.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -45,13 +47,13 @@ enum { SLOT_FREE, SLOT_BUSY, SLOT_ACTIVE };
 
 struct temp_file {
     atomic_int state;
+    atomic_int readers; /* walkers looking at this slot */
     temp_file *next; /* set before the slot is published, never changed */
     char *path;      /* written only while BUSY */
     size_t cap;      /* bytes at path */
 };
 
 static _Atomic(temp_file *) slots;
-static atomic_int walkers;  /* walks under way */
 static atomic_int removing; /* cube_remove_temp_files was called */
 
 /* A slot with room for `need` bytes of name, BUSY for the caller; NULL when
@@ -63,7 +65,7 @@ static temp_file *claim(size_t need)
         if (atomic_load(&t->state) != SLOT_FREE ||
             !atomic_compare_exchange_strong(&t->state, &expected, SLOT_BUSY))
             continue;
-        if (atomic_load(&walkers) != 0) {
+        if (atomic_load(&t->readers) != 0) {
             /* a walker may be reading the name this slot had */
             atomic_store(&t->state, SLOT_FREE);
             continue;
@@ -88,6 +90,7 @@ static temp_file *claim(size_t need)
         return NULL;
     }
     atomic_init(&t->state, SLOT_BUSY);
+    atomic_init(&t->readers, 0);
     t->path = p;
     t->cap = need;
     t->next = atomic_load(&slots);
@@ -147,24 +150,24 @@ void temp_file_release(temp_file *t)
  * a signal handler. */
 static size_t walk(void (*fn)(const char *path, void *user), void *user)
 {
-    atomic_fetch_add(&walkers, 1);
     size_t count = 0;
     for (temp_file *t = atomic_load(&slots); t; t = t->next) {
+        atomic_fetch_add(&t->readers, 1);
         int state = atomic_load(&t->state);
         for (int waited = 0; state == SLOT_BUSY && waited < 1000; waited++) {
             poll(NULL, 0, 1);
             state = atomic_load(&t->state);
         }
-        if (state != SLOT_ACTIVE)
-            continue;
-        if (fn) {
-            fn(t->path, user);
-            count++;
-        } else if (unlink(t->path) == 0) {
-            count++;
+        if (state == SLOT_ACTIVE) {
+            if (fn) {
+                fn(t->path, user);
+                count++;
+            } else if (unlink(t->path) == 0) {
+                count++;
+            }
         }
+        atomic_fetch_sub(&t->readers, 1);
     }
-    atomic_fetch_sub(&walkers, 1);
     return count;
 }
 
@@ -174,7 +177,7 @@ int cube_remove_temp_files(void)
     atomic_store(&removing, 1);
     size_t n = walk(NULL, NULL);
     errno = saved;
-    return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+    return n > (size_t)INT_MAX ? INT_MAX : (int)n;
 }
 
 size_t cube_list_temp_files(void (*fn)(const char *path, void *user), void *user)

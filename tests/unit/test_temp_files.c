@@ -207,12 +207,13 @@ static void threads_open_close_while_listed(void **state)
     atomic_store(&writers_done, 0);
     for (size_t k = 0; k < WRITERS; k++)
         assert_int_equal(pthread_create(&t[k], NULL, writer, (void *)k), 0);
+    /* (a walk is no snapshot: a thread that closes an output and opens the
+     * next while the lister passes may be seen twice) */
     int bad = 0;
-    size_t most = 0;
+    size_t walks = 0;
     while (atomic_load(&writers_done) < WRITERS) {
-        size_t n = cube_list_temp_files(check_name, &bad);
-        assert_true(n <= WRITERS); /* at most one open output per thread */
-        most = n > most ? n : most;
+        cube_list_temp_files(check_name, &bad);
+        walks++;
     }
     for (size_t k = 0; k < WRITERS; k++) {
         void *rc;
@@ -220,6 +221,7 @@ static void threads_open_close_while_listed(void **state)
         assert_null(rc);
     }
     assert_int_equal(bad, 0);
+    assert_true(walks > 0);
     assert_int_equal(list_now().n, 0);
     for (size_t k = 0; k < WRITERS; k++) {
         /* the last round (an odd one) committed */
