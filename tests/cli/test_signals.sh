@@ -202,6 +202,7 @@ interrupt() {
             not_ok "$_name, SIG$s: the write ended before it could be interrupted ($tries runs)"
             continue
         fi
+        [ $tries = 1 ] || echo "# $_name, SIG$s: caught in run $tries"
         expect_rc $((128 + $(signum "$s"))) "$_name, SIG$s: exit status 128 + $(signum "$s")"
         check_interrupted "$_name, SIG$s" "$s" "$_out"
         rm -f "$_out"*
@@ -210,16 +211,16 @@ interrupt() {
 
 # --- inputs -------------------------------------------------------------------
 T0=$(now)
-"$GEN" --target-mb 12 --seed 1 -o "$TMP/big.cube" || not_ok "signals: gen_cube failed"
-"$GEN" --target-mb 4 --seed 2 -o "$TMP/mid.cube" || not_ok "signals: gen_cube failed"
+"$GEN" --target-mb 6 --seed 1 -o "$TMP/big.cube" || not_ok "signals: gen_cube failed"
+"$GEN" --target-mb 2 --seed 2 -o "$TMP/mid.cube" || not_ok "signals: gen_cube failed"
 # many regions: cube_stat -t all prints a line per region
-"$GEN" --cnodes 40000 --regions 40000 --metrics 2 --threads 2 --seed 3 -o "$TMP/regions.cube" ||
+"$GEN" --cnodes 20000 --regions 20000 --metrics 2 --threads 2 --seed 3 -o "$TMP/regions.cube" ||
     not_ok "signals: gen_cube failed"
 "$GEN_LT" --ranks 256 --iterations 2 -o "$TMP/big.sion" || not_ok "signals: gen_linktest failed"
 # the heat map grows with the square of the ranks
-"$GEN_LT" --ranks 1024 -o "$TMP/wide.sion" || not_ok "signals: gen_linktest failed"
+"$GEN_LT" --ranks 768 -o "$TMP/wide.sion" || not_ok "signals: gen_linktest failed"
 # the box plot has a box per pattern: many metrics
-"$GEN" --metrics 3000 --cnodes 20 --threads 2 -o "$TMP/metrics.cube" || not_ok "signals: gen_cube failed"
+"$GEN" --metrics 2000 --cnodes 20 --threads 2 -o "$TMP/metrics.cube" || not_ok "signals: gen_cube failed"
 SEED=testdata/cube/kojak-expert_ctest-pomp.cube
 
 # --- the tools ----------------------------------------------------------------
@@ -287,6 +288,7 @@ for s in $SIGS; do
         not_ok "$desc: no save could be interrupted ($tries runs)"
         continue
     fi
+    [ $tries = 1 ] || echo "# $desc: caught in run $tries"
     cat "$TMP/sig.out" "$TMP/sig.err" >"$TMP/sig.all"
     expect_grep "(signal $n)" "$TMP/sig.all" "$desc: the writing rank died of the signal"
     check_interrupted "$desc" "$s" "$D/run.cube" "$D/run.stat" 2>/dev/null
