@@ -299,6 +299,8 @@ static int remove_exactly_open(void)
     CHILD_CHECK(strstr(err, "cannot create the output"));
     CHILD_CHECK(cube_output_close(o[0], 1, err, sizeof err) == -1);
     CHILD_CHECK(!exists(open_paths[0]));
+    for (int i = 1; i < 3; i++)
+        CHILD_CHECK(cube_output_close(o[i], 0, NULL, 0) == 0);
     return 0;
 }
 
