@@ -52,7 +52,9 @@ LIB_A    := $(BUILD)/lib/libcube.a
 LIB_SO   := $(BUILD)/lib/libcube.so.$(VERSION)
 LIB_PC   := $(BUILD)/lib/libcube.pc
 
-CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o
+# cli_signals.o: the handler of SIGINT, SIGTERM, SIGHUP and SIGPIPE, cube_bench's too
+CLI_SIGNALS_OBJ := $(BUILD)/obj/cli/cli_signals.o
+CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o $(CLI_SIGNALS_OBJ)
 ALGEBRA_CLI_OBJ := $(BUILD)/obj/cli/algebra_cli.o
 # every cli/cube_*.c is a tool (cli_common.c and algebra_cli.c are shared parts)
 TOOLS    := $(patsubst cli/%.c,%,$(wildcard cli/cube_*.c))
@@ -141,7 +143,7 @@ $(BUILD)/bin/cube_linktest: $(BUILD)/obj/cli/cube_linktest.o $(LINKTEST_SVG_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # --- cube_bench -------------------------------------------------------------
-BENCH_HDRS := $(wildcard bench/*.h) $(wildcard libcube/cube*.h)
+BENCH_HDRS := $(wildcard bench/*.h) $(wildcard libcube/cube*.h) cli/cli_signals.h
 
 $(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
 	@mkdir -p $(@D)
@@ -149,9 +151,9 @@ $(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
 
 $(BUILD)/obj/bench-mpi/%.o: bench/%.c $(BENCH_HDRS) | deps
 	@mkdir -p $(@D)
-	$(MPICC) $(ALL_CFLAGS) -Ibench -c $< -o $@
+	$(MPICC) $(ALL_CFLAGS) -Ibench -Icli -c $< -o $@
 
-$(BUILD)/bin/cube_bench: $(BENCH_MPI_OBJ) $(BENCH_CORE_OBJ) $(LIB_A)
+$(BUILD)/bin/cube_bench: $(BENCH_MPI_OBJ) $(BENCH_CORE_OBJ) $(CLI_SIGNALS_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
@@ -195,7 +197,8 @@ $(BUILD)/examples/%: examples/%.c $(LIB_A) libcube/cube.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Ilibcube $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_ALL)
 
-check: deps-check lib tools $(TEST_BIN) $(EXAMPLE_BIN)
+# the generators make the large inputs of tests/cli/test_signals.sh
+check: deps-check lib tools $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_BIN)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
 
 # The unit tests that run threads of their own or of the library (the

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cli_signals.h"
 #include "cube.h"
 #include "output.h"
 #include "postproc.h"
@@ -741,6 +742,8 @@ out:
 
 int main(int argc, char **argv)
 {
+    /* in every process: an interrupted save leaves no temporary file */
+    cli_catch_signals();
     /* --merge and --report need no MPI: decided before MPI_Init, so that
      * they run without mpiexec (and do not start MPI under it) */
     if (postproc_requested(argc, argv))

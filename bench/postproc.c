@@ -5,19 +5,15 @@
  */
 #include "postproc.h"
 
-#include "atomic_file.h" /* libcube's temporary-file-and-rename, as every output */
 #include "bench.h"       /* CUBE_BENCH_VERSION (no MPI call is made here) */
 #include "cube.h"
 #include "report.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char usage_text[] =
     "usage: cube_bench --merge [-o MERGED.cube] RUN.cube...\n"
@@ -74,53 +70,24 @@ static int do_merge(char **inputs, size_t n, const char *output)
     return 0;
 }
 
-/* The report into `output`: standard output, a file that is not a regular
- * one (a FIFO) directly, else a temporary file renamed into place when the
- * page is complete. */
+/* The report into `output`, atomically (cube_output_open): "-" is
+ * standard output, a FIFO is written directly. */
 static int write_report(cube_t *const *runs, char **names, size_t n, const char *output)
 {
     char err[2048] = "";
-    FILE *fp = NULL;
-    char *tmp = NULL;
-    struct stat st;
-    if (strcmp(output, "-") == 0) {
-        fp = stdout;
-    } else if (stat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fp = fopen(output, "w");
-        if (!fp) {
-            bench_say("cube_bench", -1, "%s: cannot open the output: %s", output, strerror(errno));
-            return 2;
-        }
+    cube_output *out = cube_output_open(output, err, sizeof err);
+    if (!out) {
+        bench_say("cube_bench", -1, "%s", err);
+        return 2;
+    }
+    int rc = bench_report_write(cube_output_stream(out), runs, (const char *const *)names, n, err,
+                                sizeof err);
+    if (rc != 0) {
+        if (!*err)
+            snprintf(err, sizeof err, "%s: the report could not be made", output);
+        cube_output_close(out, 0, NULL, 0);
     } else {
-        int fd = atomic_file_create(output, &tmp, err, sizeof err);
-        if (fd < 0) {
-            bench_say("cube_bench", -1, "%s", err);
-            return 2;
-        }
-        fp = fdopen(fd, "w");
-        if (!fp) {
-            bench_say("cube_bench", -1, "%s: cannot create the output: %s", output, strerror(errno));
-            close(fd);
-            atomic_file_abort(tmp);
-            return 2;
-        }
-    }
-    int rc = bench_report_write(fp, runs, (const char *const *)names, n, err, sizeof err);
-    if (rc != 0 && !*err)
-        snprintf(err, sizeof err, "%s: the report could not be made", output);
-    int werr = ferror(fp);
-    int cerr = fp == stdout ? fflush(fp) : fclose(fp);
-    if (rc == 0 && (werr || cerr != 0)) {
-        snprintf(err, sizeof err, "%s: write failed: %s", output, strerror(errno));
-        rc = -1;
-    }
-    if (tmp) {
-        if (rc == 0) {
-            if (atomic_file_commit(tmp, output, err, sizeof err) != 0)
-                rc = -1;
-        } else {
-            atomic_file_abort(tmp);
-        }
+        rc = cube_output_close(out, 1, err, sizeof err);
     }
     if (rc != 0) {
         bench_say("cube_bench", -1, "%s", err);

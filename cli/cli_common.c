@@ -2,14 +2,13 @@
  * cli_common.c - what every tool does the same way.
  */
 #include "cli_common.h"
+#include "cli_signals.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char *tool = "cube";
 
@@ -17,6 +16,7 @@ void cli_init(const char *tool_name)
 {
     const char *slash = strrchr(tool_name, '/');
     tool = slash ? slash + 1 : tool_name;
+    cli_catch_signals();
 }
 
 const char *cli_tool(void)
@@ -187,62 +187,11 @@ void cli_print_json_string(FILE *fp, const char *s)
 
 int cli_output_open(cli_output *o, const char *path)
 {
-    o->fp = NULL;
-    o->path = o->tmp = NULL;
-    if (strcmp(path, "-") == 0) {
-        o->fp = stdout;
-        return 0;
-    }
-    o->path = strdup(path);
-    if (!o->path) {
-        cli_error("out of memory");
-        return -1;
-    }
-    struct stat st;
-    int exists = stat(path, &st) == 0;
-    if (exists && !S_ISREG(st.st_mode)) {
-        /* a FIFO, a terminal, /dev/stdout: written in place */
-        o->fp = fopen(path, "w");
-        if (!o->fp) {
-            cli_error("%s: cannot open the output: %s", path, strerror(errno));
-            free(o->path);
-            o->path = NULL;
-            return -1;
-        }
-        return 0;
-    }
-    size_t n = strlen(path) + 16;
-    o->tmp = malloc(n);
-    if (!o->tmp) {
-        cli_error("out of memory");
-        free(o->path);
-        o->path = NULL;
-        return -1;
-    }
-    snprintf(o->tmp, n, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        cli_error("%s: cannot create the output: %s", path, strerror(errno));
-        free(o->tmp);
-        free(o->path);
-        o->tmp = o->path = NULL;
-        return -1;
-    }
-    /* mkstemp makes the file private; the output gets the mode of the file
-     * it replaces, or what open(2) gives a new file (0666 less the umask;
-     * the tools are single-threaded, so reading the umask by setting it is
-     * safe here) */
-    mode_t mask = umask(022);
-    umask(mask);
-    fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
-    o->fp = fdopen(fd, "w");
-    if (!o->fp) {
-        cli_error("%s: cannot create the output: %s", path, strerror(errno));
-        close(fd);
-        unlink(o->tmp);
-        free(o->tmp);
-        free(o->path);
-        o->tmp = o->path = NULL;
+    char err[1024];
+    o->out = cube_output_open(path, err, sizeof err);
+    o->fp = o->out ? cube_output_stream(o->out) : NULL;
+    if (!o->out) {
+        cli_error("%s", err);
         return -1;
     }
     return 0;
@@ -250,41 +199,14 @@ int cli_output_open(cli_output *o, const char *path)
 
 int cli_output_close(cli_output *o, int commit)
 {
-    if (!o->fp)
+    if (!o->out)
         return 0;
-    const char *name = o->path ? o->path : "standard output";
-    int rc = 0;
-    if (o->fp == stdout) {
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            if (commit)
-                cli_error("cannot write to standard output: %s", strerror(errno));
-            rc = -1;
-        }
-    } else {
-        int bad = ferror(o->fp);
-        int saved = errno;
-        if (fclose(o->fp) != 0 && !bad) {
-            bad = 1;
-            saved = errno;
-        }
-        if (bad) {
-            if (commit)
-                cli_error("%s: cannot write: %s", name, strerror(saved));
-            rc = -1;
-        }
-        if (o->tmp) {
-            if (rc == 0 && commit && rename(o->tmp, o->path) != 0) {
-                cli_error("%s: cannot replace the output: %s", name, strerror(errno));
-                rc = -1;
-            }
-            if (rc != 0 || !commit)
-                unlink(o->tmp);
-        }
-    }
-    free(o->tmp);
-    free(o->path);
+    char err[1024];
+    int rc = cube_output_close(o->out, commit, err, sizeof err);
+    o->out = NULL;
     o->fp = NULL;
-    o->tmp = o->path = NULL;
+    if (rc != 0)
+        cli_error("%s", err);
     return commit ? rc : -1;
 }
 

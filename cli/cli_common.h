@@ -13,7 +13,8 @@
 
 enum { EXIT_OK = 0, EXIT_NEGATIVE = 1, EXIT_TROUBLE = 2 };
 
-/* The tool's name for messages; call first in main. */
+/* The tool's name for messages, and the handling of signals
+ * (cli_catch_signals in cli_signals.h); call first in main. */
 void cli_init(const char *tool_name);
 const char *cli_tool(void);
 
@@ -57,22 +58,22 @@ void cli_print_double(FILE *fp, double v);
 void cli_print_json_string(FILE *fp, const char *s);
 
 /* ------------------------------------------------------------------------
- * Outputs named by -o: "-" is standard output; a regular file (or a new
- * one) is written to a temporary file beside it and renamed into place
- * only when everything was written, so an error never leaves a partial
- * file; anything else (a FIFO, /dev/stderr) is written directly.
+ * Outputs named by -o, through libcube's cube_output_open: "-" is standard
+ * output; a regular file (or a new one) is written to a temporary file
+ * beside it and renamed into place only when everything was written, so
+ * an error or a signal never leaves a partial file; anything else (a FIFO,
+ * /dev/stderr) is written directly.
  * ------------------------------------------------------------------------ */
 typedef struct {
-    FILE *fp;
-    char *path; /* as given; NULL for standard output */
-    char *tmp;  /* the temporary file, or NULL when written directly */
+    FILE *fp; /* where to write */
+    cube_output *out;
 } cli_output;
 
 /* 0, or -1 after printing the error. */
 int cli_output_open(cli_output *o, const char *path);
 /* Flush and close; with `commit` the output is put in place, without it
  * (after an error) a temporary file is removed.  0, or -1 after printing
- * the error ("cannot write to FILE: reason"). */
+ * the error ("FILE: write failed: reason"); always -1 without `commit`. */
 int cli_output_close(cli_output *o, int commit);
 
 /* ------------------------------------------------------------------------

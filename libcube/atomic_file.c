@@ -4,6 +4,8 @@
  */
 #define _GNU_SOURCE
 #include "atomic_file.h"
+#include "cube.h"
+#include "util.h"
 #include "xml_out.h"
 
 #include <errno.h>
@@ -38,19 +40,24 @@ static mode_t current_umask(void)
     return mask;
 }
 
-int atomic_file_create(const char *path, char **tmp_out, char *err, size_t errlen)
+int atomic_file_create(const char *path, temp_file **tmp_out, char *err, size_t errlen)
 {
     size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
+    char *name = malloc(n + 16);
+    if (!name) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
+    snprintf(name, n + 16, "%s.tmp.XXXXXX", path);
+    temp_file *tmp;
+    int fd = temp_file_create(name, &tmp);
+    int saved = errno;
+    free(name);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create the output: %s", path, strerror(errno));
-        free(tmp);
+        if (saved == ENOMEM)
+            snprintf(err, errlen, "out of memory");
+        else
+            snprintf(err, errlen, "%s: cannot create the output: %s", path, strerror(saved));
         return -1;
     }
     /* mkstemp makes the file private (0600); an output gets the mode of the
@@ -63,28 +70,32 @@ int atomic_file_create(const char *path, char **tmp_out, char *err, size_t errle
     return fd;
 }
 
-int atomic_file_commit(char *tmp, const char *path, char *err, size_t errlen)
+int atomic_file_commit(temp_file *tmp, const char *path, char *err, size_t errlen)
 {
     int rc = 0;
-    int sync_fd = open(tmp, O_RDONLY | O_CLOEXEC);
+    const char *name = temp_file_path(tmp);
+    int sync_fd = open(name, O_RDONLY | O_CLOEXEC);
     if (sync_fd >= 0) {
         fsync(sync_fd);
         close(sync_fd);
     }
-    if (rename(tmp, path) != 0) {
+    /* the name stays registered until the rename: a signal before it
+     * removes the file, one after it finds nothing to remove */
+    if (rename(name, path) != 0) {
         snprintf(err, errlen, "%s: cannot replace the output: %s", path, strerror(errno));
-        unlink(tmp);
+        unlink(name);
         rc = -1;
     }
-    free(tmp);
+    temp_file_release(tmp);
     return rc;
 }
 
-void atomic_file_abort(char *tmp)
+void atomic_file_abort(temp_file *tmp)
 {
-    if (tmp)
-        unlink(tmp);
-    free(tmp);
+    if (!tmp)
+        return;
+    unlink(temp_file_path(tmp));
+    temp_file_release(tmp);
 }
 
 /* Produce into an open descriptor (closed here): 0, -1 producer failed,
@@ -164,7 +175,7 @@ int output_to_path(const char *path, int gzip, const char *gz_mode, output_produ
         }
         return produce_into_fd(fd, gzip, gz_mode, path, produce, ctx, err, errlen);
     }
-    char *tmp;
+    temp_file *tmp;
     int fd = atomic_file_create(path, &tmp, err, errlen);
     if (fd < 0)
         return -2;
@@ -174,4 +185,100 @@ int output_to_path(const char *path, int gzip, const char *gz_mode, output_produ
         return rc;
     }
     return atomic_file_commit(tmp, path, err, errlen) == 0 ? 0 : -2;
+}
+
+/* ------------------------------------------------------------------------
+ * cube_output_open: the same for a stream the program writes itself.
+ * ------------------------------------------------------------------------ */
+
+struct cube_output {
+    FILE *fp;
+    char *path;     /* NULL for standard output */
+    temp_file *tmp; /* NULL when written in place */
+};
+
+cube_output *cube_output_open(const char *path, char *err, size_t errlen)
+{
+    cube_output *out = calloc(1, sizeof *out);
+    if (!out) {
+        err_printf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (strcmp(path, "-") == 0) {
+        out->fp = stdout;
+        return out;
+    }
+    out->path = strdup(path);
+    if (!out->path) {
+        err_printf(err, errlen, "out of memory");
+        free(out);
+        return NULL;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a FIFO, a terminal, /dev/stderr: written in place */
+        out->fp = fopen(path, "w");
+        if (!out->fp)
+            err_printf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
+    } else {
+        char msg[1024];
+        int fd = atomic_file_create(path, &out->tmp, msg, sizeof msg);
+        if (fd < 0) {
+            err_printf(err, errlen, "%s", msg);
+        } else if (!(out->fp = fdopen(fd, "w"))) {
+            err_printf(err, errlen, "%s: cannot create the output: %s", path, strerror(errno));
+            close(fd);
+            atomic_file_abort(out->tmp);
+        }
+    }
+    if (!out->fp) {
+        free(out->path);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+FILE *cube_output_stream(const cube_output *out)
+{
+    return out->fp;
+}
+
+int cube_output_close(cube_output *out, int commit, char *err, size_t errlen)
+{
+    if (!out)
+        return 0;
+    int rc = 0;
+    if (out->fp == stdout) {
+        if ((fflush(stdout) != 0 || ferror(stdout)) && commit) {
+            err_printf(err, errlen, "cannot write to standard output: %s", strerror(errno));
+            rc = -1;
+        }
+    } else {
+        int bad = ferror(out->fp);
+        int saved = errno;
+        if (fclose(out->fp) != 0 && !bad) {
+            bad = 1;
+            saved = errno;
+        }
+        if (bad && commit) {
+            err_printf(err, errlen, "%s: write failed: %s", out->path,
+                       saved ? strerror(saved) : "input/output error");
+            rc = -1;
+        }
+        if (out->tmp) {
+            char msg[1024];
+            if (commit && rc == 0) {
+                if (atomic_file_commit(out->tmp, out->path, msg, sizeof msg) != 0) {
+                    err_printf(err, errlen, "%s", msg);
+                    rc = -1;
+                }
+            } else {
+                atomic_file_abort(out->tmp);
+            }
+        }
+    }
+    free(out->path);
+    free(out);
+    return rc;
 }

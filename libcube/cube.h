@@ -17,7 +17,8 @@
  * dense index (its position in definition order) and severity rows are
  * arrays of doubles indexed by thread index.  See libcube(3) and cube(5).
  *
- * The library is reentrant: no global mutable state, no printing, no exit().
+ * The library is reentrant: no printing, no exit(), and no global mutable
+ * state but the list of open temporary files (cube_remove_temp_files).
  */
 #ifndef LIBCUBE_CUBE_H
 #define LIBCUBE_CUBE_H
@@ -289,6 +290,38 @@ typedef int (*cube_row_source)(void *ctx, const cube_metric **met, const cube_cn
                                const double **values);
 int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_source next,
                          void *ctx);
+
+/* Any other output written the same way: a stream to write into (stdio),
+ * backed by a temporary file next to `path` that cube_output_close renames
+ * into place.  "-" is standard output; an existing file that is not a
+ * regular one (a FIFO, /dev/stderr) is written in place.  NULL with the
+ * message in `err` when the output cannot be made. */
+typedef struct cube_output cube_output;
+cube_output *cube_output_open(const char *path, char *err, size_t errlen);
+FILE *cube_output_stream(const cube_output *out);
+/* Close the stream and free `out`.  With `commit` the output is put in
+ * place: 0, or -1 with the message in `err` (a write or the rename failed;
+ * the temporary file is removed).  Without it (the program's own error)
+ * the temporary file is removed and 0 returned. */
+int cube_output_close(cube_output *out, int commit, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * The temporary files of the process.  Every write to a path above has a
+ * temporary file open until it is renamed or removed; libcube keeps a
+ * process-wide list of them (its one piece of global state: signals are
+ * process-wide) so that a program can remove them when it is interrupted.
+ * libcube installs no signal handler: the program does.
+ * ------------------------------------------------------------------------ */
+
+/* Remove (unlink) every temporary file open in the process; the number
+ * removed.  Async-signal-safe and thread-safe: meant for a signal handler
+ * (or an exit path) of a program on its way out.  After it, libcube
+ * creates no more temporary files: a write to a path fails. */
+int cube_remove_temp_files(void);
+/* Call fn with the name of every temporary file open in the process; the
+ * number of calls.  Async-signal-safe when fn is; the name is valid only
+ * during the call. */
+size_t cube_list_temp_files(void (*fn)(const char *path, void *user), void *user);
 
 /* ------------------------------------------------------------------------
  * Walking the dimensions.  Lists are in definition order; `i` < count.
