@@ -463,6 +463,18 @@ static size_t add_process(cube_union *u, size_t node, const char *name, int64_t 
     return index;
 }
 
+/* a - b and a + b of ranks, wrapping: a hostile file's ranks may be near
+ * the ends of int64_t, where the signed operations would overflow. */
+static int64_t rank_sub(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static int64_t rank_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 static size_t known_thread(cube_union *u, size_t process, int64_t key)
 {
     keybuf_reset(&u->key);
@@ -479,17 +491,17 @@ static size_t find_thread(cube_union *u, size_t process, const char *name, int64
 {
     result_process *rp = &u->processes[process];
     if (!rp->offset_set) {
-        rp->rank_offset = rank - key;
+        rp->rank_offset = rank_sub(rank, key);
         rp->offset_set = 1;
     }
-    if (rank - key != rp->rank_offset)
+    if (rank_sub(rank, key) != rp->rank_offset)
         rp->renumber = 1;
     size_t found = known_thread(u, process, key);
     return found != NONE ? found
                          : remember(u, &u->sys.threads,
                                     model_add_thread(u->result,
                                                      (int64_t)u->result->threads.count, name,
-                                                     key + rp->rank_offset,
+                                                     rank_add(key, rp->rank_offset),
                                                      u->result->processes.items[process]));
 }
 
@@ -501,7 +513,7 @@ static void renumber_threads(cube_union *u)
         const result_process *rp = &u->processes[pi];
         const cube_process *p = u->result->processes.items[pi];
         for (size_t ti = 0; rp->renumber && ti < p->num_threads; ti++)
-            p->threads[ti]->rank -= rp->rank_offset;
+            p->threads[ti]->rank = rank_sub(p->threads[ti]->rank, rp->rank_offset);
     }
 }
 
@@ -693,10 +705,10 @@ static int unite_collapsed(cube_union *u)
     char name[64];
     for (size_t first = 0, end; first < n; first = end) {
         /* one process: do its threads keep their own ranks? */
-        int64_t offset = pairs[first].own_rank - pairs[first].thread_rank;
+        int64_t offset = rank_sub(pairs[first].own_rank, pairs[first].thread_rank);
         int renumber = 0;
         for (end = first; end < n && pairs[end].process_rank == pairs[first].process_rank; end++)
-            renumber |= pairs[end].own_rank - pairs[end].thread_rank != offset;
+            renumber |= rank_sub(pairs[end].own_rank, pairs[end].thread_rank) != offset;
         snprintf(name, sizeof name, "Process %lld", (long long)pairs[first].process_rank);
         size_t rp = add_process(u, rn, name, pairs[first].process_rank);
         for (size_t i = first; rp != NONE && i < end; i++) {
