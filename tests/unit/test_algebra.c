@@ -2308,14 +2308,15 @@ static void assert_all_zero(const cube_t *res, const char *what)
 }
 
 /* Every real experiment, and the hand-made ones with sibling call paths
- * alike and a repeated unique name, minus itself is exactly 0 under every
+ * alike, a repeated unique name and a repeated process rank, minus itself is exactly 0 under every
  * match and system rule; cube_compare finds it equal to itself and to its
  * mean with itself. */
 static void test_every_experiment_minus_itself_is_zero(void **state)
 {
     (void)state;
     static const char *const made[] = {"algebra/alike-siblings.cube",
-                                       "algebra/duplicate-unique-name.cube", NULL};
+                                       "algebra/duplicate-unique-name.cube",
+                                       "algebra/repeated-process-rank.cube", NULL};
     static const cube_match matches[] = {FULL, NAME};
     static const cube_system_rule rules[] = {AGREE, FIRST, COLLAPSE};
     for (int set = 0; set < 2; set++)
