@@ -11,8 +11,8 @@
  * stored, element by element, a value missing in an input counting as 0.
  *
  * Several items of one input may be lined up onto one item of the result
- * (two sibling call paths alike under --match=name, two metrics with one
- * unique name).  Their contributions to a result cell are summed first,
+ * (two sibling call paths alike under --match=name, two processes of one
+ * rank).  Their contributions to a result cell are summed first,
  * compensated, and only that sum joins the result: so every input reaches
  * a cell the same way, whichever side of a difference it is on, and an
  * experiment minus itself is exactly 0.  Only the rows of such cells are
