@@ -10,6 +10,14 @@
  * differences and means commute with both, so values are combined as
  * stored, element by element, a value missing in an input counting as 0.
  *
+ * Several items of one input may be lined up onto one item of the result
+ * (two sibling call paths alike under --match=name, two processes of one
+ * rank).  Their contributions to a result cell are summed first,
+ * compensated, and only that sum joins the result: so every input reaches
+ * a cell the same way, whichever side of a difference it is on, and an
+ * experiment minus itself is exactly 0.  Only the rows of such cells are
+ * held apart, one input at a time.
+ *
  * A file may repeat a (metric, call path) row; reading it whole lets the
  * later values win.  A streamed row cannot undo what an earlier one added,
  * so when the reader says a row may repeat, the rows are gathered again
@@ -17,6 +25,7 @@
  */
 #include "cube_internal.h"
 #include "row_feed.h"
+#include "view_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -35,6 +44,10 @@ typedef struct {
     char *err;
     size_t errlen;
     ptr_list warnings; /* the readers' warnings about the inputs (char*) */
+    /* The current input's contributions to cells that several of its items
+     * reach: per row, the running sums of the result's threads, then their
+     * compensations (row_len 2 x threads). */
+    severity_store merged;
 } combination;
 
 static void drop_warnings(combination *cb)
@@ -115,6 +128,7 @@ static void close_sources(combination *cb)
         cube_free(cb->sources[k].full);
     drop_warnings(cb);
     ptr_list_free(&cb->warnings);
+    sev_store_free(&cb->merged);
     free(cb->sources);
 }
 
@@ -147,29 +161,80 @@ static int line_up(combination *cb, cube_match match, cube_system_rule rule)
 
 /* Where input k's rows go: into `target`, times `weight`, only for the
  * result metrics `take` allows (NULL: all).  Rows of a metric that is VOID
- * in the result are dropped unless `keep_void`. */
+ * in the result are dropped unless `keep_void`.  `merge`: only the rows
+ * that no later input has (see owns_row). */
 typedef struct {
     severity_store *target;
     double weight;
     const unsigned char *take;
-    int keep_void;
+    int keep_void, merge;
 } row_sink;
 
-/* Input k's maps onto the result and their lengths, looked up once per
- * input rather than once per row. */
+/* Input k's maps onto the result and their lengths, and how many of its
+ * items each result item got, looked up once per input rather than once
+ * per row. */
 typedef struct {
+    size_t k;
     const char *path;
     const size_t *metric_map, *cnode_map, *thread_map;
     size_t num_metrics, num_cnodes, num_threads;
+    const unsigned char *metric_counts, *cnode_counts;
+    int threads_merged; /* two of its threads are one of the result */
+    int merges;         /* two of its items of any kind are one of the result */
 } input_maps;
+
+static int any_above_one(const unsigned char *counts, size_t n)
+{
+    for (size_t i = 0; counts && i < n; i++)
+        if (counts[i] > 1)
+            return 1;
+    return 0;
+}
 
 static input_maps maps_of(const combination *cb, size_t k)
 {
-    input_maps im = {cb->sources[k].path, cube_union_metric_map(cb->u, k),
-                     cube_union_cnode_map(cb->u, k), cube_union_thread_map(cb->u, k), 0, 0, 0};
+    input_maps im = {k, cb->sources[k].path, cube_union_metric_map(cb->u, k),
+                     cube_union_cnode_map(cb->u, k), cube_union_thread_map(cb->u, k), 0, 0, 0,
+                     union_metric_counts(cb->u, k, 0), union_cnode_counts(cb->u, k), 0, 0};
     /* no input k leaves the lengths 0: every row is then refused */
     cube_union_input_size(cb->u, k, &im.num_metrics, &im.num_cnodes, &im.num_threads);
+    const cube_t *res = cube_union_result(cb->u);
+    im.threads_merged = any_above_one(union_thread_counts(cb->u, k), res->threads.count);
+    /* one pass here spares most inputs, which merge nothing, a look-up per row */
+    im.merges = im.threads_merged || any_above_one(im.metric_counts, res->metrics.count) ||
+                any_above_one(im.cnode_counts, res->cnodes.count);
     return im;
+}
+
+/* Merge: the row (metric, call path) of the result comes whole from the last
+ * input that has both the metric (with data) and the call path; a later
+ * input that lacks the call path leaves the row to an earlier one. */
+static int owns_row(const combination *cb, size_t k, size_t metric, size_t cnode)
+{
+    if (!union_metric_counts(cb->u, k, 1)[metric])
+        return 0;
+    for (size_t j = cb->n; j-- > k + 1;)
+        if (union_metric_counts(cb->u, j, 1)[metric] && union_cnode_counts(cb->u, j)[cnode])
+            return 0;
+    return 1;
+}
+
+/* Add the current input's sums of the cells several of its items reached
+ * to the sink, and forget them. */
+static int flush_merged(combination *cb, const row_sink *sink)
+{
+    severity_store *m = &cb->merged;
+    size_t nt = m->row_len / 2;
+    for (size_t r = 0; r < m->num_rows; r++) {
+        const double *acc = sev_row_values(m, r);
+        double *row = sev_store_get_or_add(sink->target, m->rows[r].metric, m->rows[r].cnode);
+        if (!row)
+            return fail(cb, "out of memory");
+        for (size_t t = 0; t < nt; t++)
+            row[t] += sink->weight * view_neu_result(acc[t], acc[nt + t]);
+    }
+    sev_store_clear(m);
+    return 0;
 }
 
 static int add_row(combination *cb, const input_maps *im, const row_sink *sink, size_t metric,
@@ -182,16 +247,28 @@ static int add_row(combination *cb, const input_maps *im, const row_sink *sink, 
         return fail(cb, "%s: the file changed while it was read (its rows do not match the "
                         "definitions read first)",
                     im->path);
-    size_t rm = im->metric_map[metric];
+    size_t rm = im->metric_map[metric], rc = im->cnode_map[cnode];
+    if (rm == SIZE_MAX) /* a repeated unique name: its values are ignored */
+        return 0;
     if ((((const cube_metric *)res->metrics.items[rm])->is_void && !sink->keep_void) ||
-        (sink->take && !sink->take[rm]))
+        (sink->take && !sink->take[rm]) || (sink->merge && !owns_row(cb, im->k, rm, rc)))
         return 0;
     size_t t = 0;
     while (t < nthreads && values[t] == 0.0)
         t++;
     if (t == nthreads)
         return 0;
-    double *row = sev_store_get_or_add(sink->target, rm, im->cnode_map[cnode]);
+    if (im->merges &&
+        (im->threads_merged || im->metric_counts[rm] > 1 || im->cnode_counts[rc] > 1)) {
+        double *acc = sev_store_get_or_add(&cb->merged, rm, rc);
+        if (!acc)
+            return fail(cb, "out of memory");
+        size_t w = cb->merged.row_len / 2;
+        for (; t < nthreads; t++)
+            view_neu_add(&acc[im->thread_map[t]], &acc[w + im->thread_map[t]], values[t]);
+        return 0;
+    }
+    double *row = sev_store_get_or_add(sink->target, rm, rc);
     if (!row)
         return fail(cb, "out of memory");
     for (; t < nthreads; t++)
@@ -234,6 +311,8 @@ static int gather_rows(combination *cb, const row_sink *sinks)
                     rc = add_row(cb, &im, &sinks[k], r->metric, r->cnode,
                                  sev_row_values(&full->sev, i), full->threads.count);
                 }
+                if (rc == 0)
+                    rc = flush_merged(cb, &sinks[k]);
                 for (size_t i = 0; i < cube_num_warnings(full) && rc == 0; i++)
                     if (keep_warning(cb, cube_warning(full, i)) != 0)
                         rc = fail(cb, "out of memory");
@@ -248,6 +327,8 @@ static int gather_rows(combination *cb, const row_sink *sinks)
                 rc = add_row(cb, &im, &sinks[k], metric, cnode, values, nthreads);
             if (rc == 0 && st == FEED_ERROR)
                 rc = fail(cb, "%s", row_feed_error(feed));
+            if (rc == 0 && st == FEED_ROW_END)
+                rc = flush_merged(cb, &sinks[k]);
             if (rc == 0 && st == FEED_ROW_END) {
                 const char *const *list;
                 size_t nw = row_feed_warnings(feed, &list);
@@ -265,6 +346,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
             break;
         for (size_t k = 0; k < cb->n; k++)
             sev_store_clear(sinks[k].target);
+        sev_store_clear(&cb->merged);
     }
     free(paths);
     free(skip);
@@ -356,13 +438,17 @@ static int sums_overflowed(const severity_store *s)
 cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
                      cube_match match, cube_system_rule rule, char *err, size_t errlen)
 {
-    combination cb = {calloc(n ? n : 1, sizeof(source)), n, NULL, err, errlen, {NULL, 0, 0}};
+    combination cb;
+    memset(&cb, 0, sizeof cb);
+    cb.sources = calloc(n ? n : 1, sizeof(source));
+    cb.n = n;
+    cb.err = err;
+    cb.errlen = errlen;
     row_sink *sinks = calloc(n ? n : 1, sizeof *sinks);
-    unsigned char **owned = calloc(n ? n : 1, sizeof *owned);
     cube_t *res = NULL;
     int rc = 0;
     err[0] = '\0';
-    if (!cb.sources || !sinks || !owned) {
+    if (!cb.sources || !sinks) {
         rc = fail(&cb, "out of memory");
     } else if (n == 0 || (op == CUBE_OP_DIFF && n != 2)) {
         rc = fail(&cb, op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
@@ -374,28 +460,13 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
     }
     if (rc == 0) {
         res = cube_union_result(cb.u);
-        size_t nm = res->metrics.count;
-        for (size_t k = 0; k < n && rc == 0; k++) {
+        cb.merged.row_len = 2 * res->threads.count;
+        for (size_t k = 0; k < n; k++) {
             sinks[k].target = &res->sev;
             sinks[k].weight = op == CUBE_OP_DIFF && k == 1 ? -1.0 : 1.0;
-            if (op == CUBE_OP_MERGE) {
-                /* a metric's values all come from the last input that has it */
-                owned[k] = calloc(nm ? nm : 1, 1);
-                if (!owned[k]) {
-                    rc = fail(&cb, "out of memory");
-                    break;
-                }
-                for (size_t m = 0; m < nm; m++) {
-                    size_t last = n;
-                    while (last-- > 0 && !cube_union_input_has_metric_data(cb.u, last, m))
-                        ;
-                    owned[k][m] = last == k;
-                }
-                sinks[k].take = owned[k];
-            }
+            sinks[k].merge = op == CUBE_OP_MERGE;
         }
-        if (rc == 0)
-            rc = gather_rows(&cb, sinks);
+        rc = gather_rows(&cb, sinks);
         if (rc == 0 && op == CUBE_OP_MEAN && sums_overflowed(&res->sev)) {
             /* Summing first keeps the mean of a file with itself exact, but
              * sums of values near DBL_MAX overflow although their mean does
@@ -422,9 +493,6 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
         res = cube_union_take_result(cb.u);
     else
         res = NULL;
-    for (size_t k = 0; owned && k < n; k++)
-        free(owned[k]);
-    free(owned);
     free(sinks);
     cube_union_free(cb.u);
     close_sources(&cb);
@@ -516,7 +584,12 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
     if (!options)
         options = &defaults;
     const char *paths[2] = {path_a, path_b};
-    combination cb = {calloc(2, sizeof(source)), 2, NULL, err, errlen, {NULL, 0, 0}};
+    combination cb;
+    memset(&cb, 0, sizeof cb);
+    cb.sources = calloc(2, sizeof(source));
+    cb.n = 2;
+    cb.err = err;
+    cb.errlen = errlen;
     severity_store other;
     memset(&other, 0, sizeof other);
     unsigned char *take = NULL;
@@ -556,12 +629,16 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
     }
     if (rc == 0) {
         other.row_len = res->threads.count;
+        cb.merged.row_len = 2 * res->threads.count;
         /* Values of a metric that is VOID in one input only are compared
          * too: dropping them because the result took VOID from A made
          * cmp(A, B) "equal" but cmp(B, A) "not equal". */
-        row_sink sinks[2] = {{&res->sev, 1.0, take, 1}, {&other, 1.0, take, 1}};
+        row_sink sinks[2] = {{&res->sev, 1.0, take, 1, 0}, {&other, 1.0, take, 1, 0}};
         rc = gather_rows(&cb, sinks);
     }
+    /* lining up's warnings (metrics placed differently), then the readers' */
+    for (size_t i = 0; rc == 0 && options->warn && i < cube_num_warnings(res); i++)
+        options->warn(options->warn_user, cube_warning(res, i));
     for (size_t i = 0; rc == 0 && options->warn && i < cb.warnings.count; i++)
         options->warn(options->warn_user, cb.warnings.items[i]);
     if (rc == 0) {

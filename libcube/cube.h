@@ -432,8 +432,8 @@ int cube_format_double(double v, char *buf);
  *
  * Experiments are first lined up: their dimensions are united, and every
  * metric, call path and thread of each input is mapped onto one of the
- * result.  Metrics match by unique name under the matched parent; regions
- * by name and module; call paths by callee region, call-site module and
+ * result.  Metrics match by unique name wherever they sit (the first
+ * input's place kept); regions by name and module; call paths by callee region, call-site module and
  * line under the matched parent (CUBE_MATCH_NAME: by callee name alone);
  * threads by (process rank, thread rank).  See cube_diff(1).
  * ------------------------------------------------------------------------ */
@@ -463,7 +463,10 @@ int cube_union_finish(cube_union *u);
 cube_t *cube_union_result(cube_union *u);
 cube_t *cube_union_take_result(cube_union *u);
 /* For input k: the result index of each of its metrics, call paths and
- * threads (by the input's own index). */
+ * threads (by the input's own index).  A metric that repeats a unique name
+ * the input gave an earlier metric maps to (size_t)-1 (values ignored);
+ * several call paths or threads of an input may map onto one (values add
+ * up). */
 const size_t *cube_union_metric_map(const cube_union *u, size_t k);
 const size_t *cube_union_cnode_map(const cube_union *u, size_t k);
 const size_t *cube_union_thread_map(const cube_union *u, size_t k);
@@ -482,7 +485,7 @@ void cube_union_free(cube_union *u);
 
 typedef enum {
     CUBE_OP_DIFF,  /* first input minus the second */
-    CUBE_OP_MERGE, /* per metric, the values of the last input that has it */
+    CUBE_OP_MERGE, /* per (metric, call path), the row of the last input that has both */
     CUBE_OP_MEAN   /* the arithmetic mean over the inputs (missing = 0) */
 } cube_operation;
 
@@ -502,8 +505,9 @@ typedef struct {
     const char *const *metrics;/* NULL, or names to compare (NULL-terminated): unique
                                   names, or display names only one metric has */
     size_t max_reported;       /* differences passed to `report` at most */
-    /* NULL, or called with each warning the readers had about the inputs
-     * (e.g. a raw '&'), before any difference is reported */
+    /* NULL, or called with each warning about lining up the inputs (a
+     * metric placed differently), then each the readers had (e.g. a raw
+     * '&'), before any difference is reported */
     void (*warn)(void *user, const char *message);
     void *warn_user;
 } cube_compare_options;

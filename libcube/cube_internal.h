@@ -112,6 +112,15 @@ cube_cartesian *model_add_cart(cube_t *c, const char *name, long ndims, const lo
 int model_set_attr(cube_t *c, const char *key, const char *value);
 int model_add_mirror(cube_t *c, const char *url);
 
+/* For input k of a finished union, one count per result metric, call path
+ * or thread: how many of the input's items were mapped onto it, 2 standing
+ * for more than one (0: the input lacks it); NULL without input k or before
+ * cube_union_finish.  with_data: metrics only where they are not VOID in
+ * the input.  The tables belong to the union. */
+const unsigned char *union_metric_counts(const cube_union *u, size_t k, int with_data);
+const unsigned char *union_cnode_counts(const cube_union *u, size_t k);
+const unsigned char *union_thread_counts(const cube_union *u, size_t k);
+
 /* The severity row of (met, cnode), created zeroed when absent; NULL on
  * allocation failure (error set). */
 double *model_row_for_update(cube_t *c, const cube_metric *met, const cube_cnode *cnode);

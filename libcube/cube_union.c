@@ -30,7 +30,10 @@ typedef struct {
     size_t *machine_map, *node_map, *process_map, *thread_map;
     int64_t *thread_rank; /* the rank a thread is matched by, see local_thread_ranks */
     int64_t *thread_process_rank; /* -C only: each thread's process rank */
-    unsigned char *metric_void;   /* the input's metric carries no data */
+    int64_t *thread_own_rank;     /* -C only: each thread's rank in the file, when it is
+                                     not the rank it is matched by (else NULL) */
+    unsigned char *metric_void;   /* the input's metric carries no data: VOID, or
+                                     it repeats a unique name (see unite_metrics) */
 } union_input;
 
 /* A topology of the first input, its places already mapped to result
@@ -52,6 +55,26 @@ typedef struct {
     keymap machines, nodes, processes, threads;
 } system_keys;
 
+/* A result process: the input that brought it (for messages), and how its
+ * threads' ranks relate to the ranks they are matched by.  A thread keeps
+ * the rank its input gives it, which is its matching rank plus an offset
+ * (Score-P 1.x numbering, see local_thread_ranks) or the matching rank
+ * itself, as long as every thread of the process, in every input that has
+ * it, has the same offset; otherwise the process's threads take their
+ * matching ranks (renumber). */
+typedef struct {
+    size_t origin;
+    int64_t rank_offset;
+    int offset_set, renumber;
+} result_process;
+
+/* For each result metric while inputs come: the input that brought it, the
+ * last input that had it, and whether a warning about it was given. */
+typedef struct {
+    size_t input, last_input;
+    int warned;
+} metric_origin;
+
 struct cube_union {
     cube_match match;
     cube_system_rule rule;
@@ -60,11 +83,13 @@ struct cube_union {
     union_input *inputs;
     size_t num_inputs, inputs_cap;
     keymap metric_keys, region_keys, cnode_keys;
+    metric_origin *metric_origins;
+    size_t origins_cap;
     keybuf key;
     system_keys sys;
     size_t extra_node;       /* -c: where ranks the first input lacks go */
-    size_t *process_origin;  /* for each result process, the input that brought it */
-    size_t origin_cap;
+    result_process *processes; /* for each result process */
+    size_t processes_cap;
     pending_cart *carts;
     size_t num_carts;
     /* presence of each result item in each input, filled by finish */
@@ -155,6 +180,61 @@ static int unite_attributes(cube_union *u, const cube_t *in)
     return 0;
 }
 
+/* "a root metric" or "under 'parent'", for messages. */
+static void describe_position(char *buf, size_t len, const cube_metric *parent)
+{
+    if (parent)
+        snprintf(buf, len, "under '%s'", parent->uniq_name);
+    else
+        snprintf(buf, len, "a root metric");
+}
+
+/* Metric m of input ui (`in`) has the unique name of result metric
+ * `found`: warn, once per result metric, when the input repeats the name or
+ * puts the metric elsewhere in the tree than the input that brought it. */
+static int note_metric_position(cube_union *u, const union_input *ui, const cube_t *in,
+                                const cube_metric *m, size_t found, size_t parent)
+{
+    metric_origin *o = &u->metric_origins[found];
+    const cube_metric *rm = u->result->metrics.items[found];
+    size_t here = rm->parent ? rm->parent->index : NONE;
+    int repeated = o->last_input == u->num_inputs - 1;
+    o->last_input = u->num_inputs - 1;
+    if (o->warned || (!repeated && here == parent))
+        return 0;
+    o->warned = 1;
+    char first[300], other[300];
+    describe_position(other, sizeof other, m->parent);
+    int rc;
+    if (repeated) {
+        const cube_metric *before = NULL; /* this input's first metric of that name */
+        for (size_t i = 0; i < m->index && !before; i++)
+            if (ui->metric_map[i] == found)
+                before = in->metrics.items[i];
+        describe_position(first, sizeof first, before ? before->parent : rm->parent);
+        rc = cube_add_warning(u->result,
+                              "%s: two metrics have the unique name '%s' (%s, and %s): the "
+                              "first is used, the values of the other are ignored",
+                              ui->name, m->uniq_name, first, other);
+    } else {
+        describe_position(first, sizeof first, rm->parent);
+        rc = cube_add_warning(u->result,
+                              "metric '%s' is %s in %s but %s in %s; it is one metric, placed "
+                              "as in %s",
+                              m->uniq_name, first, u->inputs[o->input].name, other, ui->name,
+                              u->inputs[o->input].name);
+    }
+    return rc != 0 ? oom(u) : 0;
+}
+
+/* A unique name names one metric of an experiment: metrics are lined up by
+ * unique name alone, wherever they sit in the tree, and a metric stays
+ * where the first input that has it put it.  A child whose parent moved
+ * follows its parent.  An input that gives one unique name to several
+ * metrics is read as every query by unique name reads it (cube_find_metric,
+ * cube_dump -m): the first one counts, the values of the others are
+ * ignored (their map entry is NONE); their children are lined up under
+ * the first. */
 static int unite_metrics(cube_union *u, union_input *ui, const cube_t *in)
 {
     cube_t *res = u->result;
@@ -164,20 +244,33 @@ static int unite_metrics(cube_union *u, union_input *ui, const cube_t *in)
         const cube_metric *m = in->metrics.items[i];
         size_t parent = m->parent ? ui->metric_map[m->parent->index] : NONE;
         keybuf_reset(&u->key);
-        keybuf_u64(&u->key, parent + 1);
         keybuf_str(&u->key, m->uniq_name);
         size_t found = known(u, &u->metric_keys);
-        if (found == NONE &&
-            (found = remember(u, &u->metric_keys,
-                              model_add_metric(res, (int64_t)res->metrics.count, m->disp_name,
-                                               m->uniq_name, m->dtype, m->uom, m->val, m->url,
-                                               m->descr,
-                                               parent == NONE ? NULL
-                                                              : res->metrics.items[parent]))) ==
-                NONE)
-            return oom(u);
+        if (found != NONE) {
+            if (u->metric_origins[found].last_input == u->num_inputs - 1)
+                ui->metric_void[i] = 2; /* a repeat within this input */
+            if (note_metric_position(u, ui, in, m, found, parent) != 0)
+                return -1;
+        } else {
+            size_t n = res->metrics.count;
+            metric_origin *grown = grow_array(u->metric_origins, n, &u->origins_cap,
+                                              sizeof *grown, 64);
+            if (!grown)
+                return oom(u);
+            u->metric_origins = grown;
+            found = remember(u, &u->metric_keys,
+                             model_add_metric(res, (int64_t)n, m->disp_name, m->uniq_name,
+                                              m->dtype, m->uom, m->val, m->url, m->descr,
+                                              parent == NONE ? NULL : res->metrics.items[parent]));
+            if (found == NONE)
+                return oom(u);
+            u->metric_origins[found] = (metric_origin){u->num_inputs - 1, u->num_inputs - 1, 0};
+        }
         ui->metric_map[i] = found;
     }
+    for (size_t i = 0; i < in->metrics.count; i++)
+        if (ui->metric_void[i] == 2)
+            ui->metric_map[i] = NONE;
     return 0;
 }
 
@@ -356,35 +449,72 @@ static size_t get_process(cube_union *u, int64_t rank)
 static size_t add_process(cube_union *u, size_t node, const char *name, int64_t rank)
 {
     size_t index = u->result->processes.count;
-    if (index >= u->origin_cap) {
-        size_t cap = u->origin_cap ? u->origin_cap * 2 : 64;
-        size_t *grown = realloc(u->process_origin, cap * sizeof *grown);
-        if (!grown)
-            return NONE;
-        u->process_origin = grown;
-        u->origin_cap = cap;
-    }
+    result_process *grown = grow_array(u->processes, index, &u->processes_cap, sizeof *grown, 64);
+    if (!grown)
+        return NONE;
+    u->processes = grown;
     cube_process *p = model_add_process(u->result, (int64_t)index, name, rank,
                                         u->result->nodes.items[node]);
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, (uint64_t)rank);
     if (remember(u, &u->sys.processes, p) == NONE)
         return NONE;
-    u->process_origin[index] = u->num_inputs - 1;
+    u->processes[index] = (result_process){u->num_inputs - 1, 0, 0, 0};
     return index;
 }
 
-static size_t find_thread(cube_union *u, size_t process, const char *name, int64_t rank)
+/* a - b and a + b of ranks, wrapping: a hostile file's ranks may be near
+ * the ends of int64_t, where the signed operations would overflow. */
+static int64_t rank_sub(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static int64_t rank_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static size_t known_thread(cube_union *u, size_t process, int64_t key)
 {
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, process);
-    keybuf_u64(&u->key, (uint64_t)rank);
-    size_t found = known(u, &u->sys.threads);
+    keybuf_u64(&u->key, (uint64_t)key);
+    return known(u, &u->sys.threads);
+}
+
+/* Find or create the result thread of a process matched by `key`, for an
+ * input thread whose rank in its file is `rank` (see result_process);
+ * NONE when out of memory. */
+static size_t find_thread(cube_union *u, size_t process, const char *name, int64_t key,
+                          int64_t rank)
+{
+    result_process *rp = &u->processes[process];
+    if (!rp->offset_set) {
+        rp->rank_offset = rank_sub(rank, key);
+        rp->offset_set = 1;
+    }
+    if (rank_sub(rank, key) != rp->rank_offset)
+        rp->renumber = 1;
+    size_t found = known_thread(u, process, key);
     return found != NONE ? found
                          : remember(u, &u->sys.threads,
                                     model_add_thread(u->result,
                                                      (int64_t)u->result->threads.count, name,
-                                                     rank, u->result->processes.items[process]));
+                                                     rank_add(key, rp->rank_offset),
+                                                     u->result->processes.items[process]));
+}
+
+/* The threads of a process whose inputs disagree on their ranks take the
+ * ranks they were matched by. */
+static void renumber_threads(cube_union *u)
+{
+    for (size_t pi = 0; pi < u->result->processes.count; pi++) {
+        const result_process *rp = &u->processes[pi];
+        const cube_process *p = u->result->processes.items[pi];
+        for (size_t ti = 0; rp->renumber && ti < p->num_threads; ti++)
+            p->threads[ti]->rank = rank_sub(p->threads[ti]->rank, rp->rank_offset);
+    }
 }
 
 static int map_threads(cube_union *u, union_input *ui, const cube_process *p, size_t rp)
@@ -392,7 +522,7 @@ static int map_threads(cube_union *u, union_input *ui, const cube_process *p, si
     ui->process_map[p->index] = rp;
     for (size_t ti = 0; ti < p->num_threads; ti++) {
         const cube_thread *t = p->threads[ti];
-        size_t rt = find_thread(u, rp, t->name, ui->thread_rank[t->index]);
+        size_t rt = find_thread(u, rp, t->name, ui->thread_rank[t->index], t->rank);
         if (rt == NONE)
             return oom(u);
         ui->thread_map[t->index] = rt;
@@ -435,7 +565,7 @@ static int unite_agreeing(cube_union *u, union_input *ui, const cube_t *c)
                             "in %s; use -c to keep the first experiment's machines and "
                             "nodes, or -C to collapse all processes into one virtual node",
                             (long long)p->rank, there->name, there->machine->name,
-                            u->inputs[u->process_origin[rp]].name, n->name, m->name,
+                            u->inputs[u->processes[rp].origin].name, n->name, m->name,
                             ui->name);
                 }
                 if (map_threads(u, ui, p, rp) != 0)
@@ -500,6 +630,17 @@ static int note_ranks(cube_union *u, union_input *ui, const cube_t *c)
         return oom(u);
     for (size_t ti = 0; ti < c->threads.count; ti++)
         ui->thread_process_rank[ti] = ((const cube_thread *)c->threads.items[ti])->process->rank;
+    for (size_t ti = 0; ti < c->threads.count; ti++) {
+        int64_t rank = ((const cube_thread *)c->threads.items[ti])->rank;
+        if (rank == ui->thread_rank[ti])
+            continue;
+        if (!ui->thread_own_rank &&
+            !(ui->thread_own_rank = malloc(c->threads.count * sizeof *ui->thread_own_rank)))
+            return oom(u);
+        break;
+    }
+    for (size_t ti = 0; ui->thread_own_rank && ti < c->threads.count; ti++)
+        ui->thread_own_rank[ti] = ((const cube_thread *)c->threads.items[ti])->rank;
     return 0;
 }
 
@@ -512,8 +653,11 @@ static int unite_system(cube_union *u, union_input *ui, const cube_t *input)
     }
 }
 
+/* An input thread under -C: the ranks it is matched by, its own rank, its
+ * input. */
 typedef struct {
-    int64_t process_rank, thread_rank;
+    int64_t process_rank, thread_rank, own_rank;
+    size_t input;
 } rank_pair;
 
 static int compare_rank_pairs(const void *a, const void *b)
@@ -522,6 +666,14 @@ static int compare_rank_pairs(const void *a, const void *b)
     if (x->process_rank != y->process_rank)
         return x->process_rank < y->process_rank ? -1 : 1;
     return (x->thread_rank > y->thread_rank) - (x->thread_rank < y->thread_rank);
+}
+
+/* In input order within equal ranks: the first input's thread first. */
+static int compare_rank_pairs_then_input(const void *a, const void *b)
+{
+    const rank_pair *x = a, *y = b;
+    int c = compare_rank_pairs(a, b);
+    return c ? c : (x->input > y->input) - (x->input < y->input);
 }
 
 /* -C: one virtual machine and node with every process rank of any input,
@@ -538,9 +690,12 @@ static int unite_collapsed(cube_union *u)
     for (size_t in = 0; in < u->num_inputs; in++) {
         const union_input *ui = &u->inputs[in];
         for (size_t ti = 0; ti < ui->num_threads; ti++)
-            pairs[n++] = (rank_pair){ui->thread_process_rank[ti], ui->thread_rank[ti]};
+            pairs[n++] = (rank_pair){ui->thread_process_rank[ti], ui->thread_rank[ti],
+                                     ui->thread_own_rank ? ui->thread_own_rank[ti]
+                                                         : ui->thread_rank[ti],
+                                     in};
     }
-    qsort(pairs, n, sizeof *pairs, compare_rank_pairs);
+    qsort(pairs, n, sizeof *pairs, compare_rank_pairs_then_input);
     size_t rm = find_machine(u, "Virtual machine", "");
     size_t rn = rm == NONE ? NONE : find_node(u, rm, "Virtual node");
     if (rn == NONE) {
@@ -548,16 +703,23 @@ static int unite_collapsed(cube_union *u)
         return oom(u);
     }
     char name[64];
-    for (size_t i = 0; i < n; i++) {
-        if (i && !compare_rank_pairs(&pairs[i - 1], &pairs[i]))
-            continue;
-        size_t rp = get_process(u, pairs[i].process_rank);
-        if (rp == NONE) {
-            snprintf(name, sizeof name, "Process %lld", (long long)pairs[i].process_rank);
-            rp = add_process(u, rn, name, pairs[i].process_rank);
+    for (size_t first = 0, end; first < n; first = end) {
+        /* one process: do its threads keep their own ranks? */
+        int64_t offset = rank_sub(pairs[first].own_rank, pairs[first].thread_rank);
+        int renumber = 0;
+        for (end = first; end < n && pairs[end].process_rank == pairs[first].process_rank; end++)
+            renumber |= rank_sub(pairs[end].own_rank, pairs[end].thread_rank) != offset;
+        snprintf(name, sizeof name, "Process %lld", (long long)pairs[first].process_rank);
+        size_t rp = add_process(u, rn, name, pairs[first].process_rank);
+        for (size_t i = first; rp != NONE && i < end; i++) {
+            if (i > first && !compare_rank_pairs(&pairs[i - 1], &pairs[i]))
+                continue;
+            int64_t rank = renumber ? pairs[i].thread_rank : pairs[i].own_rank;
+            snprintf(name, sizeof name, "Thread %lld", (long long)rank);
+            if (find_thread(u, rp, name, pairs[i].thread_rank, rank) == NONE)
+                rp = NONE;
         }
-        snprintf(name, sizeof name, "Thread %lld", (long long)pairs[i].thread_rank);
-        if (rp == NONE || find_thread(u, rp, name, pairs[i].thread_rank) == NONE) {
+        if (rp == NONE) {
             free(pairs);
             return oom(u);
         }
@@ -568,7 +730,7 @@ static int unite_collapsed(cube_union *u)
         union_input *ui = &u->inputs[in];
         for (size_t ti = 0; ti < ui->num_threads; ti++) {
             size_t rp = get_process(u, ui->thread_process_rank[ti]);
-            ui->thread_map[ti] = find_thread(u, rp, "", ui->thread_rank[ti]);
+            ui->thread_map[ti] = known_thread(u, rp, ui->thread_rank[ti]);
         }
     }
     return 0;
@@ -660,8 +822,9 @@ static int create_topologies(cube_union *u)
 
 typedef enum { PRESENCE_METRIC, PRESENCE_METRIC_DATA, PRESENCE_CNODE, PRESENCE_THREAD } presence_kind;
 
-/* has[k][i]: input k has the result's item i (for PRESENCE_METRIC_DATA, a
- * metric only where it carries data: a VOID metric has nothing to give). */
+/* has[k][i]: how many of input k's items were mapped onto the result's item
+ * i, 2 standing for more than one (for PRESENCE_METRIC_DATA, metrics only
+ * where they carry data: a VOID metric has nothing to give). */
 static unsigned char **presence(cube_union *u, presence_kind kind, size_t result_count)
 {
     unsigned char **has = calloc(u->num_inputs, sizeof *has);
@@ -680,8 +843,9 @@ static unsigned char **presence(cube_union *u, presence_kind kind, size_t result
                    : kind == PRESENCE_CNODE ? ui->num_cnodes
                                             : ui->num_threads;
         for (size_t i = 0; i < n; i++)
-            if (map[i] != NONE && !(kind == PRESENCE_METRIC_DATA && ui->metric_void[i]))
-                has[in][map[i]] = 1;
+            if (map[i] != NONE && !(kind == PRESENCE_METRIC_DATA && ui->metric_void[i]) &&
+                has[in][map[i]] < 2)
+                has[in][map[i]]++;
     }
     return has;
 }
@@ -706,6 +870,7 @@ int cube_union_finish(cube_union *u)
         return -1;
     if (u->key.failed)
         return oom(u);
+    renumber_threads(u);
     if (create_topologies(u) != 0)
         return -1;
     /* the keys are only needed while inputs come: free them before the
@@ -715,6 +880,8 @@ int cube_union_finish(cube_union *u)
     keymap_free(&u->cnode_keys);
     system_keys_free(&u->sys);
     keybuf_free(&u->key);
+    free(u->metric_origins);
+    u->metric_origins = NULL;
     for (size_t in = 0; in < u->num_inputs; in++) {
         free(u->inputs[in].region_map);
         u->inputs[in].region_map = NULL;
@@ -775,7 +942,23 @@ int cube_union_input_size(const cube_union *u, size_t k, size_t *metrics, size_t
 
 static int has(unsigned char **table, const cube_union *u, size_t k, size_t item, size_t count)
 {
-    return u->finished && k < u->num_inputs && item < count && table[k][item];
+    return u->finished && k < u->num_inputs && item < count && table[k][item] != 0;
+}
+
+const unsigned char *union_metric_counts(const cube_union *u, size_t k, int with_data)
+{
+    return u->finished && k < u->num_inputs ? (with_data ? u->has_metric_data : u->has_metric)[k]
+                                            : NULL;
+}
+
+const unsigned char *union_cnode_counts(const cube_union *u, size_t k)
+{
+    return u->finished && k < u->num_inputs ? u->has_cnode[k] : NULL;
+}
+
+const unsigned char *union_thread_counts(const cube_union *u, size_t k)
+{
+    return u->finished && k < u->num_inputs ? u->has_thread[k] : NULL;
 }
 
 int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_metric)
@@ -823,6 +1006,7 @@ void cube_union_free(cube_union *u)
         free(ui->thread_map);
         free(ui->thread_rank);
         free(ui->thread_process_rank);
+        free(ui->thread_own_rank);
         free(ui->metric_void);
     }
     for (size_t i = 0; i < u->num_carts; i++) {
@@ -838,7 +1022,8 @@ void cube_union_free(cube_union *u)
         free(pc->coords);
     }
     free(u->carts);
-    free(u->process_origin);
+    free(u->processes);
+    free(u->metric_origins);
     system_keys_free(&u->sys);
     free_presence(u->has_metric, u->num_inputs);
     free_presence(u->has_metric_data, u->num_inputs);

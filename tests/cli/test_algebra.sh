@@ -1,8 +1,11 @@
 # cube_diff, cube_merge, cube_mean and cube_cmp on the shipped real
-# experiments: self-differences are zero, the mean of a file with itself is
-# the file, merge joins the profile and the trace of one run, cmp finds one
-# changed value and names it; system-tree conflicts, inputs and outputs,
-# usage errors.  Expected values are computed here from the input files.
+# experiments: self-differences are zero (under every --match and system
+# rule), the mean of a file with itself is the file (its thread ranks
+# too), merge joins the profile and the trace of one run (one metric per
+# unique name) and takes each row from the last input that has it, cmp
+# finds one changed value and names it; system-tree conflicts, inputs and
+# outputs, usage errors.  Expected values are computed here from the input
+# files.
 . tests/cli/lib.sh
 D=testdata/cube
 PROFILE=$D/scorep-1.1_profile.cube
@@ -107,6 +110,50 @@ for f in $D/*.cube; do
     run cube_cmp "$f" "$TMP/$name.cube.gz"
     expect_rc 0 "cube_cmp $name and its gzip copy exits 0"
     expect_text_eq "Experiments are equal." "$TMP/out" "cube_cmp $name and its gzip copy are equal"
+
+    run cube_diff --match=name -o "$TMP/self-diff.cube" "$f" "$f"
+    expect_eq True "$(json "$TMP/self-diff.cube" 'j["counts"]["rows"] == 0')" \
+        "cube_diff --match=name $name $name: every value exactly 0 (no row)"
+    run cube_cmp --match=name "$f" "$f"
+    expect_text_eq "Experiments are equal." "$TMP/out" "cube_cmp --match=name $name $name: equal"
+done
+
+# Hand-made: sibling call paths that --match=name makes one (solve from two
+# call sites, 1e17 and 0.1277; step from three, 0.1 + 0.2 + 0.3), and an
+# input that gives one unique name to two metrics.  The difference with
+# itself is exactly 0, and cmp finds it equal to itself, under every option.
+for f in testdata/algebra/*.cube; do
+    name=$(basename "$f" .cube)
+    for opts in "" "--match=name" "-c" "-C" "--match=name -c" "--match=name -C"; do
+        # shellcheck disable=SC2086 # the options are words
+        run cube_diff $opts -o "$TMP/self-diff.cube" "$f" "$f"
+        expect_rc 0 "cube_diff $opts $name $name exits 0"
+        expect_eq True "$(json "$TMP/self-diff.cube" 'j["counts"]["rows"] == 0')" \
+            "cube_diff $opts $name $name: every value exactly 0 (no row)"
+        # shellcheck disable=SC2086
+        run cube_cmp $opts "$f" "$f"
+        expect_text_eq "Experiments are equal." "$TMP/out" "cube_cmp $opts $name $name: equal"
+    done
+done
+run cube_mean --match=name -o "$TMP/alike-mean.cube" testdata/algebra/alike-siblings.cube testdata/algebra/alike-siblings.cube
+"$BIN/cube_dump" -m time -s tsv "$TMP/alike-mean.cube" | awk -F'\t' 'NR > 1 && $10 != 0 { print $3, $9, $10 }' >"$TMP/alike-mean.txt"
+expect_text_eq "main 0 1
+main 1 2
+main/solve 0 1e+17
+main/solve 1 7
+main/step 0 0.6
+main/step 1 1" "$TMP/alike-mean.txt" "cube_mean --match=name: siblings alike summed compensated (0.1 + 0.2 + 0.3 = 0.6)"
+
+# the mean of the Score-P 1.1 profile with itself keeps its thread ranks
+# (Score-P 1.x numbers them across the experiment: process 3 has 27..35)
+ranks() { "$BIN/cube_dump" -w systemtree -s tsv "$1" | awk -F'\t' '$1 == "thread" { printf "%s ", $5 }'; }
+run cube_mean -o "$TMP/profile-mean.cube" "$PROFILE" "$PROFILE"
+expect_eq "$(ranks "$PROFILE")" "$(ranks "$TMP/profile-mean.cube")" \
+    "cube_mean profile profile keeps the thread ranks 0..35"
+for opt in -c -C; do
+    run cube_diff $opt -o "$TMP/profile-diff.cube" "$PROFILE" "$PROFILE"
+    expect_eq "$(ranks "$PROFILE")" "$(ranks "$TMP/profile-diff.cube")" \
+        "cube_diff $opt profile profile keeps the thread ranks 0..35"
 done
 
 # the result records the operation; dtypes follow it
@@ -139,8 +186,24 @@ run cube_merge -o "$TMP/merge.cube" "$PROFILE" "$TRACE"
 expect_rc 0 "cube_merge profile trace exits 0"
 expect_eq "True True" "$(json "$TMP/merge.cube" '" ".join(str(n in [m["uniq_name"] for m in j["metrics"]]) for n in ("min_time", "mpi_latesender"))')" \
     "cube_merge has the profile's min_time and the trace's mpi_latesender"
-expect_eq "114 130 4 36" "$(json "$TMP/merge.cube" '"%d %d %d %d" % tuple(j["counts"][k] for k in ("metrics", "cnodes", "processes", "threads"))')" \
-    "cube_merge: 6+110-2 metrics, 130 call paths, 4 processes, 36 threads (Score-P global thread ranks line up)"
+expect_eq "113 130 4 36" "$(json "$TMP/merge.cube" '"%d %d %d %d" % tuple(j["counts"][k] for k in ("metrics", "cnodes", "processes", "threads"))')" \
+    "cube_merge: 6+110-3 metrics, 130 call paths, 4 processes, 36 threads (Score-P global thread ranks line up)"
+# bytes_sent is a root in the profile, under bytes_p2p in the trace: one
+# metric, where the profile has it, and one warning
+expect_eq "1 None" "$(json "$TMP/merge.cube" '"%d %s" % (sum(m["uniq_name"] == "bytes_sent" for m in j["metrics"]), [m.get("parent") for m in j["metrics"] if m["uniq_name"] == "bytes_sent"][0])')" \
+    "cube_merge profile trace: one metric bytes_sent, a root as in the profile"
+expect_text_eq "cube_merge: warning: metric 'bytes_sent' is a root metric in $PROFILE but under 'bytes_p2p' in $TRACE; it is one metric, placed as in $PROFILE" \
+    "$TMP/err" "cube_merge profile trace warns once that bytes_sent sits elsewhere"
+run cube_cmp -q "$PROFILE" "$TRACE"
+expect_text_eq "cube_cmp: warning: metric 'bytes_sent' is a root metric in $PROFILE but under 'bytes_p2p' in $TRACE; it is one metric, placed as in $PROFILE" \
+    "$TMP/err" "cube_cmp profile trace gives the same warning"
+run cube_merge -o "$TMP/dup.cube" testdata/algebra/duplicate-unique-name.cube
+expect_text_eq "cube_merge: warning: testdata/algebra/duplicate-unique-name.cube: two metrics have the unique name 'bytes_sent' (a root metric, and under 'bytes_p2p'): the first is used, the values of the other are ignored" \
+    "$TMP/err" "cube_merge warns about an input's repeated unique name"
+"$BIN/cube_dump" -m bytes_sent -s tsv testdata/algebra/duplicate-unique-name.cube >"$TMP/dup-in.tsv"
+"$BIN/cube_dump" -m bytes_sent -s tsv "$TMP/dup.cube" >"$TMP/dup-out.tsv"
+expect_file_eq "$TMP/dup-in.tsv" "$TMP/dup-out.tsv" \
+    "cube_merge of that input has the values cube_dump -m bytes_sent shows for it"
 # a metric both have takes all values from the last input that has it
 time_of() { json "$1" '[repr(m["total"]) for m in j["metrics"] if m["uniq_name"] == "time"][0]'; }
 maxt_of() { json "$1" '[repr(m["total"]) for m in j["metrics"] if m["uniq_name"] == "max_time"][0]'; }
@@ -152,6 +215,50 @@ run cube_merge -o "$TMP/merge2.cube" "$TRACE" "$PROFILE"
 expect_eq "$(time_of "$PROFILE")" "$(time_of "$TMP/merge2.cube")" "cube_merge trace profile: time comes from the profile (last)"
 expect_eq "merge($PROFILE, $TRACE)" "$(json "$TMP/merge.cube" 'j["attributes"]["cube_merge"]')" \
     "cube_merge records 'merge(A, B)' in attribute cube_merge"
+
+# --- merge row by row -----------------------------------------------------
+# The KOJAK file and CubeLib's copy of it with a raw '&' in a region name:
+# the call paths below that region are the copy's only.  Each (metric, call
+# path) row of the merge must come whole from the last input that has both
+# the metric and the call path (cube_dump prints every value of every
+# non-VOID metric, zeros too, so its lines say which input has which row).
+K=$D/kojak-expert_ctest-pomp.cube
+AMP=$D/cubelib-test1.1_equal_raw-amp.cube
+cat >"$TMP/rows.py" <<'PY'
+import sys
+def dump(path):
+    rows = {}
+    with open(path, encoding="utf-8") as f:
+        head = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            d = dict(zip(head, line.rstrip("\n").split("\t")))
+            rows.setdefault((d["metric"], d["call_path"]), {})[(d["process"], d["thread"])] = float(d["value"])
+    return rows
+result, inputs = dump(sys.argv[1]), [dump(p) for p in sys.argv[2:]]
+bad, from_earlier = 0, 0
+for key, cells in result.items():
+    owners = [k for k, rows in enumerate(inputs) if key in rows]
+    want = inputs[owners[-1]][key] if owners else {}
+    if owners and owners[-1] < len(inputs) - 1 and any(want.values()):
+        from_earlier += 1
+    for where, value in cells.items():
+        if value != want.get(where, 0.0):
+            bad += 1
+            if bad <= 3:
+                print("row", key, where, "is", value, "expected", want.get(where, 0.0))
+print(bad, "values differ;", from_earlier, "non-zero rows from an earlier input")
+sys.exit(bad != 0 or from_earlier == 0)
+PY
+for opts in "" "--match=name"; do
+    # shellcheck disable=SC2086
+    run cube_merge $opts -o "$TMP/km.cube" "$K" "$AMP"
+    expect_rc 0 "cube_merge $opts kojak raw-amp exits 0"
+    for f in "$K" "$AMP" "$TMP/km.cube"; do
+        "$BIN/cube_dump" -s tsv "$f" >"$TMP/$(basename "$f").tsv" 2>/dev/null
+    done
+    pycheck "cube_merge $opts kojak raw-amp: every row whole from the last input that has it, none lost" \
+        "$TMP/rows.py" "$TMP/km.cube.tsv" "$TMP/$(basename "$K").tsv" "$TMP/$(basename "$AMP").tsv"
+done
 
 # --- diff of two different runs: one value checked against the inputs ---
 CP='MAIN__/initialize_/!$omp parallel @initialize.f:28/!$omp do @initialize.f:50'
@@ -168,7 +275,8 @@ expect_eq 36 "$(json "$TMP/pt.cube" 'j["counts"]["threads"]')" "cube_diff profil
 
 # --- cmp: one changed value -----------------------------------------------
 # metric 1 is time, cnode 16 is the call path below, position 11 is process
-# 1's third thread (Score-P 1.x numbers it 11 across processes; matched as 2)
+# 1's third thread (Score-P 1.x numbers it 11 across processes; matched as
+# 2, reported with its rank 11 since both inputs agree on it)
 CP16='MAIN__/initialize_/!$omp parallel @initialize.f:28/!$omp do @initialize.f:31'
 old=$(value_at "$PROFILE" time "$CP16" 1 2)
 expect_eq 0.0019535795407098 "$old" "the value to change is where the test expects it"
@@ -180,11 +288,11 @@ expect_rc 1 "cube_cmp after a one-value change exits 1"
 TAB=$(printf '\t')
 expect_text_eq "Experiments are not equal: 1 difference.
 what${TAB}metric${TAB}call path${TAB}process rank${TAB}thread rank${TAB}A${TAB}B
-value${TAB}time${TAB}$CP16${TAB}1${TAB}2${TAB}0.0019535795407098${TAB}0.0029535795407098" \
+value${TAB}time${TAB}$CP16${TAB}1${TAB}11${TAB}0.0019535795407098${TAB}0.0029535795407098" \
     "$TMP/out" "cube_cmp names the metric, call path, ranks and both values"
 run cube_cmp "$TMP/changed.cube" "$PROFILE"
 expect_rc 1 "cube_cmp the other way round exits 1"
-expect_grep "^value${TAB}time${TAB}.*${TAB}1${TAB}2${TAB}0.0029535795407098${TAB}0.0019535795407098\$" \
+expect_grep "^value${TAB}time${TAB}.*${TAB}1${TAB}11${TAB}0.0029535795407098${TAB}0.0019535795407098\$" \
     "$TMP/out" "cube_cmp is symmetric (A and B swap)"
 run cube_cmp -q "$PROFILE" "$TMP/changed.cube"
 expect_rc 1 "cube_cmp -q exits 1 on a difference"
@@ -228,7 +336,7 @@ expect_text_eq "Experiments are not equal: $n differences.
 what${TAB}metric${TAB}call path${TAB}process rank${TAB}thread rank${TAB}A${TAB}B
 metric only in A${TAB}min_time${TAB}-${TAB}-${TAB}-${TAB}-${TAB}-
 metric only in A${TAB}max_time${TAB}-${TAB}-${TAB}-${TAB}-${TAB}-
-metric only in A${TAB}bytes_sent${TAB}-${TAB}-${TAB}-${TAB}-${TAB}-
+metric only in A${TAB}bytes_received${TAB}-${TAB}-${TAB}-${TAB}-${TAB}-
 ($((n - 3)) more; --max-differences=0 prints all)" "$TMP/out" "cube_cmp -n 3 prints 3 differences and how many more"
 run cube_cmp -n 0 "$PROFILE" "$TRACE"
 expect_eq "$((n + 2))" "$(wc -l <"$TMP/out" | tr -d ' ')" "cube_cmp -n 0 prints all $n differences"

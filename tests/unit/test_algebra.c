@@ -344,12 +344,16 @@ static void assert_metric(const cube_metric *m, const char *disp, const char *un
 /* metrics                                                                 */
 
 /*
- * A: time > mpi; visits.   B: time > {mpi, io > io_read}; mpi; bytes > bytes_sent.
- * time and its child mpi match; io (only B) comes with its subtree under
- * the matched time; the root mpi of B is not A's time/mpi; bytes comes
- * with its subtree as a new root.
+ * A: time > mpi; visits.
+ * B: time > {mpi, io > io_read, visits}; mpi; bytes > bytes_sent.
+ * Metrics line up by unique name wherever they sit: time and mpi match;
+ * io (only B) comes with its subtree under the matched time; B's visits
+ * is A's visits, placed as A has it (a root), with a warning; B's root mpi
+ * repeats a unique name B has used already: B's first mpi counts, the
+ * repeat's values are ignored, with a warning; bytes comes with its
+ * subtree as a new root.
  */
-static void test_metrics_matched_by_unique_name_under_matched_parent(void **state)
+static void test_metrics_matched_by_unique_name_wherever_they_sit(void **state)
 {
     (void)state;
     cube_thread *t[1];
@@ -374,6 +378,7 @@ static void test_metrics_matched_by_unique_name_under_matched_parent(void **stat
     cube_metric *b_io = cube_def_met(b, "I/O", "io", "FLOAT", "sec", "", "b.html#io", "io in B",
                                      b_time);
     cube_metric *b_io_read = met(b, "io_read", "FLOAT", b_io);
+    cube_metric *b_visits = met(b, "visits", "INTEGER", b_time);
     cube_metric *b_mpi_root = met(b, "mpi", "FLOAT", NULL);
     cube_metric *b_bytes = cube_def_met(b, "Bytes", "bytes", "UINT64", "bytes", "", "", "",
                                         NULL);
@@ -385,28 +390,41 @@ static void test_metrics_matched_by_unique_name_under_matched_parent(void **stat
     cube_set_sev(b, b_mpi, b_main, t[0], 5);
     cube_set_sev(b, b_io, b_main, t[0], 3);
     cube_set_sev(b, b_io_read, b_main, t[0], 2);
+    cube_set_sev(b, b_visits, b_main, t[0], 9);
     cube_set_sev(b, b_mpi_root, b_main, t[0], 7);
     cube_set_sev(b, b_bytes, b_main, t[0], 100);
     cube_set_sev(b, b_sent, b_main, t[0], 60);
     const char *B = save(b);
 
+    const char *tree = "[0]time\n"
+                       "  [1]mpi\n"
+                       "  [3]io\n"
+                       "    [4]io_read\n"
+                       "[2]visits\n"
+                       "[5]bytes\n"
+                       "  [6]bytes_sent\n";
     cube_t *res = combine(CUBE_OP_DIFF, FULL, AGREE, 2, A, B);
-    assert_text(metric_tree(res), "[0]time\n"
-                                  "  [1]mpi\n"
-                                  "  [3]io\n"
-                                  "    [4]io_read\n"
-                                  "[2]visits\n"
-                                  "[5]mpi\n"
-                                  "[6]bytes\n"
-                                  "  [7]bytes_sent\n");
+    assert_text(metric_tree(res), tree);
     assert_text(values(res), "time main#0: -10\n"
                              "mpi main#0: -1\n"
-                             "visits main#0: 1\n"
+                             "visits main#0: -8\n"
                              "io main#0: -3\n"
                              "io_read main#0: -2\n"
-                             "mpi main#0: -7\n"
                              "bytes main#0: -100\n"
                              "bytes_sent main#0: -60\n");
+    /* one warning per metric whose place differs, naming the inputs */
+    char expected[1024];
+    assert_int_equal(cube_num_warnings(res), 2);
+    snprintf(expected, sizeof expected,
+             "metric 'visits' is a root metric in %s but under 'time' in %s; it is one metric, "
+             "placed as in %s",
+             A, B, A);
+    assert_string_equal(cube_warning(res, 0), expected);
+    snprintf(expected, sizeof expected,
+             "%s: two metrics have the unique name 'mpi' (under 'time', and a root metric): "
+             "the first is used, the values of the other are ignored",
+             B);
+    assert_string_equal(cube_warning(res, 1), expected);
     /* display name, dtype, unit, url and description from the first input
      * that has the metric */
     assert_metric(cube_get_metric(res, 0), "Time", "time", "FLOAT", "sec", "a.html#time",
@@ -414,13 +432,37 @@ static void test_metrics_matched_by_unique_name_under_matched_parent(void **stat
     assert_metric(cube_get_metric(res, 2), "Visits", "visits", "INTEGER", "occ", "", "");
     assert_metric(cube_get_metric(res, 3), "I/O", "io", "FLOAT", "sec", "b.html#io", "io in B");
     /* a difference can be negative: UINT64 became INT64 */
-    assert_metric(cube_get_metric(res, 6), "Bytes", "bytes", "INT64", "bytes", "", "");
-    assert_metric(cube_get_metric(res, 7), "Sent", "bytes_sent", "INT64", "bytes", "", "");
-    /* the same unique name under different parents stays two metrics */
-    assert_ptr_equal(cube_get_metric(res, 1)->parent, cube_get_metric(res, 0));
-    assert_null(cube_get_metric(res, 5)->parent);
-    assert_true(sev(res, 1, 0, 0) == -1.0);
-    assert_true(sev(res, 5, 0, 0) == -7.0);
+    assert_metric(cube_get_metric(res, 5), "Bytes", "bytes", "INT64", "bytes", "", "");
+    assert_metric(cube_get_metric(res, 6), "Sent", "bytes_sent", "INT64", "bytes", "", "");
+    /* never two metrics with one unique name */
+    for (size_t i = 0; i < cube_num_metrics(res); i++)
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(cube_get_metric(res, i)->uniq_name,
+                                    cube_get_metric(res, j)->uniq_name);
+    cube_free(res);
+
+    /* the other way round: B's places win, the warning names B first */
+    res = combine(CUBE_OP_DIFF, FULL, AGREE, 2, B, A);
+    assert_text(metric_tree(res), "[0]time\n"
+                                  "  [1]mpi\n"
+                                  "  [2]io\n"
+                                  "    [3]io_read\n"
+                                  "  [4]visits\n"
+                                  "[5]bytes\n"
+                                  "  [6]bytes_sent\n");
+    assert_int_equal(cube_num_warnings(res), 2);
+    snprintf(expected, sizeof expected,
+             "metric 'visits' is under 'time' in %s but a root metric in %s; it is one metric, "
+             "placed as in %s",
+             B, A, B);
+    assert_string_equal(cube_warning(res, 1), expected);
+    assert_text(values(res), "time main#0: 10\n"
+                             "mpi main#0: 1\n"
+                             "io main#0: 3\n"
+                             "io_read main#0: 2\n"
+                             "visits main#0: 8\n"
+                             "bytes main#0: 100\n"
+                             "bytes_sent main#0: 60\n");
     cube_free(res);
 
     /* with a third input: io still comes from B, the first that has it */
@@ -433,24 +475,16 @@ static void test_metrics_matched_by_unique_name_under_matched_parent(void **stat
     cube_set_sev(c, c_io, c_main, t[0], 8);
     const char *C = save(c);
     res = combine(CUBE_OP_MERGE, FULL, AGREE, 3, A, B, C);
-    assert_text(metric_tree(res), "[0]time\n"
-                                  "  [1]mpi\n"
-                                  "  [3]io\n"
-                                  "    [4]io_read\n"
-                                  "[2]visits\n"
-                                  "[5]mpi\n"
-                                  "[6]bytes\n"
-                                  "  [7]bytes_sent\n");
+    assert_text(metric_tree(res), tree);
     assert_metric(cube_get_metric(res, 3), "I/O", "io", "FLOAT", "sec", "b.html#io", "io in B");
     /* merge keeps the dtypes */
-    assert_metric(cube_get_metric(res, 6), "Bytes", "bytes", "UINT64", "bytes", "", "");
-    /* merge: time and io from C (the last that has them), io_read, mpi,
-     * bytes from B, visits from A */
+    assert_metric(cube_get_metric(res, 5), "Bytes", "bytes", "UINT64", "bytes", "", "");
+    /* merge: time and io from C (the last that has them), io_read, mpi
+     * (not the ignored repeat), visits, bytes from B */
     assert_text(values(res), "mpi main#0: 5\n"
-                             "visits main#0: 1\n"
+                             "visits main#0: 9\n"
                              "io main#0: 8\n"
                              "io_read main#0: 2\n"
-                             "mpi main#0: 7\n"
                              "bytes main#0: 100\n"
                              "bytes_sent main#0: 60\n");
     cube_free(res);
@@ -1048,6 +1082,25 @@ static void test_topologies_kept_only_for_first_inputs_locations(void **state)
 /* Score-P 1.x numbers thread ranks across the experiment (process 1's
  * threads are 2 and 3 when each process has two): they line up with
  * ranks counted per process. */
+/* The system tree of test_global_thread_ranks_line_up's results: two
+ * processes of two threads, process 1's with the given ranks and names. */
+static const char *two_by_two(const char *machine, const char *node, int rank2, int rank3,
+                              int name2, int name3)
+{
+    static char tree[512];
+    snprintf(tree, sizeof tree,
+             "%s\n"
+             "  %s\n"
+             "    process #0 rank 0 \"Process 0\"\n"
+             "      thread #0 rank 0 \"Thread 0\"\n"
+             "      thread #1 rank 1 \"Thread 1\"\n"
+             "    process #1 rank 1 \"Process 1\"\n"
+             "      thread #2 rank %d \"Thread %d\"\n"
+             "      thread #3 rank %d \"Thread %d\"\n",
+             machine, node, rank2, name2, rank3, name3);
+    return tree;
+}
+
 static void test_global_thread_ranks_line_up(void **state)
 {
     (void)state;
@@ -1072,26 +1125,12 @@ static void test_global_thread_ranks_line_up(void **state)
     const char *B = save(b);
 
     cube_t *res = combine(CUBE_OP_DIFF, FULL, AGREE, 2, A, B);
-    assert_text(system_tree(res), "M\n"
-                                  "  N\n"
-                                  "    process #0 rank 0 \"Process 0\"\n"
-                                  "      thread #0 rank 0 \"Thread 0\"\n"
-                                  "      thread #1 rank 1 \"Thread 1\"\n"
-                                  "    process #1 rank 1 \"Process 1\"\n"
-                                  "      thread #2 rank 0 \"Thread 2\"\n"
-                                  "      thread #3 rank 1 \"Thread 3\"\n");
+    assert_text(system_tree(res), two_by_two("M", "N", 0, 1, 2, 3));
     assert_text(values(res), "time main#0: 0.5 1 1.5 2\n");
     cube_free(res);
 
     res = combine(CUBE_OP_DIFF, FULL, AGREE, 2, B, A);
-    assert_text(system_tree(res), "M\n"
-                                  "  N\n"
-                                  "    process #0 rank 0 \"Process 0\"\n"
-                                  "      thread #0 rank 0 \"Thread 0\"\n"
-                                  "      thread #1 rank 1 \"Thread 1\"\n"
-                                  "    process #1 rank 1 \"Process 1\"\n"
-                                  "      thread #2 rank 0 \"Thread 0\"\n"
-                                  "      thread #3 rank 1 \"Thread 1\"\n");
+    assert_text(system_tree(res), two_by_two("M", "N", 0, 1, 0, 1));
     assert_text(values(res), "time main#0: -0.5 -1 -1.5 -2\n");
     cube_free(res);
 
@@ -1099,7 +1138,55 @@ static void test_global_thread_ranks_line_up(void **state)
     res = combine(CUBE_OP_MEAN, FULL, COLLAPSE, 2, A, B);
     assert_int_equal(cube_num_threads(res), 4);
     assert_text(values(res), "time main#0: 0.75 1.5 2.25 3\n");
+    /* A and B disagree on the ranks of process 1: they are the matching
+     * ranks there */
+    assert_text(system_tree(res), two_by_two("Virtual machine", "Virtual node", 0, 1, 0, 1));
     cube_free(res);
+
+    /* A with itself: every input agrees on A's thread ranks, so the result
+     * keeps them, under every system rule */
+    static const cube_system_rule rules[] = {AGREE, FIRST};
+    for (size_t r = 0; r < 2; r++) {
+        res = combine(CUBE_OP_MEAN, FULL, rules[r], 2, A, A);
+        assert_text(system_tree(res), two_by_two("M", "N", 2, 3, 2, 3));
+        assert_text(values(res), "time main#0: 1 2 3 4\n");
+        cube_free(res);
+    }
+    res = combine(CUBE_OP_DIFF, FULL, COLLAPSE, 2, A, A);
+    assert_text(system_tree(res), two_by_two("Virtual machine", "Virtual node", 2, 3, 2, 3));
+    cube_free(res);
+
+    /* C numbers its threads within each process (0; 2): its thread of
+     * process 1 is matched by its rank, 2, a third thread next to A's two,
+     * which A numbers 2 and 3.  Kept as the inputs give them, process 1
+     * would have two threads of rank 2: its threads take the ranks they
+     * were matched by, 0, 1, 2.  Process 0, where A and C agree, keeps its
+     * ranks. */
+    cube_t *c = cube_create();
+    time = met(c, "time", "FLOAT", NULL);
+    main_ = call(c, reg(c, "main", "a.c"), "", -1, NULL);
+    node = cube_def_node(c, "N", cube_def_mach(c, "M", ""));
+    n = 0;
+    process_with(c, node, "Process 0", 0, t, &n, 1, 0);
+    process_with(c, node, "Process 1", 1, t, &n, 1, 2);
+    cube_set_sev(c, time, main_, t[0], 10);
+    cube_set_sev(c, time, main_, t[1], 20);
+    const char *C = save(c);
+    static const cube_system_rule all_rules[] = {AGREE, FIRST, COLLAPSE};
+    for (size_t r = 0; r < 3; r++) {
+        res = combine(CUBE_OP_MERGE, FULL, all_rules[r], 2, A, C);
+        assert_int_equal(cube_num_threads(res), 5);
+        const cube_process *p0 = cube_get_process(res, 0), *p1 = cube_get_process(res, 1);
+        assert_int_equal(p0->num_threads, 2);
+        assert_int_equal(p1->num_threads, 3);
+        for (size_t i = 0; i < 2; i++)
+            assert_int_equal(p0->threads[i]->rank, (int64_t)i);
+        for (size_t i = 0; i < 3; i++)
+            assert_int_equal(p1->threads[i]->rank, (int64_t)i);
+        /* the row comes whole from C, the last input */
+        assert_text(values(res), "time main#0: 10 0 0 0 20\n");
+        cube_free(res);
+    }
 }
 
 /* ====================================================================== */
@@ -1503,6 +1590,35 @@ static void test_merge_takes_each_metric_from_last_input_that_has_it(void **stat
     assert_text(values(res), "time main#0: 10 0\n"
                              "visits main#0: 1 1\n"
                              "bytes main#0: 7 7\n");
+    cube_free(res);
+    /* D has time but not the call path foo, and one thread only: the row
+     * time main comes whole from D (its thread 1 is 0, not A's 2), the row
+     * time main/foo, which D lacks, whole from A */
+    cube_t *d = cube_create();
+    time = met(d, "time", "FLOAT", NULL);
+    main_ = call(d, reg(d, "main", "a.c"), "", -1, NULL);
+    call(d, reg(d, "bar", "a.c"), "a.c", 3, main_);
+    simple_system(d, 1, 1, t);
+    cube_set_sev(d, time, main_, t[0], 20);
+    const char *D = save(d);
+    res = combine(CUBE_OP_MERGE, FULL, AGREE, 2, A, D);
+    assert_text(cnode_tree(res), "[0]main\n  [1]foo@a.c:2\n  [2]bar@a.c:3\n");
+    assert_text(values(res), "time main#0: 20 0\n"
+                             "time main/foo#1: 3 4\n"
+                             "visits main#0: 1 1\n");
+    cube_free(res);
+    /* B has the call path foo (no row: its values there are 0), D does
+     * not: foo's row comes from B, the last that has it */
+    res = combine(CUBE_OP_MERGE, FULL, AGREE, 3, A, B, D);
+    assert_text(values(res), "time main#0: 20 0\n"
+                             "visits main#0: 1 1\n"
+                             "bytes main#0: 5 6\n");
+    cube_free(res);
+    /* by name the other way round: A's rows win everywhere A has them */
+    res = combine(CUBE_OP_MERGE, NAME, AGREE, 2, D, A);
+    assert_text(values(res), "time main#0: 1 2\n"
+                             "time main/foo#2: 3 4\n"
+                             "visits main#0: 1 1\n");
     cube_free(res);
 }
 
@@ -2115,12 +2231,128 @@ static void test_call_path_names(void **state)
     cube_free(c);
 }
 
+/* ====================================================================== */
+/* an experiment with itself                                               */
+
+/*
+ * Two sibling call paths that --match=name makes one, holding 1e17 and
+ * 0.1277, and three that hold 0.1, 0.2 and 0.3 (or 0.7, 0.1 and 0.2): each
+ * input's contributions to a cell are summed (compensated) before they
+ * meet the other input's, so the difference with itself is exactly 0, and
+ * the mean with itself is the compensated sum of the siblings.
+ */
+static void test_siblings_alike_of_very_different_magnitude(void **state)
+{
+    (void)state;
+    cube_thread *t[2];
+    cube_t *a = cube_create();
+    cube_metric *time = met(a, "time", "FLOAT", NULL);
+    cube_region *r_solve = reg(a, "solve", "app.c");
+    cube_region *r_step = reg(a, "step", "app.c"), *r_step_lib = reg(a, "step", "lib.c");
+    cube_cnode *main_ = call(a, reg(a, "main", "app.c"), "", -1, NULL);
+    cube_cnode *s1 = call(a, r_solve, "app.c", 10, main_);
+    cube_cnode *s2 = call(a, r_solve, "app.c", 20, main_);
+    cube_cnode *p1 = call(a, r_step, "app.c", 30, main_);
+    cube_cnode *p2 = call(a, r_step, "app.c", 40, main_);
+    cube_cnode *p3 = call(a, r_step_lib, "app.c", 50, main_);
+    simple_system(a, 1, 2, t);
+    cube_set_sev(a, time, s1, t[0], 1e17);
+    cube_set_sev(a, time, s1, t[1], 3);
+    cube_set_sev(a, time, s2, t[0], 0.1277);
+    cube_set_sev(a, time, s2, t[1], 4);
+    cube_set_sev(a, time, p1, t[0], 0.1);
+    cube_set_sev(a, time, p1, t[1], 0.7);
+    cube_set_sev(a, time, p2, t[0], 0.2);
+    cube_set_sev(a, time, p2, t[1], 0.1);
+    cube_set_sev(a, time, p3, t[0], 0.3);
+    cube_set_sev(a, time, p3, t[1], 0.2);
+    const char *A = save(a);
+
+    static const cube_system_rule rules[] = {AGREE, FIRST, COLLAPSE};
+    for (size_t r = 0; r < 3; r++) {
+        cube_t *res = combine(CUBE_OP_DIFF, NAME, rules[r], 2, A, A);
+        assert_int_equal(cube_num_cnodes(res), 3);
+        assert_text(values(res), "");
+        cube_free(res);
+
+        res = combine(CUBE_OP_MEAN, NAME, rules[r], 2, A, A);
+        assert_text(values(res), "time main/solve#1: 1e+17 7\n"
+                                 "time main/step#2: 0.6 1\n");
+        cube_free(res);
+
+        res = combine(CUBE_OP_MERGE, NAME, rules[r], 2, A, A);
+        assert_text(values(res), "time main/solve#1: 1e+17 7\n"
+                                 "time main/step#2: 0.6 1\n");
+        cube_free(res);
+
+        reports rep = {{0}, 0};
+        size_t count = 1;
+        char cmp_err[1024];
+        assert_int_equal(cube_compare(A, A, NAME, rules[r], &default_options, collect, &rep,
+                                      &count, cmp_err, sizeof cmp_err),
+                         0);
+        assert_int_equal(count, 0);
+        free(rep.log.s);
+    }
+}
+
+/* Every row of a result, every value exactly 0. */
+static void assert_all_zero(const cube_t *res, const char *what)
+{
+    for (size_t i = 0; i < cube_num_rows(res); i++) {
+        const double *row = cube_row_at(res, i, NULL, NULL);
+        for (size_t t = 0; t < cube_num_threads(res); t++)
+            if (row[t] != 0.0)
+                fail_msg("%s: row %zu, thread %zu holds %.17g", what, i, t, row[t]);
+    }
+}
+
+/* Every real experiment, and the hand-made ones with sibling call paths
+ * alike, a repeated unique name and a repeated process rank, minus itself is exactly 0 under every
+ * match and system rule; cube_compare finds it equal to itself and to its
+ * mean with itself. */
+static void test_every_experiment_minus_itself_is_zero(void **state)
+{
+    (void)state;
+    static const char *const made[] = {"algebra/alike-siblings.cube",
+                                       "algebra/duplicate-unique-name.cube",
+                                       "algebra/repeated-process-rank.cube", NULL};
+    static const cube_match matches[] = {FULL, NAME};
+    static const cube_system_rule rules[] = {AGREE, FIRST, COLLAPSE};
+    for (int set = 0; set < 2; set++)
+        for (const char *const *f = set ? made : real_cube_files; *f; f++) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s", testdata(*f));
+            for (size_t mi = 0; mi < 2; mi++)
+                for (size_t ri = 0; ri < 3; ri++) {
+                    char what[1200];
+                    snprintf(what, sizeof what, "%s, match %zu, rule %zu", path, mi, ri);
+                    cube_t *res = combine(CUBE_OP_DIFF, matches[mi], rules[ri], 2, path, path);
+                    assert_all_zero(res, what);
+                    cube_free(res);
+                    char cmp_err[1024];
+                    size_t count = 1;
+                    if (cube_compare(path, path, matches[mi], rules[ri], &default_options, NULL,
+                                     NULL, &count, cmp_err, sizeof cmp_err) != 0)
+                        fail_msg("%s: cube_compare with itself: %zu differences %s", what, count,
+                                 cmp_err);
+                    res = combine(CUBE_OP_MEAN, matches[mi], rules[ri], 2, path, path);
+                    const char *mean = save(res);
+                    if (cube_compare(mean, path, matches[mi], rules[ri], &default_options, NULL,
+                                     NULL, &count, cmp_err, sizeof cmp_err) != 0)
+                        fail_msg("%s: the mean with itself differs: %zu differences %s", what,
+                                 count, cmp_err);
+                    remove_files(NULL);
+                }
+        }
+}
+
 #define TEST(f) cmocka_unit_test_teardown(f, remove_files)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        TEST(test_metrics_matched_by_unique_name_under_matched_parent),
+        TEST(test_metrics_matched_by_unique_name_wherever_they_sit),
         TEST(test_regions_matched_by_name_and_module),
         TEST(test_call_paths_matched_by_callee_call_site_and_parent),
         TEST(test_siblings_with_the_same_key_add_up),
@@ -2147,6 +2379,8 @@ int main(void)
         TEST(test_errors),
         TEST(test_union_api),
         TEST(test_call_path_names),
+        TEST(test_siblings_alike_of_very_different_magnitude),
+        TEST(test_every_experiment_minus_itself_is_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
