@@ -1,6 +1,6 @@
 # The one Makefile of libcube and its tools (non-recursive).
 #
-#   make            libcube.a, libcube.so, libcube.pc and the tools, in build/
+#   make            libcube.a, libcube.so, libcube.pc, the tools and the man pages, in build/
 #   make check      unit tests (cmocka), CLI tests (with the README's and the man
 #                   pages' examples), man page lint; the details in $(BUILD)/check.log
 #   make demo       the tools on the real experiments in testdata/
@@ -13,8 +13,13 @@
 # Missing Debian build dependencies are installed by `make deps` (run by the
 # other targets) when running as root; otherwise it says what to install.
 
-VERSION    := 0.1.0
-SOVERSION  := 0
+# The version is defined once, by the CUBE_VERSION_MAJOR/MINOR/PATCH
+# macros of cube.h; the shared library's name, its soname (the major
+# version), the pkg-config file and the man pages take it from there.
+PUBLIC_HDRS := $(wildcard libcube/include/*.h)
+version_part = $(shell sed -n 's/^[#]define CUBE_VERSION_$(1)  *\([0-9][0-9]*\)$$/\1/p' libcube/include/cube.h)
+VERSION    := $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+SOVERSION  := $(call version_part,MAJOR)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 BINDIR     ?= $(PREFIX)/bin
@@ -26,7 +31,10 @@ CC      ?= cc
 MPICC   ?= mpicc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wpedantic
-CPPFLAGS_ALL := -D_POSIX_C_SOURCE=200809L -Ilibcube \
+# Programs, examples, fuzzers and the tests of the public API see only the
+# public headers; the library's own sources, and the unit tests of its
+# internals (TEST_PRIVATE), also see libcube/ with its *_private.h headers.
+CPPFLAGS_ALL := -D_POSIX_C_SOURCE=200809L -Ilibcube/include \
                 $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 LDLIBS_ALL := -lxml2 -lz -lm -pthread
 
@@ -47,6 +55,9 @@ ALL_CFLAGS  = $(WARN) $(CFLAGS) $(SANFLAGS) -pthread $(CPPFLAGS_ALL) $(CPPFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC  := $(wildcard libcube/*.c)
+LIB_HDRS := $(wildcard libcube/*.h) $(PUBLIC_HDRS)
+# only the functions marked CUBE_API in the public headers are exported
+LIB_CPPFLAGS := -Ilibcube -fvisibility=hidden
 LIB_OBJ  := $(patsubst libcube/%.c,$(BUILD)/obj/libcube/%.o,$(LIB_SRC))
 LIB_A    := $(BUILD)/lib/libcube.a
 LIB_SO   := $(BUILD)/lib/libcube.so.$(VERSION)
@@ -68,7 +79,7 @@ LT_WRITER_OBJ := $(BUILD)/obj/tests/linktest_writer.o
 
 # cube_bench: the measurement mechanisms that need no MPI (unit-tested
 # without it) and the MPI side, compiled with mpicc
-BENCH_CORE     := asec refine params report
+BENCH_CORE     := asec refine params report merge util
 BENCH_CORE_OBJ := $(patsubst %,$(BUILD)/obj/bench/%.o,$(BENCH_CORE))
 BENCH_MPI_SRC  := $(filter-out $(patsubst %,bench/%.c,$(BENCH_CORE)),$(wildcard bench/*.c))
 BENCH_MPI_OBJ  := $(patsubst bench/%.c,$(BUILD)/obj/bench-mpi/%.o,$(BENCH_MPI_SRC))
@@ -78,16 +89,23 @@ GEN_BIN  := $(BUILD)/perf/gen_cube
 GEN_LT_BIN := $(BUILD)/perf/gen_linktest
 
 MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man5/*.5)
+# the man pages as installed: @VERSION@ replaced by the version
+MAN_OUT   := $(patsubst man/%,$(BUILD)/man/%,$(MAN_PAGES))
 
 .SECONDARY:
 
-.PHONY: all deps deps-check lib tools check demo perf \
+.PHONY: all deps deps-check lib tools man check demo perf \
         install uninstall clean
 
-all: deps lib tools
+all: deps lib tools man
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
 tools: $(TOOL_BIN) $(BENCH_BIN)
+man: $(MAN_OUT)
+
+$(BUILD)/man/%: man/% libcube/include/cube.h
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(VERSION)/g' $< > $@
 
 # --- dependencies ---------------------------------------------------------
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev
@@ -101,9 +119,9 @@ deps-check:
 	@sh scripts/deps.sh $(BUILD_DEPS) $(CHECK_DEPS)
 
 # --- the library ----------------------------------------------------------
-$(BUILD)/obj/libcube/%.o: libcube/%.c $(wildcard libcube/*.h) | deps
+$(BUILD)/obj/libcube/%.o: libcube/%.c $(LIB_HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(LIB_CPPFLAGS) -fPIC -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -122,7 +140,7 @@ $(LIB_PC): libcube/libcube.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- the tools (linked statically against libcube: they run from build/) --
-$(BUILD)/obj/cli/%.o: cli/%.c $(wildcard cli/*.h) $(wildcard libcube/cube*.h) | deps
+$(BUILD)/obj/cli/%.o: cli/%.c $(wildcard cli/*.h) $(PUBLIC_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -143,7 +161,7 @@ $(BUILD)/bin/cube_linktest: $(BUILD)/obj/cli/cube_linktest.o $(LINKTEST_SVG_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # --- cube_bench -------------------------------------------------------------
-BENCH_HDRS := $(wildcard bench/*.h) $(wildcard libcube/cube*.h) cli/cli_signals.h
+BENCH_HDRS := $(wildcard bench/*.h) $(PUBLIC_HDRS) cli/cli_signals.h
 
 $(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
 	@mkdir -p $(@D)
@@ -165,7 +183,7 @@ COMPARE_SRC := $(wildcard bench/compare/*.c)
 COMPARE_BIN := $(BUILD)/perf/bench_compare
 COMPARE_OBJ := $(filter-out $(BUILD)/obj/bench-mpi/cube_bench.o,$(BENCH_MPI_OBJ))
 
-$(COMPARE_BIN): $(COMPARE_SRC) $(BENCH_HDRS) $(wildcard libcube/*.h) $(COMPARE_OBJ) $(BENCH_CORE_OBJ) \
+$(COMPARE_BIN): $(COMPARE_SRC) $(BENCH_HDRS) $(COMPARE_OBJ) $(BENCH_CORE_OBJ) \
                 $(LIB_A)
 	@mkdir -p $(@D)
 	$(MPICC) $(ALL_CFLAGS) -Ibench $(ALL_LDFLAGS) -o $@ $(COMPARE_SRC) $(COMPARE_OBJ) \
@@ -176,9 +194,16 @@ bench-compare: $(COMPARE_BIN) $(BENCH_BIN)
 	sh bench/compare/run.sh $(COMPARE_BIN) $(BENCH_BIN) $(COMPARE_ARGS)
 
 # --- tests ----------------------------------------------------------------
-$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h $(wildcard libcube/cube*.h) $(wildcard bench/*.h) | deps-check
+# The unit tests of internals: they include the *_private.h headers
+# (libcube/ on their include path); every other unit test uses the public
+# API only.
+TEST_PRIVATE := test_concurrency test_linktest_writer test_model_cnodes test_number \
+                test_severity_store
+$(patsubst %,$(BUILD)/obj/tests/%.o,$(TEST_PRIVATE)): TEST_CPPFLAGS := -Ilibcube
+
+$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h $(LIB_HDRS) $(wildcard bench/*.h) | deps-check
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -Ibench -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -Ibench $(TEST_CPPFLAGS) -c $< -o $@
 
 # the fuzz regression test compiles the harnesses' sources in
 $(BUILD)/obj/tests/test_fuzz_regressions.o: $(wildcard fuzz/*.c fuzz/*.h)
@@ -193,12 +218,12 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LT_WRIT
 
 EXAMPLE_BIN := $(BUILD)/examples/cube_example
 
-$(BUILD)/examples/%: examples/%.c $(LIB_A) libcube/cube.h
+$(BUILD)/examples/%: examples/%.c $(LIB_A) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Ilibcube $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_ALL)
+	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Ilibcube/include $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_ALL)
 
 # the generators make the large inputs of tests/cli/test_signals.sh
-check: deps-check lib tools $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_BIN)
+check: deps-check lib tools man $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_BIN)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
 
 # The unit tests that run threads of their own or of the library (the
@@ -244,9 +269,9 @@ FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_NAMES))
 FUZZ_LIB_OBJ := $(patsubst libcube/%.c,$(FUZZ_DIR)/obj/libcube/%.o,$(LIB_SRC)) \
                 $(patsubst %,$(FUZZ_DIR)/obj/bench/%.o,$(BENCH_CORE))
 
-$(FUZZ_DIR)/obj/libcube/%.o: libcube/%.c $(wildcard libcube/*.h) | deps
+$(FUZZ_DIR)/obj/libcube/%.o: libcube/%.c $(LIB_HDRS) | deps
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIB_CPPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_DIR)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
 	@mkdir -p $(@D)
@@ -270,11 +295,10 @@ install: all
 	ln -sf libcube.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION)
 	ln -sf libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so
 	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 644 libcube/cube.h libcube/cube_views.h libcube/cube_statfile.h \
-	    libcube/cube_linktest.h libcube/cube_benchruns.h $(DESTDIR)$(INCLUDEDIR)
-	install -m 644 $(wildcard man/man1/*.1) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 $(wildcard man/man3/*.3) $(DESTDIR)$(MANDIR)/man3
-	install -m 644 $(wildcard man/man5/*.5) $(DESTDIR)$(MANDIR)/man5
+	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 $(filter %.1,$(MAN_OUT)) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(filter %.3,$(MAN_OUT)) $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(filter %.5,$(MAN_OUT)) $(DESTDIR)$(MANDIR)/man5
 	install -d $(DESTDIR)$(PREFIX)/share/cube_bench
 	install -m 644 bench/default.par $(DESTDIR)$(PREFIX)/share/cube_bench/default.par
 
@@ -282,9 +306,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS) cube_bench)
 	rm -f $(DESTDIR)$(LIBDIR)/libcube.a $(DESTDIR)$(LIBDIR)/libcube.so \
 	      $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(VERSION) \
-	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc $(DESTDIR)$(INCLUDEDIR)/cube.h \
-	      $(DESTDIR)$(INCLUDEDIR)/cube_views.h $(DESTDIR)$(INCLUDEDIR)/cube_statfile.h \
-	      $(DESTDIR)$(INCLUDEDIR)/cube_linktest.h $(DESTDIR)$(INCLUDEDIR)/cube_benchruns.h
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc \
+	      $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(PUBLIC_HDRS)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/man1/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/man3/*.3)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/man5/*.5)))

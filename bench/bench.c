@@ -3,7 +3,7 @@
  * collectives shared by the patterns and the suite.
  */
 #include "bench.h"
-#include "util.h" /* grow_array, libcube's */
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -127,7 +127,7 @@ int bench_dummy_for(bench_ctx *ctx, long inner, double *dummy, double *dummy_se)
             *dummy_se = ctx->dummies[i].dummy_se;
             return 0;
         }
-    bench_dummy *grown = grow_array(ctx->dummies, ctx->num_dummies, &ctx->dummies_cap,
+    bench_dummy *grown = bench_grow(ctx->dummies, ctx->num_dummies, &ctx->dummies_cap,
                                     sizeof *grown, 8);
     if (!grown)
         return -1;

@@ -16,9 +16,11 @@
 #include <stdio.h>
 
 #include "clock.h"
+#include "cube.h"
 #include "params.h"
 
-#define CUBE_BENCH_VERSION "0.1.0"
+/* cube_bench is released with libcube and has its version */
+#define CUBE_BENCH_VERSION CUBE_VERSION_STRING
 
 /* How a buffer grows with the communicator: one message, or one per rank. */
 typedef enum { BUF_NONE, BUF_ONE, BUF_PER_RANK } bench_bufscale;

@@ -448,7 +448,7 @@ static int run(int argc, char **argv)
             if (o.help)
                 fputs(usage_text, stdout);
             else
-                printf("cube_bench %s (libcube %s)\n", CUBE_BENCH_VERSION, LIBCUBE_VERSION);
+                printf("cube_bench %s (libcube %s)\n", CUBE_BENCH_VERSION, cube_version());
         }
         bench_ctx_free(&ctx);
         return 0;

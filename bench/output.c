@@ -15,7 +15,7 @@
  *             many suites the file holds (it is saved after each suite)
  */
 #include "output.h"
-#include "util.h" /* err_printf, libcube's message formatter */
+#include "util.h"
 
 #include "cube.h"
 
@@ -151,7 +151,7 @@ static cube_region *arg_region(cube_t *c, region_set *rs, const char *name, cons
     for (size_t i = 0; i < rs->n; i++)
         if (strcmp(rs->regions[i]->name, name) == 0)
             return rs->regions[i];
-    cube_region **grown = grow_array(rs->regions, rs->n, &rs->cap, sizeof *grown, 64);
+    cube_region **grown = bench_grow(rs->regions, rs->n, &rs->cap, sizeof *grown, 64);
     if (!grown)
         return NULL;
     rs->regions = grown;
@@ -265,7 +265,7 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
     region_set rs = {0};
     int rc = -1;
     if (!c || (stat_path && !sf) || !threads) {
-        err_printf(err, errlen, "%s: out of memory", path);
+        bench_err(err, errlen, "%s: out of memory", path);
         goto done;
     }
     def_attributes(c, ctx, bp, info, n);
@@ -347,7 +347,7 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
             if (*cube_error(c))
                 goto cube_failed;
             if (sf && add_pattern(sf, s, p, argname, met[M_TIME], cn) != 0) {
-                err_printf(err, errlen, "%s: out of memory", stat_path);
+                bench_err(err, errlen, "%s: out of memory", stat_path);
                 goto done;
             }
         }
@@ -355,13 +355,13 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
     if (cube_write_file(c, path, 0) != 0)
         goto cube_failed;
     if (sf && cube_statfile_write(sf, stat_path, CUBE_STATFILE_DOCUMENTED) != 0) {
-        err_printf(err, errlen, "%s", cube_statfile_error(sf));
+        bench_err(err, errlen, "%s", cube_statfile_error(sf));
         goto done;
     }
     rc = 0;
     goto done;
 cube_failed:
-    err_printf(err, errlen, "%s", *cube_error(c) ? cube_error(c) : "out of memory");
+    bench_err(err, errlen, "%s", *cube_error(c) ? cube_error(c) : "out of memory");
 done:
     region_set_free(&rs);
     free(threads);

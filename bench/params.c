@@ -14,7 +14,7 @@
  * @..._DEFAULT sections may come after @MEASUREMENTS.
  */
 #include "params.h"
-#include "util.h" /* grow_array, libcube's */
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -750,7 +750,7 @@ static int key_value(parser *P, bench_suite *s, bench_key k, const token *t)
 static int add_suite(parser *P, const bench_suite *s)
 {
     bench_params *o = P->out;
-    bench_suite *grown = grow_array(o->suites, o->n_suites, &P->cap_suites, sizeof *grown, 8);
+    bench_suite *grown = bench_grow(o->suites, o->n_suites, &P->cap_suites, sizeof *grown, 8);
     if (!grown)
         return -1;
     o->suites = grown;

@@ -1,12 +1,13 @@
 /*
  * postproc.c - cube_bench --merge and --report (see postproc.h): thin
- * front-ends that parse options and call the library's merge and the
- * report module, as the other tools do.
+ * front-ends that parse options and call the merge of runs (merge.h) and
+ * the report module, as the other tools do.
  */
 #include "postproc.h"
 
 #include "bench.h"       /* CUBE_BENCH_VERSION (no MPI call is made here) */
 #include "cube.h"
+#include "merge.h"
 #include "report.h"
 
 #include <getopt.h>
@@ -171,7 +172,7 @@ int postproc_main(int argc, char **argv)
         return 0;
     }
     if (version) {
-        printf("cube_bench %s (libcube %s)\n", CUBE_BENCH_VERSION, LIBCUBE_VERSION);
+        printf("cube_bench %s (libcube %s)\n", CUBE_BENCH_VERSION, cube_version());
         return 0;
     }
     if (merge && report) {

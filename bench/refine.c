@@ -11,7 +11,7 @@
  * decrease-key operation and keeps every step O(log n).
  */
 #include "refine.h"
-#include "util.h" /* grow_array, libcube's */
+#include "util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -132,7 +132,7 @@ static int push_start(double **xs, size_t *n, size_t *cap, double v, double u, d
         r = hi;
     if (*n > 0 && r <= (*xs)[*n - 1])
         return 0;
-    double *grown = grow_array(*xs, *n, cap, sizeof *grown, 64);
+    double *grown = bench_grow(*xs, *n, cap, sizeof *grown, 64);
     if (!grown)
         return -1;
     *xs = grown;
@@ -196,7 +196,7 @@ static int before(const entry *a, const entry *b)
 
 static int heap_push(state *s, entry e)
 {
-    entry *grown = grow_array(s->heap, s->n_heap, &s->cap_heap, sizeof *grown, 64);
+    entry *grown = bench_grow(s->heap, s->n_heap, &s->cap_heap, sizeof *grown, 64);
     if (!grown)
         return -1;
     s->heap = grown;
@@ -237,7 +237,7 @@ static entry heap_pop(state *s)
 
 static int add_node(state *s, double x, double value, double se, int prev, int next)
 {
-    node *grown = grow_array(s->nodes, s->n_nodes, &s->cap_nodes, sizeof *grown, 64);
+    node *grown = bench_grow(s->nodes, s->n_nodes, &s->cap_nodes, sizeof *grown, 64);
     if (!grown)
         return -1;
     s->nodes = grown;

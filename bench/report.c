@@ -13,7 +13,7 @@
  * in UTF-8 replaced by U+FFFD (as cube_linktest --svg does).
  */
 #include "report.h"
-#include "util.h" /* err_printf, libcube's message formatter */
+#include "util.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -127,14 +127,14 @@ static int setup_run(rp_run *run, const cube_t *c, const char *name, size_t i, c
     snprintf(run->namebuf, sizeof run->namebuf, "run %zu", i + 1);
     run->name = name ? name : run->namebuf;
     if (!c) {
-        err_printf(err, errlen, "%s: no experiment", run->name);
+        bench_err(err, errlen, "%s: no experiment", run->name);
         return -1;
     }
     static const char *const mets[] = {"time", "stderr", "reps"};
     const cube_metric **dst[] = {&run->time, &run->se, &run->reps};
     for (size_t k = 0; k < 3; k++)
         if (!(*dst[k] = cube_find_metric(c, mets[k]))) {
-            err_printf(err, errlen, "%s: not a cube_bench experiment: no metric '%s'", run->name,
+            bench_err(err, errlen, "%s: not a cube_bench experiment: no metric '%s'", run->name,
                    mets[k]);
             return -1;
         }
@@ -145,7 +145,7 @@ static int setup_run(rp_run *run, const cube_t *c, const char *name, size_t i, c
             run->root = cn;
     }
     if (!run->root) {
-        err_printf(err, errlen, "%s: not a cube_bench experiment: no call path 'cube_bench'",
+        bench_err(err, errlen, "%s: not a cube_bench experiment: no call path 'cube_bench'",
                run->name);
         return -1;
     }
@@ -157,7 +157,7 @@ static int setup_run(rp_run *run, const cube_t *c, const char *name, size_t i, c
             best = t;
     }
     if (!best) {
-        err_printf(err, errlen, "%s: no process with rank 0", run->name);
+        bench_err(err, errlen, "%s: no process with rank 0", run->name);
         return -1;
     }
     run->thread = best->index;
@@ -170,7 +170,7 @@ static rp_suite *find_suite(rp_model *m, const char *name, size_t occ)
     for (size_t i = 0; i < m->nsuites; i++)
         if (m->suites[i].occ == occ && strcmp(m->suites[i].name, name) == 0)
             return &m->suites[i];
-    rp_suite *grown = grow_array(m->suites, m->nsuites, &m->cap, sizeof *grown, 32);
+    rp_suite *grown = bench_grow(m->suites, m->nsuites, &m->cap, sizeof *grown, 32);
     if (!grown)
         return NULL;
     m->suites = grown;
@@ -196,7 +196,7 @@ static int add_arg(rp_suite *s, const char *label)
 {
     if (find_arg(s, label) != (size_t)-1)
         return 0;
-    rp_arg *grown = grow_array(s->args, s->nargs, &s->cap, sizeof *grown, 64);
+    rp_arg *grown = bench_grow(s->args, s->nargs, &s->cap, sizeof *grown, 64);
     if (!grown)
         return -1;
     s->args = grown;
@@ -273,11 +273,11 @@ static int build_model(rp_model *m, cube_t *const *runs, const char *const *name
 {
     memset(m, 0, sizeof *m);
     if (n == 0) {
-        err_printf(err, errlen, "no runs to report");
+        bench_err(err, errlen, "no runs to report");
         return -1;
     }
     if (!(m->runs = calloc(n, sizeof *m->runs))) {
-        err_printf(err, errlen, "out of memory");
+        bench_err(err, errlen, "out of memory");
         return -1;
     }
     m->nruns = n;
@@ -293,7 +293,7 @@ static int build_model(rp_model *m, cube_t *const *runs, const char *const *name
                 occ += strcmp(root->children[j]->callee->name, sn->callee->name) == 0;
             rp_suite *s = find_suite(m, sn->callee->name, occ);
             if (!s) {
-                err_printf(err, errlen, "out of memory");
+                bench_err(err, errlen, "out of memory");
                 return -1;
             }
             s->cn[r] = sn;
@@ -303,7 +303,7 @@ static int build_model(rp_model *m, cube_t *const *runs, const char *const *name
     }
     for (size_t i = 0; i < m->nsuites; i++)
         if (line_up_suite(m, &m->suites[i]) != 0) {
-            err_printf(err, errlen, "out of memory");
+            bench_err(err, errlen, "out of memory");
             return -1;
         }
     return 0;
@@ -1149,14 +1149,14 @@ int bench_report_write(FILE *fp, cube_t *const *runs, const char *const *names, 
     write_page(&w);
     for (size_t i = 0; i < m.nsuites && rc == 0; i++)
         if (write_suite(&w, &m.suites[i], i) != 0) {
-            err_printf(err, errlen, "out of memory");
+            bench_err(err, errlen, "out of memory");
             rc = -1;
         }
     if (rc == 0) {
         fputs("</body>\n</html>\n", fp);
         errno = 0;
         if (fflush(fp) != 0 || ferror(fp)) {
-            err_printf(err, errlen, "cannot write the report: %s",
+            bench_err(err, errlen, "cannot write the report: %s",
                    errno ? strerror(errno) : "write error");
             rc = -1;
         }

@@ -8,7 +8,7 @@
  * statistics file alike, so a kept suite is written again bit for bit.
  */
 #include "resume.h"
-#include "util.h" /* err_printf, libcube's message formatter */
+#include "util.h"
 
 #include "cube.h"
 
@@ -82,7 +82,7 @@ int resume_read_log(const char *path, resume_log *log, char *err, size_t errlen)
     if (!f) {
         if (errno == ENOENT)
             return 0;
-        err_printf(err, errlen, "%s: %s", path, strerror(errno));
+        bench_err(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
     int oom = 0, rc = 0;
@@ -123,10 +123,10 @@ int resume_read_log(const char *path, resume_log *log, char *err, size_t errlen)
         oom = 1;
     free(line);
     if (oom) {
-        err_printf(err, errlen, "%s: out of memory", path);
+        bench_err(err, errlen, "%s: out of memory", path);
         rc = -1;
     } else if (ferror(f)) {
-        err_printf(err, errlen, "%s: read error", path);
+        bench_err(err, errlen, "%s: read error", path);
         rc = -1;
     }
     fclose(f);
@@ -192,7 +192,7 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
 {
     resume_saved *s = calloc(1, sizeof *s);
     if (!s || !(s->cube = cube_create())) {
-        err_printf(err, errlen, "%s: out of memory", cube_path);
+        bench_err(err, errlen, "%s: out of memory", cube_path);
         free(s);
         return NULL;
     }
@@ -200,36 +200,36 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
     s->stat_path = stat_path;
     cube_t *c = s->cube;
     if (cube_read(c, cube_path) != 0) {
-        err_printf(err, errlen, "%s", cube_error(c));
+        bench_err(err, errlen, "%s", cube_error(c));
         goto fail;
     }
     const char *sum = cube_get_attr(c, "parameter checksum");
     const char *procs = cube_get_attr(c, "processes");
     if (!sum || strcmp(sum, checksum) != 0) {
-        err_printf(err, errlen, "%s: expected parameter checksum %s (the parameter file of this run), "
+        bench_err(err, errlen, "%s: expected parameter checksum %s (the parameter file of this run), "
                "found %s",
                cube_path, checksum, sum ? sum : "none");
         goto fail;
     }
     if (!procs || atoi(procs) != processes) {
-        err_printf(err, errlen, "%s: expected a run of %d processes, found %s", cube_path, processes,
+        bench_err(err, errlen, "%s: expected a run of %d processes, found %s", cube_path, processes,
                procs ? procs : "no \"processes\" attribute");
         goto fail;
     }
     static const char *const uniq[4] = {"time", "stderr", "reps", "dummy_time"};
     for (int m = 0; m < 4; m++)
         if (!(s->met[m] = cube_find_metric(c, uniq[m]))) {
-            err_printf(err, errlen, "%s: expected the metric %s of a cube_bench run, found none",
+            bench_err(err, errlen, "%s: expected the metric %s of a cube_bench run, found none",
                    cube_path, uniq[m]);
             goto fail;
         }
     s->root = cube_num_root_cnodes(c) == 1 ? cube_get_root_cnode(c, 0) : NULL;
     if (!s->root || strcmp(s->root->callee->name, "cube_bench") != 0) {
-        err_printf(err, errlen, "%s: expected one call-tree root cube_bench", cube_path);
+        bench_err(err, errlen, "%s: expected one call-tree root cube_bench", cube_path);
         goto fail;
     }
     if (s->root->num_children < k) {
-        err_printf(err, errlen, "%s: expected the %zu finished suites the log names, found %zu",
+        bench_err(err, errlen, "%s: expected the %zu finished suites the log names, found %zu",
                cube_path, k, s->root->num_children);
         goto fail;
     }
@@ -241,11 +241,11 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
     if (stat_path) {
         s->stat = cube_statfile_create();
         if (!s->stat) {
-            err_printf(err, errlen, "%s: out of memory", stat_path);
+            bench_err(err, errlen, "%s: out of memory", stat_path);
             goto fail;
         }
         if (cube_statfile_read(s->stat, stat_path) != 0) {
-            err_printf(err, errlen, "%s", cube_statfile_error(s->stat));
+            bench_err(err, errlen, "%s", cube_statfile_error(s->stat));
             goto fail;
         }
     }
@@ -253,7 +253,7 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
      * argument, in the order of the call tree */
     s->pattern_of = malloc((k + 1) * sizeof *s->pattern_of);
     if (!s->pattern_of) {
-        err_printf(err, errlen, "%s: out of memory", cube_path);
+        bench_err(err, errlen, "%s: out of memory", cube_path);
         goto fail;
     }
     size_t p = 0;
@@ -263,7 +263,7 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
     }
     s->pattern_of[k] = p;
     if (s->stat && cube_statfile_num_patterns(s->stat) < p) {
-        err_printf(err, errlen, "%s: expected at least %zu patterns (one per argument of the kept "
+        bench_err(err, errlen, "%s: expected at least %zu patterns (one per argument of the kept "
                "suites), found %zu",
                stat_path, p, cube_statfile_num_patterns(s->stat));
         goto fail;
@@ -330,13 +330,13 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
     const cube_cnode *sn = s->root->children[i];
     const bench_suite *def = r->def;
     if (strcmp(sn->callee->name, def->name) != 0) {
-        err_printf(err, errlen, "%s: expected suite %zu to be %s (as in the parameter file), found %s",
+        bench_err(err, errlen, "%s: expected suite %zu to be %s (as in the parameter file), found %s",
                s->cube_path, i + 1, def->name, sn->callee->name);
         return -1;
     }
     if (r->skipped) {
         if (sn->num_children != 0) {
-            err_printf(err, errlen, "%s: suite %s has measurements, but this run skips it",
+            bench_err(err, errlen, "%s: suite %s has measurements, but this run skips it",
                    s->cube_path, def->name);
             return -1;
         }
@@ -344,13 +344,13 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
     }
     const cube_thread **th = calloc((size_t)processes, sizeof *th);
     if (!th) {
-        err_printf(err, errlen, "out of memory");
+        bench_err(err, errlen, "out of memory");
         return -1;
     }
     int rc = -1;
     for (int q = 0; q < processes; q++)
         if (!(th[q] = thread_of(c, q))) {
-            err_printf(err, errlen, "%s: expected a process of rank %d, found none", s->cube_path, q);
+            bench_err(err, errlen, "%s: expected a process of rank %d, found none", s->cube_path, q);
             goto done;
         }
     for (size_t a = 0; a < sn->num_children; a++) {
@@ -360,7 +360,7 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
         char name[128];
         if (!parse_arg(cn->callee->name, &p.arg) ||
             strcmp(suite_arg_name(r, p.arg, name, sizeof name), cn->callee->name) != 0) {
-            err_printf(err, errlen, "%s: suite %s: expected an argument of a %s suite, found %s",
+            bench_err(err, errlen, "%s: suite %s: expected an argument of a %s suite, found %s",
                    s->cube_path, def->name, bench_variation_name(r->var), cn->callee->name);
             goto done;
         }
@@ -379,7 +379,7 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
         if (def->node_times) {
             p.ranks = calloc((size_t)processes * RANK_FIELDS, sizeof *p.ranks);
             if (!p.ranks) {
-                err_printf(err, errlen, "out of memory");
+                bench_err(err, errlen, "out of memory");
                 goto done;
             }
             for (int q = 0; q < processes; q++) {
@@ -404,7 +404,7 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
                 if (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
                     *q = '_';
             if (strcmp(pat->name, want) != 0) {
-                err_printf(err, errlen, "%s:%ld: expected the pattern %s, found %s", s->stat_path,
+                bench_err(err, errlen, "%s:%ld: expected the pattern %s, found %s", s->stat_path,
                        pat->line, want, pat->name);
                 free(p.ranks);
                 goto done;
@@ -426,10 +426,10 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
             }
             p.res.num_slowest = ni;
         }
-        suite_point *grown = grow_array(r->points, r->n, &r->cap, sizeof *grown, 32);
+        suite_point *grown = bench_grow(r->points, r->n, &r->cap, sizeof *grown, 32);
         if (!grown) {
             free(p.ranks);
-            err_printf(err, errlen, "out of memory");
+            bench_err(err, errlen, "out of memory");
             goto done;
         }
         r->points = grown;

@@ -5,7 +5,7 @@
  * decisions), the per-rank results and the log.
  */
 #include "suite.h"
-#include "util.h" /* err_printf, libcube's message formatter */
+#include "util.h"
 
 #include <limits.h>
 #include <math.h>
@@ -60,7 +60,7 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
     memset(pl, 0, sizeof *pl);
     pl->op = bench_op_of(def->type);
     if (!pl->op) {
-        err_printf(err, errlen, "%s:%d: expected a measurement type cube_bench implements, found %s",
+        bench_err(err, errlen, "%s:%d: expected a measurement type cube_bench implements, found %s",
                file, line_of(def, BENCH_KEY_TYPE), bench_type_name(def->type));
         return -1;
     }
@@ -82,7 +82,7 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
               (pat == BENCH_PATTERN_COLLECTIVE || pat == BENCH_PATTERN_MW)) ||
              (pl->var == BENCH_VAR_CHUNKS && pat == BENCH_PATTERN_MW);
     if (!ok) {
-        err_printf(err, errlen, "%s:%d: expected Variation = %s for %s (a %s measurement), found %s",
+        bench_err(err, errlen, "%s:%d: expected Variation = %s for %s (a %s measurement), found %s",
                file, line_of(def, BENCH_KEY_VARIATION), allowed[pat],
                bench_type_name(def->type), bench_pattern_name(pat),
                bench_variation_name(pl->var));
@@ -92,7 +92,7 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
     int P = ctx->size;
     int need = pat == BENCH_PATTERN_P2P || pat == BENCH_PATTERN_MW ? 2 : 1;
     if (P < need) {
-        err_printf(err, errlen, "%s (%s) needs at least %d processes, the run has %d", def->name,
+        bench_err(err, errlen, "%s (%s) needs at least %d processes, the run has %d", def->name,
                bench_type_name(def->type), need, P);
         return 1;
     }
@@ -125,7 +125,7 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
         break;
     }
     if (pl->var != BENCH_VAR_LENGTH && def->default_msglen > (long)INT_MAX / size) {
-        err_printf(err, errlen, "%s:%d: expected Default_Message_length of at most %ld, found %ld",
+        bench_err(err, errlen, "%s:%d: expected Default_Message_length of at most %ld, found %ld",
                file, line_of(def, BENCH_KEY_DEFAULT_MESSAGE_LENGTH), (long)INT_MAX / size,
                def->default_msglen);
         return -1;
@@ -142,17 +142,17 @@ static int make_plan(const bench_ctx *ctx, const bench_params *bp, const bench_s
     }
     if (pl->rp.x_start > pl->rp.x_end) {
         if (pl->var == BENCH_VAR_NODES) {
-            err_printf(err, errlen, "%s needs communicators of at least %.0f processes, the run has %d",
+            bench_err(err, errlen, "%s needs communicators of at least %.0f processes, the run has %d",
                    def->name, pl->rp.x_start, P);
             return 1;
         }
-        err_printf(err, errlen, "%s:%d: expected Start_Argument of at most %.0f, found %ld", file,
+        bench_err(err, errlen, "%s:%d: expected Start_Argument of at most %.0f, found %ld", file,
                line_of(def, BENCH_KEY_START_ARGUMENT), pl->rp.x_end, def->start_arg);
         return -1;
     }
     char why[256];
     if (refine_check(&pl->rp, why, sizeof why) != 0) {
-        err_printf(err, errlen, "%s:%d: %s", file, def->line, why);
+        bench_err(err, errlen, "%s:%d: %s", file, def->line, why);
         return -1;
     }
     if (pl->var == BENCH_VAR_LENGTH)
@@ -233,7 +233,7 @@ static int add_point(suite_result *out, const suite_point *p)
             out->points[i] = *p;
             return 0;
         }
-    suite_point *grown = grow_array(out->points, out->n, &out->cap, sizeof *grown, 32);
+    suite_point *grown = bench_grow(out->points, out->n, &out->cap, sizeof *grown, 32);
     if (!grown)
         return -1;
     out->points = grown;
@@ -393,7 +393,7 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
     int takes_part = 1;
     if (def->pattern == BENCH_PATTERN_P2P) {
         if (ctx->partner_max < 0 && p2p_find_partners(ctx) != 0) {
-            err_printf(err, errlen, "%s: out of memory", def->name);
+            bench_err(err, errlen, "%s: out of memory", def->name);
             return -1;
         }
         out->partner = def->partner_min_latency ? ctx->partner_min : ctx->partner_max;
@@ -465,7 +465,7 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
         MPI_Comm_free(&j.p2p_comm);
     out->elapsed = MPI_Wtime() - t0;
     if (any_failed) {
-        err_printf(err, errlen, "%s: out of memory", def->name);
+        bench_err(err, errlen, "%s: out of memory", def->name);
         return -1;
     }
     if (ctx->rank == 0) {

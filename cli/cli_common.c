@@ -108,7 +108,7 @@ int cli_getopt(int argc, char *const argv[], const char *optstring,
 
 void cli_print_version(void)
 {
-    printf("%s (libcube) %s\n", tool, LIBCUBE_VERSION);
+    printf("%s (libcube) %s\n", tool, CUBE_VERSION_STRING);
 }
 
 void cli_print_warnings(const cube_t *c)

@@ -23,9 +23,9 @@
  * so when the reader says a row may repeat, the rows are gathered again
  * from the start with that input read whole (rare: hand-made files).
  */
-#include "cube_internal.h"
-#include "row_feed.h"
-#include "view_internal.h"
+#include "cube_private.h"
+#include "row_feed_private.h"
+#include "view_private.h"
 
 #include <float.h>
 #include <math.h>

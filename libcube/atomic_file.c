@@ -1,12 +1,12 @@
 /*
  * atomic_file.c - the temporary file and the rename behind every output
- * written to a path (see atomic_file.h).
+ * written to a path (see atomic_file_private.h).
  */
 #define _GNU_SOURCE
-#include "atomic_file.h"
+#include "atomic_file_private.h"
 #include "cube.h"
-#include "util.h"
-#include "xml_out.h"
+#include "util_private.h"
+#include "xml_out_private.h"
 
 #include <errno.h>
 #include <fcntl.h>

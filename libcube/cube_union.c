@@ -15,8 +15,8 @@
  * size of the inputs; the original tools compared every call path with
  * every other one and took minutes on large trees.
  */
-#include "cube_internal.h"
-#include "keymap.h"
+#include "cube_private.h"
+#include "keymap_private.h"
 
 #include <stdlib.h>
 #include <string.h>

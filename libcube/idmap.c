@@ -1,7 +1,7 @@
 /*
  * idmap.c - open addressing with linear probing, kept at most half full.
  */
-#include "idmap.h"
+#include "idmap_private.h"
 
 #include <stdlib.h>
 

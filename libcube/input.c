@@ -9,7 +9,7 @@
  * Chunks without any '&', '!' or '?' (all of the severity data in practice)
  * need no inspection and pass through with three memchr calls.
  */
-#include "input.h"
+#include "input_private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /*
  * keymap.c - open addressing over (hash, key in arena, value) slots.
  */
-#include "keymap.h"
+#include "keymap_private.h"
 
 #include <stdlib.h>
 #include <string.h>

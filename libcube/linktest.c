@@ -3,8 +3,8 @@
  * seed's layout, with the resolutions of formats/sion-linktest.md part 2).
  */
 #include "cube_linktest.h"
-#include "linktest_internal.h"
-#include "sion.h"
+#include "linktest_private.h"
+#include "sion_private.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -19,9 +19,9 @@
  * 84 million values, which are never held at once.
  */
 #include "cube.h"
-#include "linktest_internal.h"
-#include "sion.h"
-#include "view_internal.h"
+#include "linktest_private.h"
+#include "sion_private.h"
+#include "view_private.h"
 
 #include <math.h>
 #include <stdio.h>

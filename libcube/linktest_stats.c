@@ -10,8 +10,8 @@
  * so that the memory of a report stays that of the matrices.
  */
 #include "cube_linktest.h"
-#include "linktest_internal.h"
-#include "view_internal.h"
+#include "linktest_private.h"
+#include "view_private.h"
 
 #include <math.h>
 #include <pthread.h>

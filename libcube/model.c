@@ -2,7 +2,7 @@
  * model.c - the experiment handle: creation, destruction, error and warning
  * bookkeeping, and adding definitions to each dimension.
  */
-#include "cube_internal.h"
+#include "cube_private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

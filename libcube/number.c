@@ -9,7 +9,7 @@
  * strtod_l with a "C" locale, which is correctly rounded too.
  */
 #define _GNU_SOURCE
-#include "number.h"
+#include "number_private.h"
 
 #include <errno.h>
 #include <float.h>

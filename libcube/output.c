@@ -8,8 +8,8 @@
  * (atomic_file.c, shared with the statistics-file writer).
  */
 #define _GNU_SOURCE
-#include "writer.h"
-#include "atomic_file.h"
+#include "writer_private.h"
+#include "atomic_file_private.h"
 
 #include <errno.h>
 #include <fcntl.h>

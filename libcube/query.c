@@ -1,7 +1,7 @@
 /*
  * query.c - walking the dimensions and looking up severity rows.
  */
-#include "cube_internal.h"
+#include "cube_private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +117,7 @@ size_t cube_metric_name_candidates(const cube_t *c, const char *name, char *buf,
 }
 
 /* Bring the row index of a handle up to date (see rows_indexed in
- * cube_internal.h): the only change made through a const handle, and made
+ * cube_private.h): the only change made through a const handle, and made
  * under its lock.  0 once the index is complete and published; -1 when
  * there was no memory for it. */
 static int index_rows(const cube_t *c)

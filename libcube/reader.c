@@ -14,10 +14,10 @@
  * rejected with "FILE:LINE: what was expected, what was found".
  */
 #define _GNU_SOURCE
-#include "cube_internal.h"
-#include "idmap.h"
-#include "input.h"
-#include "number.h"
+#include "cube_private.h"
+#include "idmap_private.h"
+#include "input_private.h"
+#include "number_private.h"
 
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
@@ -1529,7 +1529,7 @@ static int read_all(cube_t *c, cube_input *in, const char *name)
     int rc = pump(r);
     reader_free(r, 0);
     /* rows were appended without their hash-table entries: the first
-     * look-up adds them (rows_indexed in cube_internal.h) */
+     * look-up adds them (rows_indexed in cube_private.h) */
     atomic_store_explicit(&c->rows_indexed, 0, memory_order_relaxed);
     return rc < 0 ? -1 : 0;
 }

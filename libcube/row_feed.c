@@ -9,7 +9,7 @@
  * the caller takes one input, the other worker reads the next one ahead
  * into a bounded buffer: memory grows by at most FEED_AHEAD_BYTES a worker.
  */
-#include "row_feed.h"
+#include "row_feed_private.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /*
  * severity_store.c - sparse rows keyed by (metric, cnode) in a hash table,
- * values in fixed-layout chunks (see severity_store.h).
+ * values in fixed-layout chunks (see severity_store_private.h).
  */
-#include "severity_store.h"
-#include "util.h"
+#include "severity_store_private.h"
+#include "util_private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /*
- * sion.c - SIONlib container reader (see sion.h and
+ * sion.c - SIONlib container reader (see sion_private.h and
  * formats/sion-linktest.md, part 1).
  */
-#include "sion.h"
+#include "sion_private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,10 +14,10 @@
  * the same form.  Nothing here prints, exits or keeps global state.
  */
 #include "cube_statfile.h"
-#include "atomic_file.h"
-#include "number.h"
-#include "util.h"
-#include "xml_out.h"
+#include "atomic_file_private.h"
+#include "number_private.h"
+#include "util_private.h"
+#include "xml_out_private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /*
- * temp_files.c - the registry of open temporary files (see temp_files.h).
+ * temp_files.c - the registry of open temporary files (see temp_files_private.h).
  *
  * A slot is FREE, BUSY (claimed by a thread that is filling in its name
  * and creating the file) or ACTIVE (the file exists under that name).
@@ -24,7 +24,7 @@
  * sequentially consistent: each side stores its mark before it loads the
  * other's, so at least one of them sees the other.
  */
-#include "temp_files.h"
+#include "temp_files_private.h"
 #include "cube.h"
 
 #include <errno.h>

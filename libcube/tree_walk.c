@@ -4,7 +4,7 @@
  * path it is on, so a tree of a million call paths and depth 10 costs ten
  * entries, and a chain 100 000 deep costs 100 000 entries but no C stack.
  */
-#include "cube_internal.h"
+#include "cube_private.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
  * util.c - checked string copies, the growable byte buffer and the
  * formatting of messages into a caller's buffer.
  */
-#include "util.h"
+#include "util_private.h"
 
 #include <stdarg.h>
 #include <stdint.h>

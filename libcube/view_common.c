@@ -2,7 +2,7 @@
  * view_common.c - compensated accumulators and the error texts of the
  * views (cube_views.h).
  */
-#include "view_internal.h"
+#include "view_private.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
  * when a child's subtree is left (a maximum cannot be split into inclusive
  * minus exclusive).
  */
-#include "view_internal.h"
+#include "view_private.h"
 
 #include <stdlib.h>
 #include <string.h>

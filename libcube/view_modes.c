@@ -3,7 +3,7 @@
  * section 2.2.3): which mode is defined for which tree, and the value a
  * mode shows.  The definitions are in cube_views.h.
  */
-#include "view_internal.h"
+#include "view_private.h"
 
 #include <string.h>
 

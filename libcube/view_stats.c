@@ -3,7 +3,7 @@
  * sum, mean, sample variance, minimum, the type-7 quartiles and median,
  * maximum (definitions in cube_views.h).
  */
-#include "view_internal.h"
+#include "view_private.h"
 
 #include <stdint.h>
 #include <stdlib.h>

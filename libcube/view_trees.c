@@ -4,7 +4,7 @@
  * (exclusive as stored, or inclusive: plus the whole subtree) and summed
  * over the system tree (cube_views.h).
  */
-#include "view_internal.h"
+#include "view_private.h"
 
 #include <stdlib.h>
 #include <string.h>

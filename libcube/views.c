@@ -1,8 +1,8 @@
 /*
  * views.c - values computed from the stored severities.
  */
-#include "cube_internal.h"
-#include "view_internal.h"
+#include "cube_private.h"
+#include "view_private.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -14,9 +14,9 @@
  * write.  Strings are escaped into well-formed UTF-8 XML (xml_out.c).
  */
 #define _GNU_SOURCE
-#include "cube_internal.h"
-#include "number.h"
-#include "writer.h"
+#include "cube_private.h"
+#include "number_private.h"
+#include "writer_private.h"
 
 #include <locale.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  * the handle), so that a model built here reads back with the same ids.  Functions that the original API declares
  * void report errors through cube_error().
  */
-#include "cube_internal.h"
+#include "cube_private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * xml_out.c - buffered writing with escaping; the first failing write is
  * remembered and reported by out_flush.
  */
-#include "xml_out.h"
+#include "xml_out_private.h"
 #include "cube.h"
 
 #include <errno.h>

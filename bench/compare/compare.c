@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "cube_benchruns.h"
+#include "merge.h"
 #include "measure.h"
 #include "params.h"
 
@@ -142,9 +142,8 @@ static double median_of(double *x, size_t n)
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 
-/* The merge of three runs: libcube's weighted median by repetitions, the
- * rule of `cube_bench --merge` (cube_benchruns.h: the lower weighted
- * median).  Note what the weights do under standard-error control: every
+/* The merge of three runs: cube_bench's weighted median by repetitions,
+ * the rule of `cube_bench --merge` (merge.h: the lower weighted median).  Note what the weights do under standard-error control: every
  * run stops at the same relative standard error, so a run with more
  * repetitions is not a more precise one but a noisier one, and it pulls the
  * merge towards itself. */

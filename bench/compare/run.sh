@@ -56,7 +56,7 @@ echo "# busy $(busy) % of all cores in the second after;" \
 # sweep target), and the merge target across launches, which is what that
 # target is about: separate launches spread more than measurements in one
 # process.  The merges are made by `cube_bench --merge` (the weighted median
-# by repetitions, libcube's bench_merge.c) and read with cube_dump; the same
+# by repetitions, bench/merge.c) and read with cube_dump; the same
 # weighted median is computed here from the runs' `time` and `reps` as a
 # cross-check, and used alone when --merge is not available.
 if [ -z "$cube_bench" ] || [ ! -x "$cube_bench" ]; then

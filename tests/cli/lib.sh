@@ -64,3 +64,8 @@ pycheck() {
         head -5 "$TMP/py.out" | cut -c1-200 | sed 's/^/#   /'
     fi
 }
+
+# The version as cube.h defines it (CUBE_VERSION_MAJOR.MINOR.PATCH): what
+# every --version, the pkg-config file and the man pages must say.
+CUBE_VERSION=$(awk '$1 == "#define" && $2 ~ /^CUBE_VERSION_(MAJOR|MINOR|PATCH)$/ {
+    v = v (v == "" ? "" : ".") $3 } END { print v }' libcube/include/cube.h)

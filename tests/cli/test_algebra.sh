@@ -427,7 +427,7 @@ for t in cube_diff cube_merge cube_mean cube_cmp; do
     expect_rc 0 "$t --help exits 0"
     expect_grep "^usage: $t " "$TMP/out" "$t --help prints the usage"
     run "$t" --version
-    expect_text_eq "$t (libcube) 0.1.0" "$TMP/out" "$t --version"
+    expect_text_eq "$t (libcube) $CUBE_VERSION" "$TMP/out" "$t --version"
     run "$t" --match=fuzzy "$TRACE" "$TRACE"
     expect_rc 2 "$t --match=fuzzy exits 2"
     expect_grep "^$t: --match takes 'full' or 'name', not 'fuzzy'\$" "$TMP/err" "$t names the bad --match"

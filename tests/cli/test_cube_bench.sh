@@ -338,7 +338,7 @@ expect_rc 0 "cube_bench --help"
 expect_grep "^usage: mpiexec -n P cube_bench" "$TMP/out" "cube_bench --help prints the usage"
 mpirun 1 --version
 expect_rc 0 "cube_bench --version"
-expect_grep "^cube_bench [0-9]" "$TMP/out" "cube_bench --version prints the version"
+expect_text_eq "cube_bench $CUBE_VERSION (libcube $CUBE_VERSION)" "$TMP/out" "cube_bench --version prints the version of cube.h"
 
 # a point-to-point suite on one rank is skipped with a warning, the rest runs
 printf '@MAX_REP_DEFAULT 4\n@MIN_REP_DEFAULT 2\n@MEASUREMENTS\nPP { Type = Pingpong_Send_Recv; Variation = No_Variation; }\nW { Type = Wtime; }\n' \

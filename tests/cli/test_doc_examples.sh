@@ -12,7 +12,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 # the library as `make install` would leave it, for `pkg-config libcube`
 mkdir -p "$TMP/pkgconfig"
-sed -e "s|^libdir=.*|libdir=$ABS_BIN/../lib|" -e "s|^includedir=.*|includedir=$REPO/libcube|" \
+sed -e "s|^libdir=.*|libdir=$ABS_BIN/../lib|" -e "s|^includedir=.*|includedir=$REPO/libcube/include|" \
     "$ABS_BIN/../lib/libcube.pc" >"$TMP/pkgconfig/libcube.pc"
 export PKG_CONFIG_PATH="$TMP/pkgconfig"
 export LD_LIBRARY_PATH="$ABS_BIN/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -1,5 +1,5 @@
 /*
- * test_bench_merge.c - merging cube_bench runs (cube_benchruns.h): the
+ * test_bench_merge.c - merging cube_bench runs (bench/merge.h): the
  * lower weighted median, the carried stderr/reps/dummy_time, interpolation
  * of arguments a run's refinement did not choose, per-rank merging,
  * refusals, the "merged ..." attributes and the round trip through files.
@@ -9,6 +9,7 @@
  * so every expected number is exact and compared bit for bit.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "merge.h"
 #include "test_support.h"
 
 #include <stdio.h>
@@ -39,7 +40,7 @@ static cube_t *make_run_ex(int nprocs, const char *checksum, const char *start, 
     cube_t *c = cube_create();
     assert_non_null(c);
     char buf[32];
-    cube_def_attr(c, "cube_bench version", "0.1.0");
+    cube_def_attr(c, "cube_bench version", CUBE_VERSION_STRING);
     snprintf(buf, sizeof buf, "%d", nprocs);
     cube_def_attr(c, "processes", buf);
     cube_def_attr(c, "start time", start);

@@ -108,7 +108,7 @@ static void make_run(run *r, int k)
     memset(r, 0, sizeof *r);
     cube_t *c = r->c = cube_create();
     assert_non_null(c);
-    cube_def_attr(c, "cube_bench version", "0.1.0");
+    cube_def_attr(c, "cube_bench version", CUBE_VERSION_STRING);
     cube_def_attr(c, "processes", "2");
     cube_def_attr(c, "start time", k == 0 ? "2026-01-01T00:00:00+0000" : "2026-01-02T00:00:00+0000");
     /* text that needs escaping, and bytes that are not UTF-8 */

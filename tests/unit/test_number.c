@@ -5,7 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "test_support.h"
-#include "number.h"
+#include "number_private.h"
 
 #include <locale.h>
 #include <math.h>

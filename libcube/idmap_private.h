@@ -1,5 +1,5 @@
 /*
- * idmap.h - a hash map from the id labels of a file to entities.  Ids are
+ * idmap_private.h - a hash map from the id labels of a file to entities.  Ids are
  * labels with gaps and arbitrary order; they are never used as indexes.
  */
 #ifndef LIBCUBE_IDMAP_H

@@ -1,5 +1,5 @@
 /*
- * row_feed.h - the rows of several experiments, read ahead by worker
+ * row_feed_private.h - the rows of several experiments, read ahead by worker
  * threads and taken by the caller input after input (see row_feed.c).
  */
 #ifndef LIBCUBE_ROW_FEED_H

@@ -1,14 +1,14 @@
 /*
- * cube_internal.h - the layout of the experiment handle, shared by the
+ * cube_private.h - the layout of the experiment handle, shared by the
  * library's modules and by nothing outside libcube.
  */
 #ifndef LIBCUBE_CUBE_INTERNAL_H
 #define LIBCUBE_CUBE_INTERNAL_H
 
 #include "cube.h"
-#include "keymap.h"
-#include "severity_store.h"
-#include "util.h"
+#include "keymap_private.h"
+#include "severity_store_private.h"
+#include "util_private.h"
 
 #include <pthread.h>
 #include <stdarg.h>

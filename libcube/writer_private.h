@@ -1,11 +1,11 @@
 /*
- * writer.h - the XML writer's entry point for the library's own outputs.
+ * writer_private.h - the XML writer's entry point for the library's own outputs.
  */
 #ifndef LIBCUBE_WRITER_H
 #define LIBCUBE_WRITER_H
 
-#include "cube_internal.h"
-#include "xml_out.h"
+#include "cube_private.h"
+#include "xml_out_private.h"
 
 /* Write the whole experiment to `o` and flush it; 0 or -1 (cube_error). */
 int cube_write_to(cube_t *c, xml_out *o);

@@ -14,6 +14,8 @@
 #ifndef CUBE_LINKTEST_H
 #define CUBE_LINKTEST_H
 
+#include "cube.h" /* CUBE_API */
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,7 +55,7 @@ typedef struct {
     const double *all_to_all_times;      /* N entries, NULL without all-to-all */
 } cube_linktest_permutation;
 
-cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen);
+CUBE_API cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen);
 
 /* Flags of cube_linktest_open_with. */
 /* Do not keep the access patterns (access_pattern is NULL): 8 bytes less
@@ -66,39 +68,40 @@ cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen);
  * 8 N^2 bytes per iteration).  The structure of every rank's data is
  * still checked at open.  Ignored for LinkTest 1.x files. */
 #define CUBE_LINKTEST_NO_MATRICES 2u
-cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *err,
-                                       size_t errlen);
-void cube_linktest_free(cube_linktest *lt);
+CUBE_API cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *err,
+                                                size_t errlen);
+CUBE_API void cube_linktest_free(cube_linktest *lt);
 
 /* Warnings about what was read on a best-effort basis (a file whose
  * writer never closed it), in order; each names the file. */
-size_t cube_linktest_num_warnings(const cube_linktest *lt);
-const char *cube_linktest_warning(const cube_linktest *lt, size_t i);
+CUBE_API size_t cube_linktest_num_warnings(const cube_linktest *lt);
+CUBE_API const char *cube_linktest_warning(const cube_linktest *lt, size_t i);
 
-const cube_linktest_header *cube_linktest_get_header(const cube_linktest *lt);
-size_t cube_linktest_num_ranks(const cube_linktest *lt);
-size_t cube_linktest_num_permutations(const cube_linktest *lt);
-const char *cube_linktest_hostname(const cube_linktest *lt, size_t rank);
-int32_t cube_linktest_core_id(const cube_linktest *lt, size_t rank);
-uint64_t cube_linktest_stream_bytes(const cube_linktest *lt, size_t rank);
-const cube_linktest_permutation *cube_linktest_get_permutation(const cube_linktest *lt, size_t m);
+CUBE_API const cube_linktest_header *cube_linktest_get_header(const cube_linktest *lt);
+CUBE_API size_t cube_linktest_num_ranks(const cube_linktest *lt);
+CUBE_API size_t cube_linktest_num_permutations(const cube_linktest *lt);
+CUBE_API const char *cube_linktest_hostname(const cube_linktest *lt, size_t rank);
+CUBE_API int32_t cube_linktest_core_id(const cube_linktest *lt, size_t rank);
+CUBE_API uint64_t cube_linktest_stream_bytes(const cube_linktest *lt, size_t rank);
+CUBE_API const cube_linktest_permutation *cube_linktest_get_permutation(const cube_linktest *lt,
+                                                                         size_t m);
 
 /* A rank's times of one iteration (N values, NaN on the diagonal) into
  * row[N], from the matrix or, without one, from the file.  0, or -1 with
  * the reason in cube_linktest_error(). */
-int cube_linktest_read_row(cube_linktest *lt, size_t iteration, size_t rank, double *row);
+CUBE_API int cube_linktest_read_row(cube_linktest *lt, size_t iteration, size_t rank, double *row);
 /* Why the last call on the handle that can fail after open failed ("out
  * of memory", or a read error naming the file and the offset).  A handle
  * is used by one thread at a time. */
-const char *cube_linktest_error(const cube_linktest *lt);
+CUBE_API const char *cube_linktest_error(const cube_linktest *lt);
 
 /* The container. */
-int cube_linktest_num_files(const cube_linktest *lt);
-int32_t cube_linktest_fsblksize(const cube_linktest *lt);
-int cube_linktest_big_endian(const cube_linktest *lt);
+CUBE_API int cube_linktest_num_files(const cube_linktest *lt);
+CUBE_API int32_t cube_linktest_fsblksize(const cube_linktest *lt);
+CUBE_API int cube_linktest_big_endian(const cube_linktest *lt);
 /* 1 when the writer never closed the file (no trailing metadata block):
  * every stream was taken from the first block of its chunk. */
-int cube_linktest_unclosed(const cube_linktest *lt);
+CUBE_API int cube_linktest_unclosed(const cube_linktest *lt);
 
 /* ------------------------------------------------------------------------
  * Analysis (linktest_stats.c).  A measurement is one entry of one
@@ -123,11 +126,11 @@ typedef struct {
  * the median is selected, not estimated (a histogram of the leading bits
  * of the values narrows it down to a bucket, which alone is copied: two
  * passes, memory about that of one bucket).  0, or -1. */
-int cube_linktest_time_stats(cube_linktest *lt, size_t iteration,
-                             cube_linktest_stats *out);
+CUBE_API int cube_linktest_time_stats(cube_linktest *lt, size_t iteration,
+                                      cube_linktest_stats *out);
 /* The same over the all-to-all times (every rank, every iteration);
  * count 0 when the run has none. */
-int cube_linktest_a2a_stats(cube_linktest *lt, cube_linktest_stats *out);
+CUBE_API int cube_linktest_a2a_stats(cube_linktest *lt, cube_linktest_stats *out);
 
 typedef struct {
     size_t rank, partner, iteration;
@@ -139,12 +142,12 @@ typedef struct {
 /* The k slowest measurements, slowest first (ties: lower iteration, rank,
  * partner first) into out[k].  Returns how many were written, or
  * (size_t)-1. */
-size_t cube_linktest_slowest(cube_linktest *lt, size_t k, cube_linktest_link *out);
+CUBE_API size_t cube_linktest_slowest(cube_linktest *lt, size_t k, cube_linktest_link *out);
 
 /* cube_linktest_time_stats over all iterations and cube_linktest_slowest
  * together, sharing their passes (what a run summary shows).  0, or -1. */
-int cube_linktest_summarize(cube_linktest *lt, cube_linktest_stats *stats, size_t k,
-                            cube_linktest_link *slowest, size_t *num_slowest);
+CUBE_API int cube_linktest_summarize(cube_linktest *lt, cube_linktest_stats *stats, size_t k,
+                                     cube_linktest_link *slowest, size_t *num_slowest);
 
 typedef struct {
     const char *host;          /* valid while lt is */
@@ -158,11 +161,11 @@ typedef struct {
 } cube_linktest_host;
 
 /* The number of distinct host names; (size_t)-1 when out of memory. */
-size_t cube_linktest_num_hosts(const cube_linktest *lt);
+CUBE_API size_t cube_linktest_num_hosts(const cube_linktest *lt);
 
 /* The hosts in the order of their first rank; free() the array.  NULL on
  * an error (a run without ranks gives an empty array, not NULL). */
-cube_linktest_host *cube_linktest_hosts(cube_linktest *lt, size_t *count);
+CUBE_API cube_linktest_host *cube_linktest_hosts(cube_linktest *lt, size_t *count);
 
 /* A histogram of every measurement on a log scale: num_bins bins of equal
  * width in log10(time) from the smallest to the largest time (edges has
@@ -170,8 +173,8 @@ cube_linktest_host *cube_linktest_hosts(cube_linktest *lt, size_t *count);
  * on an inner edge counts in the upper bin).  Non-positive times count in
  * the first bin.  0, or -1 (also when there are no measurements or
  * num_bins is 0). */
-int cube_linktest_histogram(cube_linktest *lt, size_t num_bins, double *edges,
-                            uint64_t *counts);
+CUBE_API int cube_linktest_histogram(cube_linktest *lt, size_t num_bins, double *edges,
+                                     uint64_t *counts);
 
 /* ------------------------------------------------------------------------
  * The run as a CUBE experiment (linktest_cube.c): see cube_linktest(1),
@@ -180,8 +183,8 @@ int cube_linktest_histogram(cube_linktest *lt, size_t num_bins, double *edges,
  * 1 or a name ending in ".gz"), row by row without building the severity
  * matrix in memory.  0, or -1 with the message in err.
  * ------------------------------------------------------------------------ */
-int cube_linktest_write_cube(const cube_linktest *lt, const char *path, unsigned flags,
-                             char *err, size_t errlen);
+CUBE_API int cube_linktest_write_cube(const cube_linktest *lt, const char *path, unsigned flags,
+                                      char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

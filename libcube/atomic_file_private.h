@@ -1,5 +1,5 @@
 /*
- * atomic_file.h - replacing a file atomically: the data goes to a temporary
+ * atomic_file_private.h - replacing a file atomically: the data goes to a temporary
  * file in the target's directory (so that the final rename stays within one
  * file system), is flushed to disk, and only then replaces the target.  On
  * any error the temporary file is removed: no partial output, and an
@@ -10,12 +10,12 @@
 #ifndef LIBCUBE_ATOMIC_FILE_H
 #define LIBCUBE_ATOMIC_FILE_H
 
-#include "temp_files.h"
+#include "temp_files_private.h"
 
 #include <stddef.h>
 
 /* Create the temporary file for `path` ("PATH.tmp.XXXXXX", registered in
- * temp_files.h so that a signal handler can remove it), with the mode the
+ * temp_files_private.h so that a signal handler can remove it), with the mode the
  * output will have (that of the file it replaces, or 0666 less the
  * umask).  Returns its descriptor and sets *tmp, or -1 with the message
  * ("out of memory" or "PATH: cannot create the output: ...") in `err`. */

@@ -27,11 +27,49 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* CUBE_API marks every function of the public interface.  The library is
+ * compiled with -fvisibility=hidden, so these functions and nothing else
+ * are exported by libcube.so: its internal helpers can neither be called
+ * nor replaced by a program that defines a function of the same name. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CUBE_API __attribute__((visibility("default")))
+#else
+#define CUBE_API
+#endif
+
+/* ------------------------------------------------------------------------
+ * The version.  These three numbers are the one place it is written: the
+ * Makefile reads them for the shared library's name, the pkg-config file
+ * and the man pages, and the tools print CUBE_VERSION_STRING.  MAJOR
+ * changes with every incompatible change of the interface and is the
+ * shared library's soname (libcube.so.MAJOR); MINOR with additions; PATCH
+ * with fixes that change no interface.
+ * ------------------------------------------------------------------------ */
+#define CUBE_VERSION_MAJOR 0
+#define CUBE_VERSION_MINOR 1
+#define CUBE_VERSION_PATCH 0
+
+/* MAJOR * 10000 + MINOR * 100 + PATCH, for comparisons in #if */
+#define CUBE_VERSION_NUMBER \
+    (CUBE_VERSION_MAJOR * 10000 + CUBE_VERSION_MINOR * 100 + CUBE_VERSION_PATCH)
+
+#define CUBE_VERSION_QUOTE_(x) #x
+#define CUBE_VERSION_TEXT_(x) CUBE_VERSION_QUOTE_(x)
+/* "MAJOR.MINOR.PATCH" */
+#define CUBE_VERSION_STRING                                                        \
+    CUBE_VERSION_TEXT_(CUBE_VERSION_MAJOR) "." CUBE_VERSION_TEXT_(CUBE_VERSION_MINOR) \
+    "." CUBE_VERSION_TEXT_(CUBE_VERSION_PATCH)
+/* the older name of CUBE_VERSION_STRING */
+#define LIBCUBE_VERSION CUBE_VERSION_STRING
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define LIBCUBE_VERSION "0.1.0"
+/* The version of the library the program runs with, "MAJOR.MINOR.PATCH":
+ * with the shared library it may be newer than the CUBE_VERSION_STRING the
+ * program was compiled with (the same MAJOR). */
+CUBE_API const char *cube_version(void);
 
 /* ------------------------------------------------------------------------
  * The entities of the performance space.  Their fields are public so that
@@ -151,59 +189,59 @@ struct cube_cartesian {
  * Functions returning a pointer return NULL on error (cube_error says why).
  * ------------------------------------------------------------------------ */
 
-cube_t *cube_create(void);
-void cube_free(cube_t *c);
+CUBE_API cube_t *cube_create(void);
+CUBE_API void cube_free(cube_t *c);
 
-void cube_def_attr(cube_t *c, const char *key, const char *value);
-void cube_def_mirror(cube_t *c, const char *mirror);
+CUBE_API void cube_def_attr(cube_t *c, const char *key, const char *value);
+CUBE_API void cube_def_mirror(cube_t *c, const char *mirror);
 
-cube_metric *cube_def_met(cube_t *c, const char *disp_name, const char *uniq_name,
-                          const char *dtype, const char *uom, const char *val,
-                          const char *url, const char *descr, cube_metric *parent);
-cube_region *cube_def_region(cube_t *c, const char *name, long begln, long endln,
-                             const char *url, const char *descr, const char *mod);
-cube_cnode *cube_def_cnode_cs(cube_t *c, cube_region *callee, const char *mod, int line,
-                              cube_cnode *parent);
-cube_cnode *cube_def_cnode(cube_t *c, cube_region *callee, cube_cnode *parent);
-cube_machine *cube_def_mach(cube_t *c, const char *name, const char *desc);
-cube_node *cube_def_node(cube_t *c, const char *name, cube_machine *mach);
-cube_process *cube_def_proc(cube_t *c, const char *name, int rank, cube_node *node);
-cube_thread *cube_def_thrd(cube_t *c, const char *name, int rank, cube_process *proc);
-cube_cartesian *cube_def_cart(cube_t *c, long int ndims, long int *dimv, int *periodv);
-void cube_def_coords(cube_t *c, cube_cartesian *cart, cube_thread *thrd, long int *coordv);
+CUBE_API cube_metric *cube_def_met(cube_t *c, const char *disp_name, const char *uniq_name,
+                                   const char *dtype, const char *uom, const char *val,
+                                   const char *url, const char *descr, cube_metric *parent);
+CUBE_API cube_region *cube_def_region(cube_t *c, const char *name, long begln, long endln,
+                                      const char *url, const char *descr, const char *mod);
+CUBE_API cube_cnode *cube_def_cnode_cs(cube_t *c, cube_region *callee, const char *mod, int line,
+                                       cube_cnode *parent);
+CUBE_API cube_cnode *cube_def_cnode(cube_t *c, cube_region *callee, cube_cnode *parent);
+CUBE_API cube_machine *cube_def_mach(cube_t *c, const char *name, const char *desc);
+CUBE_API cube_node *cube_def_node(cube_t *c, const char *name, cube_machine *mach);
+CUBE_API cube_process *cube_def_proc(cube_t *c, const char *name, int rank, cube_node *node);
+CUBE_API cube_thread *cube_def_thrd(cube_t *c, const char *name, int rank, cube_process *proc);
+CUBE_API cube_cartesian *cube_def_cart(cube_t *c, long int ndims, long int *dimv, int *periodv);
+CUBE_API void cube_def_coords(cube_t *c, cube_cartesian *cart, cube_thread *thrd, long int *coordv);
 
-void cube_set_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thread *thrd,
-                  double value);
-void cube_add_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thread *thrd,
-                  double value);
+CUBE_API void cube_set_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thread *thrd,
+                           double value);
+CUBE_API void cube_add_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thread *thrd,
+                           double value);
 /* Flat-profile variants: the value goes to the call-tree root whose callee is
  * `reg` (created on first use when the region has no such root). */
-void cube_set_sev_reg(cube_t *c, cube_metric *met, cube_region *reg, cube_thread *thrd,
-                      double value);
-void cube_add_sev_reg(cube_t *c, cube_metric *met, cube_region *reg, cube_thread *thrd,
-                      double value);
+CUBE_API void cube_set_sev_reg(cube_t *c, cube_metric *met, cube_region *reg, cube_thread *thrd,
+                               double value);
+CUBE_API void cube_add_sev_reg(cube_t *c, cube_metric *met, cube_region *reg, cube_thread *thrd,
+                               double value);
 
 /* Write the whole experiment, or stream it: definitions, then rows (either
  * all stored rows with cube_write_sev_matrix, or caller-given rows with
  * cube_write_sev_row: `sevs` holds one value per thread, in thread index
  * order), then the end tags. */
-void cube_write_all(cube_t *c, FILE *fp);
-void cube_write_def(cube_t *c, FILE *fp);
-void cube_write_sev_matrix(cube_t *c, FILE *fp);
-void cube_write_sev_row(cube_t *c, FILE *fp, cube_metric *met, cube_cnode *cnode,
-                        double *sevs);
-void cube_write_finish(cube_t *c, FILE *fp);
+CUBE_API void cube_write_all(cube_t *c, FILE *fp);
+CUBE_API void cube_write_def(cube_t *c, FILE *fp);
+CUBE_API void cube_write_sev_matrix(cube_t *c, FILE *fp);
+CUBE_API void cube_write_sev_row(cube_t *c, FILE *fp, cube_metric *met, cube_cnode *cnode,
+                                 double *sevs);
+CUBE_API void cube_write_finish(cube_t *c, FILE *fp);
 
 /* ------------------------------------------------------------------------
  * Extensions to the writer API for what the file format holds beyond it.
  * Each returns 0 on success, -1 on error (cube_error says why).
  * ------------------------------------------------------------------------ */
 
-int cube_cart_set_name(cube_t *c, cube_cartesian *cart, const char *name);
-int cube_cart_set_dim_name(cube_t *c, cube_cartesian *cart, long dim, const char *name);
+CUBE_API int cube_cart_set_name(cube_t *c, cube_cartesian *cart, const char *name);
+CUBE_API int cube_cart_set_dim_name(cube_t *c, cube_cartesian *cart, long dim, const char *name);
 /* Map a thread, process, node or machine onto a coordinate. */
-int cube_def_coords_of(cube_t *c, cube_cartesian *cart, cube_coord_kind kind, void *entity,
-                       const long *coordv);
+CUBE_API int cube_def_coords_of(cube_t *c, cube_cartesian *cart, cube_coord_kind kind, void *entity,
+                                const long *coordv);
 
 /* ------------------------------------------------------------------------
  * Errors and warnings.  Every failing call leaves a one-line message on the
@@ -211,9 +249,9 @@ int cube_def_coords_of(cube_t *c, cube_cartesian *cart, cube_coord_kind kind, vo
  * Warnings (recoverable oddities of an input) are collected in order.
  * ------------------------------------------------------------------------ */
 
-const char *cube_error(const cube_t *c); /* "" when there was no error */
-size_t cube_num_warnings(const cube_t *c);
-const char *cube_warning(const cube_t *c, size_t i);
+CUBE_API const char *cube_error(const cube_t *c); /* "" when there was no error */
+CUBE_API size_t cube_num_warnings(const cube_t *c);
+CUBE_API const char *cube_warning(const cube_t *c, size_t i);
 
 /* ------------------------------------------------------------------------
  * Reading.  `path` "-" is standard input; gzip is recognised by its magic
@@ -221,16 +259,16 @@ const char *cube_warning(const cube_t *c, size_t i);
  * or -1 with cube_error set; the handle must then only be freed.
  * ------------------------------------------------------------------------ */
 
-int cube_read(cube_t *c, const char *path);
+CUBE_API int cube_read(cube_t *c, const char *path);
 /* Read from an open stream; `name` is used in messages. */
-int cube_read_fd(cube_t *c, int fd, const char *name);
+CUBE_API int cube_read_fd(cube_t *c, int fd, const char *name);
 
 /* Streaming: the definitions first, then one row at a time.  Rows of a
  * file come in file order; a (metric, cnode) pair may come more than once
  * when the file repeats it. */
 typedef struct cube_reader cube_reader;
-cube_reader *cube_reader_open(const char *path);
-cube_reader *cube_reader_open_fd(int fd, const char *name);
+CUBE_API cube_reader *cube_reader_open(const char *path);
+CUBE_API cube_reader *cube_reader_open_fd(int fd, const char *name);
 /* Flags of cube_reader_open_with.  CUBE_READ_NO_CALL_TREE: the call-tree
  * nodes are checked and numbered but not built, for a consumer that only
  * needs each row's cnode index (combining experiments whose call trees it
@@ -240,34 +278,34 @@ cube_reader *cube_reader_open_fd(int fd, const char *name);
  * cube_reader_next_row_index (cube_reader_next_row fails).  A cnode's
  * index is its position among the <cnode>s of the file, as in cube_read. */
 #define CUBE_READ_NO_CALL_TREE 1u
-cube_reader *cube_reader_open_with(const char *path, unsigned flags);
-cube_reader *cube_reader_open_fd_with(int fd, const char *name, unsigned flags);
+CUBE_API cube_reader *cube_reader_open_with(const char *path, unsigned flags);
+CUBE_API cube_reader *cube_reader_open_fd_with(int fd, const char *name, unsigned flags);
 /* The definitions (NULL after an error).  The handle belongs to the reader
  * until cube_reader_take_definitions moves it to the caller. */
-const cube_t *cube_reader_definitions(cube_reader *r);
-cube_t *cube_reader_take_definitions(cube_reader *r);
+CUBE_API const cube_t *cube_reader_definitions(cube_reader *r);
+CUBE_API cube_t *cube_reader_take_definitions(cube_reader *r);
 /* 1: a row (values has cube_num_threads() values, valid until the next
  * call); 0: end of file; -1: error (cube_reader_error). */
-int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
-                         const double **values);
+CUBE_API int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
+                                  const double **values);
 /* The same with the row's metric and cnode as indexes into the
  * definitions (the cnode's as cube_read would number it). */
-int cube_reader_next_row_index(cube_reader *r, size_t *metric, size_t *cnode,
-                               const double **values);
+CUBE_API int cube_reader_next_row_index(cube_reader *r, size_t *metric, size_t *cnode,
+                                        const double **values);
 /* Only the rows of the metrics with wanted[metric index] set are wanted:
  * the others are skipped without parsing their values (so they are not
  * checked either).  Rows read ahead before the call still come.  0, or -1
  * when out of memory. */
-int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted);
+CUBE_API int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted);
 /* 1 when the row cube_reader_next_row returned last may repeat a (metric,
  * cnode) that came before in the file (a second matrix for a metric, or a
  * row repeated inside one).  cube_read lets the later values win where
  * they are given; a streaming consumer that adds rows up must handle it. */
-int cube_reader_row_may_repeat(const cube_reader *r);
-const char *cube_reader_error(const cube_reader *r);
-size_t cube_reader_num_warnings(const cube_reader *r);
-const char *cube_reader_warning(const cube_reader *r, size_t i);
-void cube_reader_close(cube_reader *r);
+CUBE_API int cube_reader_row_may_repeat(const cube_reader *r);
+CUBE_API const char *cube_reader_error(const cube_reader *r);
+CUBE_API size_t cube_reader_num_warnings(const cube_reader *r);
+CUBE_API const char *cube_reader_warning(const cube_reader *r, size_t i);
+CUBE_API void cube_reader_close(cube_reader *r);
 
 /* ------------------------------------------------------------------------
  * Writing to a path.  The output goes to a temporary file next to `path`
@@ -278,7 +316,7 @@ void cube_reader_close(cube_reader *r);
  * ------------------------------------------------------------------------ */
 
 #define CUBE_WRITE_GZIP 1u
-int cube_write_file(cube_t *c, const char *path, unsigned flags);
+CUBE_API int cube_write_file(cube_t *c, const char *path, unsigned flags);
 
 /* The same, with more rows made on the fly after the stored ones, so that
  * an experiment far larger than memory can be written: `next` returns 1
@@ -288,8 +326,8 @@ int cube_write_file(cube_t *c, const char *path, unsigned flags);
  * metric together: each change of metric starts a new severity matrix. */
 typedef int (*cube_row_source)(void *ctx, const cube_metric **met, const cube_cnode **cnode,
                                const double **values);
-int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_source next,
-                         void *ctx);
+CUBE_API int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_source next,
+                                  void *ctx);
 
 /* Any other output written the same way: a stream to write into (stdio),
  * backed by a temporary file next to `path` that cube_output_close renames
@@ -297,13 +335,13 @@ int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_s
  * regular one (a FIFO, /dev/stderr) is written in place.  NULL with the
  * message in `err` when the output cannot be made. */
 typedef struct cube_output cube_output;
-cube_output *cube_output_open(const char *path, char *err, size_t errlen);
-FILE *cube_output_stream(const cube_output *out);
+CUBE_API cube_output *cube_output_open(const char *path, char *err, size_t errlen);
+CUBE_API FILE *cube_output_stream(const cube_output *out);
 /* Close the stream and free `out`.  With `commit` the output is put in
  * place: 0, or -1 with the message in `err` (a write or the rename failed;
  * the temporary file is removed).  Without it (the program's own error)
  * the temporary file is removed and 0 returned. */
-int cube_output_close(cube_output *out, int commit, char *err, size_t errlen);
+CUBE_API int cube_output_close(cube_output *out, int commit, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
  * The temporary files of the process.  Every write to a path above has a
@@ -317,76 +355,80 @@ int cube_output_close(cube_output *out, int commit, char *err, size_t errlen);
  * removed.  Async-signal-safe and thread-safe: meant for a signal handler
  * (or an exit path) of a program on its way out.  After it, libcube
  * creates no more temporary files: a write to a path fails. */
-int cube_remove_temp_files(void);
+CUBE_API int cube_remove_temp_files(void);
 /* Call fn with the name of every temporary file open in the process; the
  * number of calls.  Async-signal-safe when fn is; the name is valid only
  * during the call. */
-size_t cube_list_temp_files(void (*fn)(const char *path, void *user), void *user);
+CUBE_API size_t cube_list_temp_files(void (*fn)(const char *path, void *user), void *user);
 
 /* ------------------------------------------------------------------------
  * Walking the dimensions.  Lists are in definition order; `i` < count.
  * ------------------------------------------------------------------------ */
 
-size_t cube_num_attrs(const cube_t *c);
-const char *cube_attr_key(const cube_t *c, size_t i);
-const char *cube_attr_value(const cube_t *c, size_t i);
-const char *cube_get_attr(const cube_t *c, const char *key); /* NULL if absent */
-size_t cube_num_mirrors(const cube_t *c);
-const char *cube_mirror(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_attrs(const cube_t *c);
+CUBE_API const char *cube_attr_key(const cube_t *c, size_t i);
+CUBE_API const char *cube_attr_value(const cube_t *c, size_t i);
+CUBE_API const char *cube_get_attr(const cube_t *c, const char *key); /* NULL if absent */
+CUBE_API size_t cube_num_mirrors(const cube_t *c);
+CUBE_API const char *cube_mirror(const cube_t *c, size_t i);
 
-size_t cube_num_metrics(const cube_t *c);
-cube_metric *cube_get_metric(const cube_t *c, size_t i);
-size_t cube_num_root_metrics(const cube_t *c);
-cube_metric *cube_get_root_metric(const cube_t *c, size_t i);
-cube_metric *cube_find_metric(const cube_t *c, const char *uniq_name);
+CUBE_API size_t cube_num_metrics(const cube_t *c);
+CUBE_API cube_metric *cube_get_metric(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_root_metrics(const cube_t *c);
+CUBE_API cube_metric *cube_get_root_metric(const cube_t *c, size_t i);
+CUBE_API cube_metric *cube_find_metric(const cube_t *c, const char *uniq_name);
 /* The metric a user means by `name` (what the tools' -m and --metric
  * take): the metric with that unique name, else the metric with that
  * display name ("Time") when no other metric has it.  NULL when there is
  * none, or when several metrics have that display name; then, when
  * `num_matches` is not NULL, *num_matches is how many (0: no such metric;
  * it is 1 whenever a metric is returned). */
-cube_metric *cube_find_metric_named(const cube_t *c, const char *name, size_t *num_matches);
+CUBE_API cube_metric *cube_find_metric_named(const cube_t *c, const char *name,
+                                              size_t *num_matches);
 /* The unique names of the metrics whose display name is `name`, in
  * definition order, separated by ", ", into buf (at most len bytes, cut
  * short with "..." when it does not fit, always terminated when len > 0):
  * the candidates to tell a user of an ambiguous name.  Returns how many
  * metrics have that display name. */
-size_t cube_metric_name_candidates(const cube_t *c, const char *name, char *buf, size_t len);
+CUBE_API size_t cube_metric_name_candidates(const cube_t *c, const char *name, char *buf,
+                                            size_t len);
 
-size_t cube_num_regions(const cube_t *c);
-cube_region *cube_get_region(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_regions(const cube_t *c);
+CUBE_API cube_region *cube_get_region(const cube_t *c, size_t i);
 
-size_t cube_num_cnodes(const cube_t *c);
-cube_cnode *cube_get_cnode(const cube_t *c, size_t i);
-size_t cube_num_root_cnodes(const cube_t *c);
-cube_cnode *cube_get_root_cnode(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_cnodes(const cube_t *c);
+CUBE_API cube_cnode *cube_get_cnode(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_root_cnodes(const cube_t *c);
+CUBE_API cube_cnode *cube_get_root_cnode(const cube_t *c, size_t i);
 
-size_t cube_num_machines(const cube_t *c);
-cube_machine *cube_get_machine(const cube_t *c, size_t i);
-size_t cube_num_nodes(const cube_t *c);
-cube_node *cube_get_node(const cube_t *c, size_t i);
-size_t cube_num_processes(const cube_t *c);
-cube_process *cube_get_process(const cube_t *c, size_t i);
-size_t cube_num_threads(const cube_t *c);
-cube_thread *cube_get_thread(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_machines(const cube_t *c);
+CUBE_API cube_machine *cube_get_machine(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_nodes(const cube_t *c);
+CUBE_API cube_node *cube_get_node(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_processes(const cube_t *c);
+CUBE_API cube_process *cube_get_process(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_threads(const cube_t *c);
+CUBE_API cube_thread *cube_get_thread(const cube_t *c, size_t i);
 
-size_t cube_num_carts(const cube_t *c);
-cube_cartesian *cube_get_cart(const cube_t *c, size_t i);
+CUBE_API size_t cube_num_carts(const cube_t *c);
+CUBE_API cube_cartesian *cube_get_cart(const cube_t *c, size_t i);
 
 /* ------------------------------------------------------------------------
  * Severity values.  A row holds cube_num_threads() doubles in thread index
  * order.  Only rows that were set exist; an absent row is all zeros.
  * ------------------------------------------------------------------------ */
 
-const double *cube_get_row(const cube_t *c, const cube_metric *met, const cube_cnode *cnode);
-double cube_get_sev(const cube_t *c, const cube_metric *met, const cube_cnode *cnode,
-                    const cube_thread *thrd);
+CUBE_API const double *cube_get_row(const cube_t *c, const cube_metric *met,
+                                    const cube_cnode *cnode);
+CUBE_API double cube_get_sev(const cube_t *c, const cube_metric *met, const cube_cnode *cnode,
+                             const cube_thread *thrd);
 /* Rows present, in no particular order: i < cube_num_rows(). */
-size_t cube_num_rows(const cube_t *c);
-const double *cube_row_at(const cube_t *c, size_t i, cube_metric **met, cube_cnode **cnode);
+CUBE_API size_t cube_num_rows(const cube_t *c);
+CUBE_API const double *cube_row_at(const cube_t *c, size_t i, cube_metric **met,
+                                   cube_cnode **cnode);
 /* Store a whole row (copied); returns 0, or -1 on error. */
-int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
-                 const double *values);
+CUBE_API int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
+                          const double *values);
 
 /* ------------------------------------------------------------------------
  * Helpers for tools.
@@ -399,10 +441,10 @@ int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
  * compensated (Neumaier) and taken in the order the rows were stored, so
  * the same file always gives the same totals.  0, or -1 when out of
  * memory. */
-int cube_metric_totals(const cube_t *c, double *totals);
+CUBE_API int cube_metric_totals(const cube_t *c, double *totals);
 /* Depth of the call tree (1 for roots only, 0 when empty or out of
  * memory). */
-size_t cube_cnode_depth_max(const cube_t *c);
+CUBE_API size_t cube_cnode_depth_max(const cube_t *c);
 /* The call tree in preorder (roots in order, each node's children in
  * order) without recursion: the walk holds one entry per level of the
  * current call path, never one per call path.
@@ -413,19 +455,19 @@ size_t cube_cnode_depth_max(const cube_t *c);
  * cube_tree_walk_root: the root of the call path returned last.  The tree
  * must not change during the walk. */
 typedef struct cube_tree_walk cube_tree_walk;
-cube_tree_walk *cube_tree_walk_start(const cube_t *c); /* NULL: out of memory */
-const cube_cnode *cube_tree_walk_next(cube_tree_walk *w, size_t *level);
-const cube_cnode *cube_tree_walk_root(const cube_tree_walk *w);
-int cube_tree_walk_failed(const cube_tree_walk *w);
-void cube_tree_walk_free(cube_tree_walk *w);
+CUBE_API cube_tree_walk *cube_tree_walk_start(const cube_t *c); /* NULL: out of memory */
+CUBE_API const cube_cnode *cube_tree_walk_next(cube_tree_walk *w, size_t *level);
+CUBE_API const cube_cnode *cube_tree_walk_root(const cube_tree_walk *w);
+CUBE_API int cube_tree_walk_failed(const cube_tree_walk *w);
+CUBE_API void cube_tree_walk_free(cube_tree_walk *w);
 /* Drop regions that no call-tree node refers to, and the mirrors when no
  * URL uses "@mirror@" (cube_clean --prune); returns how many regions were
  * dropped.  Call it after cube_read, before writing. */
-size_t cube_prune(cube_t *c);
+CUBE_API size_t cube_prune(cube_t *c);
 /* Format a double in the shortest form that reads back to the same value.
  * `buf` must hold at least CUBE_DOUBLE_BUFSIZE bytes; returns the length. */
 #define CUBE_DOUBLE_BUFSIZE 32
-int cube_format_double(double v, char *buf);
+CUBE_API int cube_format_double(double v, char *buf);
 
 /* ------------------------------------------------------------------------
  * The CUBE algebra (cube_diff, cube_merge, cube_mean, cube_cmp).
@@ -451,37 +493,37 @@ typedef enum {
 
 typedef struct cube_union cube_union;
 
-cube_union *cube_union_create(cube_match match, cube_system_rule rule);
+CUBE_API cube_union *cube_union_create(cube_match match, cube_system_rule rule);
 /* Line up one more experiment's definitions; `input` must stay alive until
  * cube_union_finish.  `name` is used in messages.  0, or -1 (error). */
-int cube_union_add(cube_union *u, const cube_t *input, const char *name);
+CUBE_API int cube_union_add(cube_union *u, const cube_t *input, const char *name);
 /* Unite the system trees and topologies; 0, or -1 when they cannot be
  * lined up (the message names the first conflict). */
-int cube_union_finish(cube_union *u);
+CUBE_API int cube_union_finish(cube_union *u);
 /* The united definitions (no values).  cube_union_take_result moves them
  * to the caller, who then frees them with cube_free. */
-cube_t *cube_union_result(cube_union *u);
-cube_t *cube_union_take_result(cube_union *u);
+CUBE_API cube_t *cube_union_result(cube_union *u);
+CUBE_API cube_t *cube_union_take_result(cube_union *u);
 /* For input k: the result index of each of its metrics, call paths and
  * threads (by the input's own index).  A metric that repeats a unique name
  * the input gave an earlier metric maps to (size_t)-1 (values ignored);
  * several call paths or threads of an input may map onto one (values add
  * up). */
-const size_t *cube_union_metric_map(const cube_union *u, size_t k);
-const size_t *cube_union_cnode_map(const cube_union *u, size_t k);
-const size_t *cube_union_thread_map(const cube_union *u, size_t k);
+CUBE_API const size_t *cube_union_metric_map(const cube_union *u, size_t k);
+CUBE_API const size_t *cube_union_cnode_map(const cube_union *u, size_t k);
+CUBE_API const size_t *cube_union_thread_map(const cube_union *u, size_t k);
 /* How many metrics, call paths and threads input k had (the lengths of its
  * maps); 0, or -1 when there is no input k. */
-int cube_union_input_size(const cube_union *u, size_t k, size_t *metrics, size_t *cnodes,
-                          size_t *threads);
+CUBE_API int cube_union_input_size(const cube_union *u, size_t k, size_t *metrics, size_t *cnodes,
+                                   size_t *threads);
 /* Does input k have the result's metric / call path / thread?  "Metric
  * data": the input has the metric and it is not VOID there. */
-int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_metric);
-int cube_union_input_has_metric_data(const cube_union *u, size_t k, size_t result_metric);
-int cube_union_input_has_cnode(const cube_union *u, size_t k, size_t result_cnode);
-int cube_union_input_has_thread(const cube_union *u, size_t k, size_t result_thread);
-const char *cube_union_error(const cube_union *u);
-void cube_union_free(cube_union *u);
+CUBE_API int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_metric);
+CUBE_API int cube_union_input_has_metric_data(const cube_union *u, size_t k, size_t result_metric);
+CUBE_API int cube_union_input_has_cnode(const cube_union *u, size_t k, size_t result_cnode);
+CUBE_API int cube_union_input_has_thread(const cube_union *u, size_t k, size_t result_thread);
+CUBE_API const char *cube_union_error(const cube_union *u);
+CUBE_API void cube_union_free(cube_union *u);
 
 typedef enum {
     CUBE_OP_DIFF,  /* first input minus the second */
@@ -495,8 +537,8 @@ typedef enum {
  * the current one is added up; the result is that of reading them in
  * order).  Returns the result, whose warnings are the readers' warnings
  * about the inputs, or NULL with the message in `err`. */
-cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
-                     cube_match match, cube_system_rule rule, char *err, size_t errlen);
+CUBE_API cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
+                              cube_match match, cube_system_rule rule, char *err, size_t errlen);
 
 /* Comparing two experiments (cube_cmp). */
 typedef struct {
@@ -524,14 +566,14 @@ typedef void (*cube_difference_fn)(void *user, const char *what, const char *met
 /* 0 equal, 1 not equal (differences reported), -1 error (message in err).
  * *num_differences counts them all.  `options` NULL: the defaults (2 ulp,
  * DBL_MIN, every metric, 10 reported). */
-int cube_compare(const char *path_a, const char *path_b, cube_match match,
-                 cube_system_rule rule, const cube_compare_options *options,
-                 cube_difference_fn report, void *user, size_t *num_differences, char *err,
-                 size_t errlen);
+CUBE_API int cube_compare(const char *path_a, const char *path_b, cube_match match,
+                          cube_system_rule rule, const cube_compare_options *options,
+                          cube_difference_fn report, void *user, size_t *num_differences, char *err,
+                          size_t errlen);
 
 /* The call path of a node as "root/child/.../node" (region names); the
  * caller frees it.  NULL when out of memory. */
-char *cube_call_path(const cube_cnode *cnode);
+CUBE_API char *cube_call_path(const cube_cnode *cnode);
 
 /* Text for XML or SVG, as libcube writes it: & < > " ' as entities; bytes
  * that are not well-formed UTF-8 and characters XML 1.0 does not allow
@@ -539,8 +581,8 @@ char *cube_call_path(const cube_cnode *cnode);
  * and LinkTest files come from anywhere).  cube_fputs_xml writes to fp (0,
  * or EOF on a write error); cube_xml_escape returns a malloc'd copy (NULL
  * when out of memory).  NULL text counts as "". */
-int cube_fputs_xml(const char *text, FILE *fp);
-char *cube_xml_escape(const char *text);
+CUBE_API int cube_fputs_xml(const char *text, FILE *fp);
+CUBE_API char *cube_xml_escape(const char *text);
 
 #ifdef __cplusplus
 }
@@ -552,7 +594,5 @@ char *cube_xml_escape(const char *text);
 #include "cube_statfile.h"
 /* LinkTest result files (SION containers) and their analysis. */
 #include "cube_linktest.h"
-/* Merging cube_bench runs (weighted median, interpolation). */
-#include "cube_benchruns.h"
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * number.h - reading and writing the decimal numbers of severity rows.
+ * number_private.h - reading and writing the decimal numbers of severity rows.
  *
  * Both directions are independent of the caller's locale: parsing never
  * calls the C library's locale-dependent functions, and formatting is done

@@ -55,8 +55,8 @@ typedef struct {
 
 typedef struct cube_statfile cube_statfile;
 
-cube_statfile *cube_statfile_create(void);
-void cube_statfile_free(cube_statfile *s);
+CUBE_API cube_statfile *cube_statfile_create(void);
+CUBE_API void cube_statfile_free(cube_statfile *s);
 
 /* Read a statistics file ("-": standard input; gzip by magic bytes) into an
  * empty handle: 0, or -1 with cube_statfile_error() as
@@ -64,29 +64,29 @@ void cube_statfile_free(cube_statfile *s);
  * text implies (minimum <= quartile 25 <= median <= quartile 75 <=
  * maximum, variance >= 0, enter <= exit, sum = count x mean within the
  * rounding of the printed digits) are warnings naming the line. */
-int cube_statfile_read(cube_statfile *s, const char *path);
-const char *cube_statfile_error(const cube_statfile *s);
-size_t cube_statfile_num_warnings(const cube_statfile *s);
-const char *cube_statfile_warning(const cube_statfile *s, size_t i);
+CUBE_API int cube_statfile_read(cube_statfile *s, const char *path);
+CUBE_API const char *cube_statfile_error(const cube_statfile *s);
+CUBE_API size_t cube_statfile_num_warnings(const cube_statfile *s);
+CUBE_API const char *cube_statfile_warning(const cube_statfile *s, size_t i);
 
-cube_statfile_dialect cube_statfile_get_dialect(const cube_statfile *s);
-size_t cube_statfile_num_patterns(const cube_statfile *s);
+CUBE_API cube_statfile_dialect cube_statfile_get_dialect(const cube_statfile *s);
+CUBE_API size_t cube_statfile_num_patterns(const cube_statfile *s);
 /* Valid until the next cube_statfile_add_pattern or _add_from_cube. */
-const cube_statfile_pattern *cube_statfile_get_pattern(const cube_statfile *s, size_t i);
+CUBE_API const cube_statfile_pattern *cube_statfile_get_pattern(const cube_statfile *s, size_t i);
 /* Append a copy of a pattern (its instances too); 0 or -1. */
-int cube_statfile_add_pattern(cube_statfile *s, const cube_statfile_pattern *p);
+CUBE_API int cube_statfile_add_pattern(cube_statfile *s, const cube_statfile_pattern *p);
 
 /* Write in a dialect (a documented-dialect pattern without a metric id is
  * an error).  Atomic like cube_write_file; "-" is standard output, a name
  * ending in .gz is gzip-compressed.  0, or -1 with cube_statfile_error(). */
-int cube_statfile_write(cube_statfile *s, const char *path, cube_statfile_dialect dialect);
+CUBE_API int cube_statfile_write(cube_statfile *s, const char *path, cube_statfile_dialect dialect);
 
 /* The join with an experiment: a pattern's metric (by id label in the
  * documented dialect, by unique name in the Scalasca one) and an
  * instance's call path (by cnode id label); NULL when the experiment has
  * none (callers report it; it is not fatal). */
-const cube_metric *cube_statfile_metric(const cube_statfile_pattern *p, const cube_t *c);
-const cube_cnode *cube_statfile_cnode(const cube_statfile_instance *i, const cube_t *c);
+CUBE_API const cube_metric *cube_statfile_metric(const cube_statfile_pattern *p, const cube_t *c);
+CUBE_API const cube_cnode *cube_statfile_cnode(const cube_statfile_instance *i, const cube_t *c);
 
 /* Statistics computed from an experiment, for box plots of any metric:
  * one pattern for `met`, named by its unique name and carrying its id,
@@ -96,8 +96,8 @@ const cube_cnode *cube_statfile_cnode(const cube_statfile_instance *i, const cub
  * cube_stats_compute); the `max_instances` largest values as instances
  * (duration = the value, enter = exit = 0, rank = the thread's process
  * rank).  0 or -1 (out of memory). */
-int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_metric *met,
-                                size_t max_instances);
+CUBE_API int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_metric *met,
+                                         size_t max_instances);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /*
- * cube_benchruns.h - merging several cube_bench runs into one experiment
+ * merge.h - merging several cube_bench runs into one experiment
  * (the automatic merging of results of SKaMPI, SKaLib section 3.4).
  *
  * A single benchmark run on a shared machine is disturbed now and then.
@@ -70,8 +70,8 @@
  *    dropped).  So cube_stat, cube_dump, cube_diff and the report read the
  *    result like a run.
  */
-#ifndef LIBCUBE_CUBE_BENCHRUNS_H
-#define LIBCUBE_CUBE_BENCHRUNS_H
+#ifndef CUBE_BENCH_MERGE_H
+#define CUBE_BENCH_MERGE_H
 
 #include "cube.h"
 

@@ -1,5 +1,5 @@
 /*
- * linktest_internal.h - what the LinkTest modules share inside libcube.
+ * linktest_private.h - what the LinkTest modules share inside libcube.
  */
 #ifndef LIBCUBE_LINKTEST_INTERNAL_H
 #define LIBCUBE_LINKTEST_INTERNAL_H

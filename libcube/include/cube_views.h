@@ -73,7 +73,7 @@ extern "C" {
 #define CUBE_VIEW_ETREE (-4)  /* a call-tree node is defined before its parent */
 
 /* A short text for a code ("out of memory", ...); never NULL. */
-const char *cube_view_strerror(int code);
+CUBE_API const char *cube_view_strerror(int code);
 
 /* ------------------------------------------------------------------------
  * How the values of a metric combine.
@@ -87,10 +87,10 @@ typedef enum {
 
 /* How `met`'s values combine, from its dtype (exact, case-sensitive, as
  * CubeLib reads it); CUBE_COMBINE_SUM for NULL. */
-cube_combine_rule cube_metric_combine(const cube_metric *met);
+CUBE_API cube_combine_rule cube_metric_combine(const cube_metric *met);
 /* n values combined: the compensated sum (cube_compensated_sum), the
  * largest or the smallest; 0 when n is 0 (nothing to combine). */
-double cube_combine_values(cube_combine_rule how, const double *values, size_t n);
+CUBE_API double cube_combine_values(cube_combine_rule how, const double *values, size_t n);
 
 /* ------------------------------------------------------------------------
  * Flavours: where a value is taken along the metric tree and the call tree.
@@ -150,43 +150,43 @@ typedef struct cube_view cube_view;
  * (a cube_t from cube_read, from the writer API or from
  * cube_reader_definitions).  `defs` and `met` must outlive the view.
  * NULL on error, with the code in *err when `err` is not NULL. */
-cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
-                            cube_metric_flavour metric_flavour,
-                            cube_call_flavour call_flavour, unsigned flags, int *err);
+CUBE_API cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
+                                     cube_metric_flavour metric_flavour,
+                                     cube_call_flavour call_flavour, unsigned flags, int *err);
 /* Does a row of metric `met` contribute to the view?  The view's metric,
  * and in the metric-exclusive flavour its non-VOID child metrics. */
-int cube_view_wants(const cube_view *v, const cube_metric *met);
+CUBE_API int cube_view_wants(const cube_view *v, const cube_metric *met);
 /* Add one stored row (cube_num_threads(defs) values, in thread index
  * order).  `met` and `cnode` must belong to `defs`.  Rows of metrics the
  * view does not want are ignored (return 0), so a streaming loop may pass
  * every row.  Rows are combined (added up, or the maximum or minimum kept):
  * a (metric, call path) given twice counts twice (cube_read keeps the later
  * one instead; see cube_reader_row_may_repeat).  0 or an error code. */
-int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
-                      const double *values);
+CUBE_API int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
+                               const double *values);
 /* Add every row of the view's metric (and children) stored in `defs`.  It
  * looks at each stored row once (read-only, safe on a shared handle); a
  * tool that needs several metrics can instead pass each row of one pass
  * over cube_row_at() to every view with cube_view_add_row. */
-int cube_view_add_stored(cube_view *v);
+CUBE_API int cube_view_add_stored(cube_view *v);
 /* Compute the flavour (the call-inclusive sums); after this the view is
  * read-only.  0 or an error code (CUBE_VIEW_ETREE when a call-tree node
  * comes before its parent in index order). */
-int cube_view_finish(cube_view *v);
+CUBE_API int cube_view_finish(cube_view *v);
 /* create + add_stored + finish. */
-cube_view *cube_view_compute(const cube_t *c, const cube_metric *met,
-                             cube_metric_flavour metric_flavour,
-                             cube_call_flavour call_flavour, unsigned flags, int *err);
-void cube_view_free(cube_view *v);
+CUBE_API cube_view *cube_view_compute(const cube_t *c, const cube_metric *met,
+                                      cube_metric_flavour metric_flavour,
+                                      cube_call_flavour call_flavour, unsigned flags, int *err);
+CUBE_API void cube_view_free(cube_view *v);
 
-const cube_metric *cube_view_metric(const cube_view *v);
-cube_metric_flavour cube_view_metric_flavour(const cube_view *v);
-cube_call_flavour cube_view_call_flavour(const cube_view *v);
+CUBE_API const cube_metric *cube_view_metric(const cube_view *v);
+CUBE_API cube_metric_flavour cube_view_metric_flavour(const cube_view *v);
+CUBE_API cube_call_flavour cube_view_call_flavour(const cube_view *v);
 /* Values per row: cube_num_threads(defs), or 1 with CUBE_VIEW_AGGREGATE. */
-size_t cube_view_width(const cube_view *v);
+CUBE_API size_t cube_view_width(const cube_view *v);
 /* How many call paths have a row (the others are all zero; a row can be
  * all zero too). */
-size_t cube_view_num_rows(const cube_view *v);
+CUBE_API size_t cube_view_num_rows(const cube_view *v);
 
 /* After cube_view_finish (NULL before):
  * - cube_view_rows: cube_num_cnodes(defs) pointers indexed by cnode index,
@@ -195,16 +195,16 @@ size_t cube_view_num_rows(const cube_view *v);
  *   exists can be all zero as well);
  * - cube_view_value: one value; `i` is a thread index, or 0 when
  *   aggregated (0.0 before finish or out of range). */
-const double *const *cube_view_rows(const cube_view *v);
-const double *cube_view_row(const cube_view *v, const cube_cnode *cnode);
-double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i);
+CUBE_API const double *const *cube_view_rows(const cube_view *v);
+CUBE_API const double *cube_view_row(const cube_view *v, const cube_cnode *cnode);
+CUBE_API double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i);
 /* The metric's value over all call paths (what the metric tree shows for
  * it): cube_view_width() values into `out`, each the sum of the
  * call-exclusive values of every call path (= the sum of the call-tree
  * roots' inclusive values), or for a MAXDOUBLE (MINDOUBLE) metric their
  * largest (smallest); 0 where no call path has a row.  0 or an error
  * code. */
-int cube_view_total(const cube_view *v, double *out);
+CUBE_API int cube_view_total(const cube_view *v, double *out);
 
 /* Every metric's value over all call paths and threads, in the chosen
  * metric flavour, into values[metric index] (cube_num_metrics() values):
@@ -212,7 +212,7 @@ int cube_view_total(const cube_view *v, double *out);
  * (inclusive) or expanded (exclusive) node, when it is the leftmost tree.
  * VOID metrics are 0.  Totals combine by dtype (cube_metric_totals).
  * Needs the rows in `c` (cube_read).  0 or an error code. */
-int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values);
+CUBE_API int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values);
 
 /* ------------------------------------------------------------------------
  * The system tree.  From one value per thread (thread index order), the
@@ -223,14 +223,14 @@ int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double
  * expanded process, node or machine is undefined (the Cube display shows
  * it as "-"): only threads have values of their own.  0 or an error code.
  * ------------------------------------------------------------------------ */
-int cube_system_sums(const cube_t *c, const double *thread_values, double *process_values,
-                     double *node_values, double *machine_values, double *total);
+CUBE_API int cube_system_sums(const cube_t *c, const double *thread_values, double *process_values,
+                              double *node_values, double *machine_values, double *total);
 /* The same, combining the threads' values as `how` says (a MAXDOUBLE
  * metric's process value is the largest of its threads' values).  An item
  * without threads gets 0. */
-int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *thread_values,
-                        double *process_values, double *node_values, double *machine_values,
-                        double *total);
+CUBE_API int cube_system_combine(const cube_t *c, cube_combine_rule how,
+                                 const double *thread_values, double *process_values,
+                                 double *node_values, double *machine_values, double *total);
 
 /* ------------------------------------------------------------------------
  * The flat profile (Cube display, "Flat view"; `cube_dump -r`,
@@ -301,15 +301,15 @@ typedef enum {
 /* NULL on error, with the code in *err when `err` is not NULL:
  * CUBE_VIEW_EINVAL for a call-inclusive view, CUBE_VIEW_ESTATE for an
  * unfinished one.  The view may be freed afterwards. */
-cube_flat *cube_flat_create(const cube_view *v, int *err);
-size_t cube_flat_width(const cube_flat *f);
+CUBE_API cube_flat *cube_flat_create(const cube_view *v, int *err);
+CUBE_API size_t cube_flat_width(const cube_flat *f);
 /* The row of one region (cube_flat_width() values); NULL means all zero
  * (a row that exists can be all zero as well). */
-const double *cube_flat_row(const cube_flat *f, const cube_region *r, cube_flat_part part);
+CUBE_API const double *cube_flat_row(const cube_flat *f, const cube_region *r, cube_flat_part part);
 /* One value (thread index, or 0 when aggregated); 0.0 when out of range. */
-double cube_flat_value(const cube_flat *f, const cube_region *r, cube_flat_part part,
-                       size_t i);
-void cube_flat_free(cube_flat *f);
+CUBE_API double cube_flat_value(const cube_flat *f, const cube_region *r, cube_flat_part part,
+                                size_t i);
+CUBE_API void cube_flat_free(cube_flat *f);
 
 /* ------------------------------------------------------------------------
  * Value modes (CUBE3 manual, section 2.2.3).
@@ -427,21 +427,21 @@ typedef struct {
 
 /* 1 when `mode` gives defined values in the tree `place` names (in its
  * order), 0 when not (see above) or when the place is invalid. */
-int cube_value_mode_available(cube_value_mode mode, const cube_mode_place *place);
+CUBE_API int cube_value_mode_available(cube_value_mode mode, const cube_mode_place *place);
 /* The value shown for absolute value `value` (NaN when undefined). */
-double cube_value_in_mode(cube_value_mode mode, double value, const cube_mode_refs *refs,
-                          const cube_mode_place *place);
+CUBE_API double cube_value_in_mode(cube_value_mode mode, double value, const cube_mode_refs *refs,
+                                   const cube_mode_place *place);
 /* Names for options: "absolute", "own-root-percent", "metric-root-percent",
  * "metric-selection-percent", "call-root-percent", "call-selection-percent",
  * "system-root-percent", "system-selection-percent", "peer-percent",
  * "peer-distribution", "external-percent".  NULL for an unknown mode. */
-const char *cube_value_mode_name(cube_value_mode mode);
+CUBE_API const char *cube_value_mode_name(cube_value_mode mode);
 /* The mode of a name above; 0, or CUBE_VIEW_EINVAL for an unknown name. */
-int cube_value_mode_parse(const char *name, cube_value_mode *mode);
+CUBE_API int cube_value_mode_parse(const char *name, cube_value_mode *mode);
 /* The smallest and largest of n values (the peer references of one level
  * of the system tree, e.g. from cube_system_sums).  CUBE_VIEW_EINVAL when
  * n is 0 or a value is NaN. */
-int cube_peer_range(const double *values, size_t n, double *min, double *max);
+CUBE_API int cube_peer_range(const double *values, size_t n, double *min, double *max);
 
 /* ------------------------------------------------------------------------
  * Statistics of a value across locations (`cube_stat -%`): computed
@@ -482,16 +482,16 @@ typedef struct {
 
 /* Statistics of values[0..n-1] (not modified; a sorted copy is made).
  * 0 or an error code. */
-int cube_stats_compute(const double *values, size_t n, cube_stats *st);
+CUBE_API int cube_stats_compute(const double *values, size_t n, cube_stats *st);
 /* The same on values the caller has sorted ascending (no copy). */
-int cube_stats_of_sorted(const double *sorted, size_t n, cube_stats *st);
+CUBE_API int cube_stats_of_sorted(const double *sorted, size_t n, cube_stats *st);
 /* The type-7 quantile p (0 <= p <= 1) of sorted values; NaN when n is 0
  * or p is outside [0, 1]. */
-double cube_quantile_sorted(const double *sorted, size_t n, double p);
+CUBE_API double cube_quantile_sorted(const double *sorted, size_t n, double p);
 
 /* The sum of n values, compensated (Neumaier) like every sum here; an
  * infinite or NaN sum is returned as it is. */
-double cube_compensated_sum(const double *values, size_t n);
+CUBE_API double cube_compensated_sum(const double *values, size_t n);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /*
- * view_internal.h - what the view_*.c modules share and nothing outside
+ * view_private.h - what the view_*.c modules share and nothing outside
  * libcube sees: the layout of a cube_view and compensated accumulators.
  *
  * An accumulator of width w is one allocation of 2w doubles: the running

@@ -1,5 +1,5 @@
 /*
- * xml_out.h - a buffered byte sink for the XML writer: a stdio stream (the
+ * xml_out_private.h - a buffered byte sink for the XML writer: a stdio stream (the
  * CUBE3 C writer API writes to a caller's FILE*) or a gzip stream.
  */
 #ifndef LIBCUBE_XML_OUT_H

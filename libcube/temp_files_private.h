@@ -1,5 +1,5 @@
 /*
- * temp_files.h - the registry of the temporary files libcube has open in
+ * temp_files_private.h - the registry of the temporary files libcube has open in
  * the process: every temporary file the library creates is made through
  * it, so that a program's signal handler can remove them all
  * (cube_remove_temp_files, cube_list_temp_files in cube.h).

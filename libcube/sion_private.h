@@ -1,5 +1,5 @@
 /*
- * sion.h - internal: a reader for SIONlib containers (file format 3 to 5)
+ * sion_private.h - internal: a reader for SIONlib containers (file format 3 to 5)
  * without SIONlib.  Handles any task count, packed (collective) chunks,
  * several blocks per task, multi-file sets and both byte orders.
  * Reentrant: all state lives in the handle; errors go to a caller buffer
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h" /* err_printf: the readers' one error mechanism */
+#include "util_private.h" /* err_printf: the readers' one error mechanism */
 
 typedef struct sion_set sion_set;
 

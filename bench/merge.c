@@ -1,6 +1,6 @@
 /*
- * bench_merge.c - merging cube_bench runs (SKaLib 3.4; the rules are in
- * cube_benchruns.h).
+ * merge.c - merging cube_bench runs (SKaLib 3.4; the rules are in
+ * merge.h).
  *
  * The runs are small (suites x arguments x ranks rows), so everything is
  * done in memory on the runs' models: the result is built with the writer
@@ -162,20 +162,20 @@ static int check_runs(merge_t *m)
         static const char *const needed[] = {"time", "reps"};
         for (size_t i = 0; i < 2; i++)
             if (!cube_find_metric(r->c, needed[i])) {
-                err_printf(m->err, m->errlen,
+                bench_err(m->err, m->errlen,
                        "%s: not a cube_bench experiment: it has no metric \"%s\"", r->name,
                        needed[i]);
                 return -1;
             }
         r->reps = cube_find_metric(r->c, "reps");
         if (!(r->root = find_root(r->c))) {
-            err_printf(m->err, m->errlen,
+            bench_err(m->err, m->errlen,
                    "%s: not a cube_bench experiment: it has no call-tree root \"cube_bench\"",
                    r->name);
             return -1;
         }
         if (!cube_get_attr(r->c, "parameter checksum")) {
-            err_printf(m->err, m->errlen,
+            bench_err(m->err, m->errlen,
                    "%s: no attribute \"parameter checksum\", so it cannot be shown to come "
                    "from the same parameter file as the other runs; not merged (a run of an "
                    "older cube_bench?)",
@@ -190,7 +190,7 @@ static int check_runs(merge_t *m)
         const run_t *b = &m->runs[k];
         const char *sum = cube_get_attr(b->c, "parameter checksum");
         if (strcmp(sum0, sum) != 0) {
-            err_printf(m->err, m->errlen,
+            bench_err(m->err, m->errlen,
                    "%s and %s come from different parameter files (parameter checksum %s and "
                    "%s); runs of different benchmarks are not merged",
                    a->name, b->name, sum0, sum);
@@ -201,14 +201,14 @@ static int check_runs(merge_t *m)
         size_t np = cube_num_processes(b->c);
         const char *pa = cube_get_attr(a->c, "processes"), *pb = cube_get_attr(b->c, "processes");
         if (pa && pb && strcmp(pa, pb) != 0) {
-            err_printf(m->err, m->errlen,
+            bench_err(m->err, m->errlen,
                    "%s ran on %s processes, %s on %s; runs on different numbers of ranks are "
                    "not merged",
                    a->name, pa, b->name, pb);
             return -1;
         }
         if (np != np0) {
-            err_printf(m->err, m->errlen,
+            bench_err(m->err, m->errlen,
                    "%s has %zu processes, %s has %zu; runs on different numbers of ranks are "
                    "not merged",
                    a->name, np0, b->name, np);
@@ -365,7 +365,7 @@ static int copy_system(merge_t *m)
             for (size_t q = 0; q < npr && !found; q++)
                 found = cube_get_process(c, q)->rank == rp->rank;
             if (!found) {
-                err_printf(m->err, m->errlen,
+                bench_err(m->err, m->errlen,
                        "%s has a process of rank %lld, %s has none; runs on different ranks "
                        "are not merged",
                        r->name, (long long)rp->rank, m->runs[0].name);
@@ -408,7 +408,7 @@ static msuite *collect_suites(const merge_t *m, size_t *count)
             while (f < n && !(s[f].occurrence == occ && strcmp(s[f].name, name) == 0))
                 f++;
             if (f == n) {
-                msuite *grown = grow_array(s, n, &cap, sizeof *grown, 16);
+                msuite *grown = bench_grow(s, n, &cap, sizeof *grown, 16);
                 if (!grown)
                     goto oom;
                 s = grown;
@@ -474,7 +474,7 @@ static mpoint *collect_points(const merge_t *m, const msuite *s, size_t *count)
             while (f < n && !same_point(&p[f], name, numbered, key_len, x))
                 f++;
             if (f == n) {
-                mpoint *grown = grow_array(p, n, &cap, sizeof *grown, 32);
+                mpoint *grown = bench_grow(p, n, &cap, sizeof *grown, 32);
                 if (!grown)
                     goto oom;
                 p = grown;
@@ -666,16 +666,16 @@ cube_t *cube_bench_merge(cube_t *const *runs, const char *const *names, size_t n
     if (err && errlen)
         err[0] = '\0';
     if (n == 0 || !runs) {
-        err_printf(err, errlen, "no runs to merge");
+        bench_err(err, errlen, "no runs to merge");
         return NULL;
     }
     if (!(m.runs = calloc(n, sizeof *m.runs))) {
-        err_printf(err, errlen, "out of memory");
+        bench_err(err, errlen, "out of memory");
         return NULL;
     }
     for (size_t k = 0; k < n; k++) {
         if (!runs[k]) {
-            err_printf(err, errlen, "run %zu: no experiment", k + 1);
+            bench_err(err, errlen, "run %zu: no experiment", k + 1);
             free_merge(&m);
             return NULL;
         }
@@ -712,7 +712,7 @@ cube_t *cube_bench_merge(cube_t *const *runs, const char *const *names, size_t n
     rc = 0;
 done:
     if (rc == -1)
-        err_printf(err, errlen, "merging: %s",
+        bench_err(err, errlen, "merging: %s",
                m.out && *cube_error(m.out) ? cube_error(m.out) : "out of memory");
     cube_t *out = m.out;
     free_merge(&m);
@@ -729,16 +729,16 @@ int cube_bench_merge_files(const char *const *paths, size_t n, const char *outpu
     if (err && errlen)
         err[0] = '\0';
     if (n == 0 || !paths) {
-        err_printf(err, errlen, "no runs to merge");
+        bench_err(err, errlen, "no runs to merge");
         return -1;
     }
     if (!output) {
-        err_printf(err, errlen, "no output file");
+        bench_err(err, errlen, "no output file");
         return -1;
     }
     cube_t **runs = calloc(n, sizeof *runs);
     if (!runs) {
-        err_printf(err, errlen, "out of memory");
+        bench_err(err, errlen, "out of memory");
         return -1;
     }
     int rc = -1;
@@ -747,26 +747,26 @@ int cube_bench_merge_files(const char *const *paths, size_t n, const char *outpu
     size_t stdin_uses = 0;
     for (size_t k = 0; k < n; k++) {
         if (!paths[k]) {
-            err_printf(err, errlen, "run %zu: no file name", k + 1);
+            bench_err(err, errlen, "run %zu: no file name", k + 1);
             goto done;
         }
         if (strcmp(paths[k], "-") == 0 && ++stdin_uses > 1) {
-            err_printf(err, errlen, "-: standard input can be read only once");
+            bench_err(err, errlen, "-: standard input can be read only once");
             goto done;
         }
     }
     for (size_t k = 0; k < n; k++) {
         if (!(runs[k] = cube_create())) {
-            err_printf(err, errlen, "%s: out of memory", paths[k]);
+            bench_err(err, errlen, "%s: out of memory", paths[k]);
             goto done;
         }
         if (cube_read(runs[k], paths[k]) != 0) {
             const char *e = cube_error(runs[k]);
             /* the reader's messages begin with the file name; make sure */
             if (strncmp(e, paths[k], strlen(paths[k])) == 0)
-                err_printf(err, errlen, "%s", e);
+                bench_err(err, errlen, "%s", e);
             else
-                err_printf(err, errlen, "%s: %s", paths[k], *e ? e : "cannot be read");
+                bench_err(err, errlen, "%s: %s", paths[k], *e ? e : "cannot be read");
             goto done;
         }
     }
@@ -776,9 +776,9 @@ int cube_bench_merge_files(const char *const *paths, size_t n, const char *outpu
     if (cube_write_file(merged, output, flags) != 0) {
         const char *e = cube_error(merged);
         if (strstr(e, output))
-            err_printf(err, errlen, "%s", e);
+            bench_err(err, errlen, "%s", e);
         else
-            err_printf(err, errlen, "%s: %s", output, *e ? e : "cannot be written");
+            bench_err(err, errlen, "%s: %s", output, *e ? e : "cannot be written");
     } else {
         rc = 0;
     }

@@ -1,5 +1,5 @@
 /*
- * util.h - small helpers shared by the library's modules: checked string
+ * util_private.h - small helpers shared by the library's modules: checked string
  * copies and a growable byte buffer.  None of them exits or prints; every
  * allocation failure is returned to the caller.
  */
@@ -16,16 +16,15 @@
 
 /* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
  * or errlen 0): the modules that report into a caller's buffer (SION and
- * LinkTest readers, the merge of benchmark runs) all use this one. */
+ * LinkTest readers) all use this one. */
 void err_printf(char *err, size_t errlen, const char *fmt, ...) CUBE_PRINTF(3, 4);
 
 /* Make room for one more element in `items` (count == *cap means full),
  * doubling from first_cap, the size checked against overflow: returns the
  * (possibly moved) array with *cap updated, or NULL when out of memory (the
  * old array is then still valid and unchanged).  Returns `items` untouched
- * when there is room.  Shared by cube_bench, the merge of its runs and the
- * model's entity lists (child_array_push); some older libcube modules still
- * grow their arrays by hand. */
+ * when there is room.  Used by the model's entity lists (child_array_push)
+ * and other modules; some older ones still grow their arrays by hand. */
 void *grow_array(void *items, size_t count, size_t *cap, size_t elem_size, size_t first_cap);
 
 /* A bump allocator: many small objects carved from a few large chunks and

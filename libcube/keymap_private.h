@@ -1,5 +1,5 @@
 /*
- * keymap.h - a hash map from byte-string keys to indexes, for lining up the
+ * keymap_private.h - a hash map from byte-string keys to indexes, for lining up the
  * dimensions of several experiments (a metric by parent and unique name, a
  * call path by parent, callee and call site, ...).  Keys are copied into
  * one arena, so a million keys cost a few allocations, not a million.
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "util_private.h"
 
 typedef struct {
     struct keymap_slot *slots;

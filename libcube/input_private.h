@@ -1,5 +1,5 @@
 /*
- * input.h - the byte stream a CUBE file is read from: a path or a file
+ * input_private.h - the byte stream a CUBE file is read from: a path or a file
  * descriptor, plain or gzip (recognised by its magic bytes), passed through
  * a filter that turns a raw '&' (not well-formed XML, but accepted by the
  * original CUBE 3 reader) into "&amp;" and remembers where it first saw one.

@@ -1,5 +1,5 @@
 /*
- * severity_store.h - the sparse severity data of one experiment.
+ * severity_store_private.h - the sparse severity data of one experiment.
  *
  * Only (metric, call-tree node) pairs that hold data have a row; each row is
  * one contiguous array of row_len doubles, one per thread.  Memory grows with

@@ -1,0 +1,29 @@
+/*
+ * util.h - cube_bench's own small helpers.  cube_bench is a program on top
+ * of libcube's public API (cube.h); the library's internal helpers are not
+ * part of that API, so the program has these two of its own.
+ */
+#ifndef CUBE_BENCH_UTIL_H
+#define CUBE_BENCH_UTIL_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BENCH_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define BENCH_PRINTF(fmt, args)
+#endif
+
+/* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
+ * or errlen 0): how cube_bench's modules report to their caller. */
+void bench_err(char *err, size_t errlen, const char *fmt, ...) BENCH_PRINTF(3, 4);
+
+/* Make room for one more element in `items` (count == *cap means full),
+ * doubling from first_cap, the size checked against overflow: returns the
+ * (possibly moved) array with *cap updated, or NULL when out of memory (the
+ * old array is then still valid and unchanged).  Returns `items` untouched
+ * when there is room. */
+void *bench_grow(void *items, size_t count, size_t *cap, size_t elem_size,
+                 size_t first_cap);
+
+#endif
