@@ -30,6 +30,27 @@ if [ ! -s "$TMP/missing" ]; then ok "libcube.so exports every function the publi
     head -20 "$TMP/missing" | sed 's/^/#   /'
 fi
 
+# The tools and cube_bench are linked with libcube.a, which holds the
+# internals too: none of their objects may call a library function that is
+# not public (the include path keeps the declarations away; this catches a
+# hand-written one)
+OBJ="$BIN/../obj"
+nm --defined-only "$LIB/libcube.a" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' |
+    sort -u >"$TMP/library"
+objects=$(ls "$OBJ"/cli/*.o "$OBJ"/bench/*.o "$OBJ"/bench-mpi/*.o 2>/dev/null)
+if [ -n "$objects" ]; then
+    # shellcheck disable=SC2086
+    nm -u $objects | awk 'NF == 2 { print $2 }' | sort -u |
+        comm -12 - "$TMP/library" | comm -23 - "$TMP/declared" >"$TMP/internal"
+    if [ ! -s "$TMP/internal" ]; then
+        ok "the tools and cube_bench call only public library functions"
+    else
+        not_ok "the tools or cube_bench call internal library functions: $(tr '\n' ' ' <"$TMP/internal")"
+    fi
+else
+    not_ok "no objects of the tools in $OBJ"
+fi
+
 # --- the public headers stand alone ----------------------------------------
 for h in libcube/include/*.h; do
     name=${h##*/}
