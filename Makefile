@@ -20,6 +20,9 @@ PUBLIC_HDRS := $(wildcard libcube/include/*.h)
 version_part = $(shell sed -n 's/^[#]define CUBE_VERSION_$(1)  *\([0-9][0-9]*\)$$/\1/p' libcube/include/cube.h)
 VERSION    := $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
 SOVERSION  := $(call version_part,MAJOR)
+ifneq ($(words $(subst ., ,$(VERSION))),3)
+$(error libcube/include/cube.h: expected "#define CUBE_VERSION_MAJOR N" (and MINOR, PATCH), found version "$(VERSION)")
+endif
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 BINDIR     ?= $(PREFIX)/bin
@@ -134,7 +137,7 @@ $(LIB_SO): $(LIB_OBJ)
 	ln -sf libcube.so.$(VERSION) $(BUILD)/lib/libcube.so.$(SOVERSION)
 	ln -sf libcube.so.$(SOVERSION) $(BUILD)/lib/libcube.so
 
-$(LIB_PC): libcube/libcube.pc.in Makefile
+$(LIB_PC): libcube/libcube.pc.in libcube/include/cube.h Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
