@@ -1,5 +1,5 @@
 /*
- * asec.c - automatic control of the standard error (SKaLib seed 3.2).
+ * asec.c - automatic control of the standard error, as in SKaMPI.
  * The formulas are in asec.h.  Samples are kept twice: in arrival order (for
  * the caller, e.g. a per-sample dump) and sorted (for cutting, quartiles and
  * the winsorized standard error); the sorted copy is maintained by insertion,

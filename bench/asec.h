@@ -1,5 +1,5 @@
 /*
- * asec.h - automatic control of the standard error (SKaLib seed 3.2).
+ * asec.h - automatic control of the standard error, as in SKaMPI.
  *
  * One "measurement" is formed from single measurements that are added one
  * at a time.  After each one the caller asks asec_done() whether to start
@@ -20,7 +20,7 @@
  * fires; time_limit <= 0 means no time limit.  The seed's "falls below" is read as "<=" so that a run of
  * identical values (se = 0) stops at min_rep.
  *
- * Cutting (seed 3.2.2): of n samples sorted ascending, g = floor(cut * n)
+ * Cutting: of n samples sorted ascending, g = floor(cut * n)
  * are dropped at each end (cut = cut_quantile, clamped to [0, 0.5); a tiny
  * tolerance makes e.g. 0.29 * 100 give 29, not 28).  h = n - 2g remain.
  * The result is the mean of the h kept samples (the trimmed mean).

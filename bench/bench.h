@@ -79,7 +79,7 @@ typedef struct bench_ctx {
     bench_dummy *dummies;
     size_t num_dummies, dummies_cap;
     asec *dummy_asec;        /* for measuring the dummy time (allocated once) */
-    /* the warm-up before each argument (seed 3.2: "we warm up the cache by
+    /* the warm-up before each argument (SKaMPI: "we warm up the cache by
      * a dummy call"): at least min_ops operations, then more until
      * `time` seconds have passed or max_ops were run */
     long warm_min_ops, warm_max_ops;

@@ -1,5 +1,5 @@
 /*
- * clock.c - MPI_Wtime, its resolution and the dummy time (seed 3.1, 3.2).
+ * clock.c - MPI_Wtime, its resolution and the dummy time.
  */
 #include "clock.h"
 

@@ -1,8 +1,8 @@
 /*
- * clock.h - time for cube_bench (seed 3.1): MPI_Wtime, its resolution, the
+ * clock.h - time for cube_bench: MPI_Wtime, its resolution, the
  * number of operations one single measurement must hold so that the clock's
  * resolution does not dominate it, and the dummy time (the overhead of an
- * empty measurement, 3.2), which is subtracted from every result.
+ * empty measurement), which is subtracted from every result.
  */
 #ifndef CUBE_BENCH_CLOCK_H
 #define CUBE_BENCH_CLOCK_H

@@ -1,5 +1,5 @@
 /*
- * coll.c - the collective pattern (seed 4.1, 5: col_pattern): every rank of
+ * coll.c - the collective pattern (SKaMPI's col_pattern): every rank of
  * the communicator calls the operation and times it; rank 0 is the root.
  * The root's time is the result; with Node_Times every rank's is kept.
  *

@@ -332,7 +332,7 @@ static int output_dir_ok(const char *path, char *err, size_t errlen)
 /* --- resuming ---------------------------------------------------------------- */
 
 /* Rank 0: is there an unfinished run of this parameter file to continue
- * (seed 7.18.9, read_old_log_file)?  The number of its suites to keep (0:
+ * (SKaMPI's read_old_log_file)?  The number of its suites to keep (0:
  * start afresh), or -1 with a message in err.  Nothing is refused when
  * nothing would be lost: a log of a finished run, of a run that finished
  * no suite, or of one that wrote to standard output. */

@@ -1,6 +1,6 @@
 /*
  * measure.c - one measurement: warm-up, single measurements under rank 0's
- * control, the result (seed 3.2 and the pattern layer of 4.1).
+ * control, the result (SKaMPI's pattern layer).
  */
 #include "measure.h"
 
@@ -9,7 +9,7 @@
 /* The tag of the partner's "ready" message (no pattern uses it). */
 #define MEASURE_READY_TAG 4711
 
-/* The warm-up (seed 3.2: "we warm up the cache by a dummy call of the
+/* The warm-up (SKaMPI: "we warm up the cache by a dummy call of the
  * measurement routine before actually starting to measure").  One call is
  * not enough here: the first messages of a size class touch fresh pages of
  * the transport (10x slower at 128 B - 2 KiB, mpi-bench.md M2), so the

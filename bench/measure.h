@@ -1,5 +1,5 @@
 /*
- * measure.h - one measurement (seed 3.2, 4.1): warm-up, then single
+ * measure.h - one measurement: warm-up, then single
  * measurements until rank 0's standard-error control says stop (its
  * decision broadcast, so every rank stops together), the dummy time
  * subtracted.

@@ -39,8 +39,8 @@
  *    and the nearest above, both measured at that rank):
  *        y = y1 + (y2 - y1) * (x - x1) / (x2 - x1)
  *    for every metric (time, stderr, dummy_time, ...), as SKaMPI's
- *    interpolate_data interpolates the whole record (seed 7.17.11,
- *    linear_interpolate 7.18.18).  Its weight is the interpolated reps,
+ *    interpolate_data interpolates the whole record (with its
+ *    linear_interpolate).  Its weight is the interpolated reps,
  *    rounded to the nearest integer (halves up): reps is an INTEGER metric,
  *    and the weight is what the merged file then shows as reps when this
  *    contribution is chosen.  A point outside the run's measured range of

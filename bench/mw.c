@@ -1,5 +1,5 @@
 /*
- * mw.c - the master-worker pattern (seed 4.1, 5: mw_pattern): rank 0 hands
+ * mw.c - the master-worker pattern (SKaMPI's mw_pattern): rank 0 hands
  * out `chunks` pieces of work of `len` bytes to the other ranks, each
  * worker answers every piece with a result of `len` bytes and gets the next
  * piece, and when all results are in every worker gets a stop message.  One

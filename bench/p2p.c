@@ -1,6 +1,6 @@
 /*
  * p2p.c - the point-to-point pattern: ping-pongs between rank 0 and one
- * partner (seed 4.1, 5: p2p_pattern, p2p_find_max_min).
+ * partner (SKaMPI's p2p_pattern, p2p_find_max_min).
  *
  * One iteration is one round trip; rank 0 and the partner both time their
  * side.  The reported time is half the round trip (divisor 2), the time of

@@ -41,7 +41,7 @@ static const bench_type_info type_table[BENCH_TYPE_COUNT] = {
     { BENCH_TYPE_PINGPONG_IRECV_SEND, "Pingpong_Irecv_Send", BENCH_PATTERN_P2P, 0,
       "MPI_Irecv/MPI_Send", "ping-pong with MPI_Irecv posted before MPI_Send, half round trip" },
     { BENCH_TYPE_PING_SEND, "Ping_Send", BENCH_PATTERN_P2P, 50,
-      "MPI_Send", "MPI_Send timed on rank 0, the partner receives, no reply (seed 6.2)" },
+      "MPI_Send", "MPI_Send timed on rank 0, the partner receives, no reply" },
     { BENCH_TYPE_BCAST, "Bcast", BENCH_PATTERN_COLLECTIVE, 0, "MPI_Bcast", "MPI_Bcast from rank 0" },
     { BENCH_TYPE_REDUCE, "Reduce", BENCH_PATTERN_COLLECTIVE, 0, "MPI_Reduce", "MPI_Reduce to rank 0" },
     { BENCH_TYPE_ALLREDUCE, "Allreduce", BENCH_PATTERN_COLLECTIVE, 0, "MPI_Allreduce", "MPI_Allreduce" },

@@ -45,7 +45,7 @@ typedef enum {
     BENCH_TYPE_PINGPONG_BSEND_RECV,    /* MPI_Bsend / MPI_Recv */
     BENCH_TYPE_PINGPONG_SENDRECV,      /* MPI_Sendrecv on both sides */
     BENCH_TYPE_PINGPONG_IRECV_SEND,    /* MPI_Irecv posted first, MPI_Send, Wait */
-    BENCH_TYPE_PING_SEND,              /* seed 6.2's example (Type = 50): MPI_Send
+    BENCH_TYPE_PING_SEND,              /* SKaMPI's example (Type = 50): MPI_Send
                                           timed on rank 0, the partner receives,
                                           no reply */
     /* collective */
@@ -199,7 +199,7 @@ void params_suite_asec(const bench_suite *s, asec_params *a);
 /* end_max: the value of Max_Value for this suite (used when end_is_max).
  * max_rel_error = 2 * standard_error: the seed's file has no key for the
  * refinement bound, and prediction errors below about twice the values'
- * own relative standard error are noise, not structure (seed 3.3: "we are
+ * own relative standard error are noise, not structure (SKaMPI: "we are
  * not interested in investing a lot time to measure this noise"). */
 void params_suite_refine(const bench_suite *s, long end_max, refine_params *r);
 

@@ -1,5 +1,5 @@
 /*
- * refine.c - automatic parameter refinement (SKaLib seed 3.3); the rules
+ * refine.c - automatic parameter refinement, as in SKaMPI; the rules
  * are in refine.h.
  *
  * The measured points form a doubly linked list in argument order (nodes in

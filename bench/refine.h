@@ -1,5 +1,5 @@
 /*
- * refine.h - automatic parameter refinement (SKaLib seed 3.3).
+ * refine.h - automatic parameter refinement, as in SKaMPI.
  *
  * A suite measures t(x) over integer arguments x in [x_start, x_end]
  * (message length, number of processes, number of chunks: the seed's P is a

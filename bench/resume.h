@@ -1,5 +1,5 @@
 /*
- * resume.h - continuing an unfinished run (SKaMPI's old log file, seed 7.18:
+ * resume.h - continuing an unfinished run (SKaMPI's old log file:
  * read_old_log_file, create_log_file, output_file_complete).
  *
  * While it runs, cube_bench appends to its log a line per finished suite,

@@ -1,5 +1,5 @@
 /*
- * simple.c - the simple pattern (seed 4.1, 5: simple_pattern): the cost of
+ * simple.c - the simple pattern (SKaMPI's simple_pattern): the cost of
  * one local call, timed on every rank of the communicator.  These calls
  * take tens of nanoseconds, so a single measurement repeats them (clock.h).
  */

@@ -1,5 +1,5 @@
 /*
- * suite.h - one suite of measurements (seed 3.3, 4.2): the automatic
+ * suite.h - one suite of measurements: the automatic
  * parameter refinement over the varied argument, each argument measured by
  * measure_run on the ranks it concerns.
  */

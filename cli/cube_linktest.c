@@ -626,14 +626,13 @@ static int print_iterations(const options *o, cube_linktest *lt, FILE *fp)
     for (size_t i = 0; i < m; i++) {
         const cube_linktest_permutation *p = cube_linktest_get_permutation(lt, i);
         cli_table_int(t, (long long)i);
-        if (p->start_time[0])
-            cli_table_text(t, p->start_time);
-        else
-            cli_table_absent(t, human ? "-" : "");
-        if (p->end_time[0])
-            cli_table_text(t, p->end_time);
-        else
-            cli_table_absent(t, human ? "-" : "");
+        const char *times[2] = {p->start_time, p->end_time};
+        for (int k = 0; k < 2; k++) {
+            if (times[k][0])
+                cli_table_text(t, times[k]);
+            else
+                cli_table_absent(t, human ? "-" : "");
+        }
         put_time(t, o->format, p->min);
         put_time(t, o->format, p->avg);
         put_time(t, o->format, p->max);

@@ -6,8 +6,9 @@
  *   - with -t N, the top-N flat profile by exclusive time (its magnitude:
  *     a difference of two runs shows its largest changes) with the number
  *     of calls, exclusive and inclusive time.
- * CSV by default, an aligned table with -p.  Values are summed over all
- * threads, metric-inclusive (as stored).  The file is streamed: only the
+ * CSV by default, an aligned table with -p.  Values are combined over all
+ * threads as the metric's dtype says (summed; a MAXDOUBLE or MINDOUBLE
+ * metric's largest or smallest), metric-inclusive (as stored).  The file is streamed: only the
  * rows of the metrics printed are kept (cli_input_read).
  */
 #include "cli_common.h"

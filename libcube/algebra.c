@@ -180,7 +180,6 @@ typedef struct {
     size_t num_metrics, num_cnodes, num_threads;
     const unsigned char *metric_counts, *cnode_counts;
     int threads_merged; /* two of its threads are one of the result */
-    int merges;         /* two of its items of any kind are one of the result */
 } input_maps;
 
 static int any_above_one(const unsigned char *counts, size_t n)
@@ -195,14 +194,11 @@ static input_maps maps_of(const combination *cb, size_t k)
 {
     input_maps im = {k, cb->sources[k].path, cube_union_metric_map(cb->u, k),
                      cube_union_cnode_map(cb->u, k), cube_union_thread_map(cb->u, k), 0, 0, 0,
-                     union_metric_counts(cb->u, k, 0), union_cnode_counts(cb->u, k), 0, 0};
+                     union_metric_counts(cb->u, k, 0), union_cnode_counts(cb->u, k), 0};
     /* no input k leaves the lengths 0: every row is then refused */
     cube_union_input_size(cb->u, k, &im.num_metrics, &im.num_cnodes, &im.num_threads);
     const cube_t *res = cube_union_result(cb->u);
     im.threads_merged = any_above_one(union_thread_counts(cb->u, k), res->threads.count);
-    /* one pass here spares most inputs, which merge nothing, a look-up per row */
-    im.merges = im.threads_merged || any_above_one(im.metric_counts, res->metrics.count) ||
-                any_above_one(im.cnode_counts, res->cnodes.count);
     return im;
 }
 
@@ -258,8 +254,7 @@ static int add_row(combination *cb, const input_maps *im, const row_sink *sink, 
         t++;
     if (t == nthreads)
         return 0;
-    if (im->merges &&
-        (im->threads_merged || im->metric_counts[rm] > 1 || im->cnode_counts[rc] > 1)) {
+    if (im->threads_merged || im->metric_counts[rm] > 1 || im->cnode_counts[rc] > 1) {
         double *acc = sev_store_get_or_add(&cb->merged, rm, rc);
         if (!acc)
             return fail(cb, "out of memory");

@@ -98,6 +98,24 @@ void atomic_file_abort(temp_file *tmp)
     temp_file_release(tmp);
 }
 
+/* The descriptor an output at `path` (not "-") is written into: an
+ * existing file that is not a regular one (a FIFO, a terminal, /dev/null)
+ * in place, since renaming a file over it would replace the device or the
+ * pipe, with *tmp NULL; anything else a temporary file (*tmp set).  -1 with
+ * the message in `err` when it cannot be opened. */
+static int open_target(const char *path, temp_file **tmp, char *err, size_t errlen)
+{
+    *tmp = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if (fd < 0)
+            snprintf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
+        return fd;
+    }
+    return atomic_file_create(path, tmp, err, errlen);
+}
+
 /* Produce into an open descriptor (closed here): 0, -1 producer failed,
  * -2 output failed (message in err). */
 static int produce_into_fd(int fd, int gzip, const char *gz_mode, const char *name,
@@ -164,22 +182,13 @@ int output_to_path(const char *path, int gzip, const char *gz_mode, output_produ
         }
         return produce_into_fd(fd, gzip, gz_mode, "-", produce, ctx, err, errlen);
     }
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* a FIFO, a terminal, /dev/null: written in place (renaming a
-         * file over it would replace the device or the pipe) */
-        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        if (fd < 0) {
-            snprintf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
-            return -2;
-        }
-        return produce_into_fd(fd, gzip, gz_mode, path, produce, ctx, err, errlen);
-    }
     temp_file *tmp;
-    int fd = atomic_file_create(path, &tmp, err, errlen);
+    int fd = open_target(path, &tmp, err, errlen);
     if (fd < 0)
         return -2;
     int rc = produce_into_fd(fd, gzip, gz_mode, path, produce, ctx, err, errlen);
+    if (!tmp)
+        return rc;
     if (rc != 0) {
         atomic_file_abort(tmp);
         return rc;
@@ -214,22 +223,14 @@ cube_output *cube_output_open(const char *path, char *err, size_t errlen)
         free(out);
         return NULL;
     }
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* a FIFO, a terminal, /dev/stderr: written in place */
-        out->fp = fopen(path, "w");
-        if (!out->fp)
-            err_printf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
-    } else {
-        char msg[1024];
-        int fd = atomic_file_create(path, &out->tmp, msg, sizeof msg);
-        if (fd < 0) {
-            err_printf(err, errlen, "%s", msg);
-        } else if (!(out->fp = fdopen(fd, "w"))) {
-            err_printf(err, errlen, "%s: cannot create the output: %s", path, strerror(errno));
-            close(fd);
-            atomic_file_abort(out->tmp);
-        }
+    char msg[1024];
+    int fd = open_target(path, &out->tmp, msg, sizeof msg);
+    if (fd < 0) {
+        err_printf(err, errlen, "%s", msg);
+    } else if (!(out->fp = fdopen(fd, "w"))) {
+        err_printf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
+        close(fd);
+        atomic_file_abort(out->tmp);
     }
     if (!out->fp) {
         free(out->path);

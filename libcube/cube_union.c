@@ -630,16 +630,15 @@ static int note_ranks(cube_union *u, union_input *ui, const cube_t *c)
         return oom(u);
     for (size_t ti = 0; ti < c->threads.count; ti++)
         ui->thread_process_rank[ti] = ((const cube_thread *)c->threads.items[ti])->process->rank;
-    for (size_t ti = 0; ti < c->threads.count; ti++) {
-        int64_t rank = ((const cube_thread *)c->threads.items[ti])->rank;
-        if (rank == ui->thread_rank[ti])
-            continue;
-        if (!ui->thread_own_rank &&
-            !(ui->thread_own_rank = malloc(c->threads.count * sizeof *ui->thread_own_rank)))
-            return oom(u);
-        break;
-    }
-    for (size_t ti = 0; ui->thread_own_rank && ti < c->threads.count; ti++)
+    int differ = 0;
+    for (size_t ti = 0; ti < c->threads.count && !differ; ti++)
+        differ = ((const cube_thread *)c->threads.items[ti])->rank != ui->thread_rank[ti];
+    if (!differ)
+        return 0;
+    ui->thread_own_rank = malloc(c->threads.count * sizeof *ui->thread_own_rank);
+    if (!ui->thread_own_rank)
+        return oom(u);
+    for (size_t ti = 0; ti < c->threads.count; ti++)
         ui->thread_own_rank[ti] = ((const cube_thread *)c->threads.items[ti])->rank;
     return 0;
 }

@@ -76,16 +76,15 @@ cube_metric *cube_find_metric_named(const cube_t *c, const char *name, size_t *n
 {
     cube_metric *found = cube_find_metric(c, name);
     size_t n = found ? 1 : 0;
-    for (size_t i = 0; !found && i < c->metrics.count; i++) {
-        cube_metric *m = c->metrics.items[i];
-        if (strcmp(m->disp_name, name) == 0 && n++ == 0)
-            found = m;
+    if (!found) {
+        /* by display name, every metric that has it counted: a display
+         * name that several metrics share names none of them */
+        for (size_t i = 0; i < c->metrics.count; i++) {
+            cube_metric *m = c->metrics.items[i];
+            if (strcmp(m->disp_name, name) == 0 && n++ == 0)
+                found = m;
+        }
     }
-    /* a display name that several metrics share names none of them */
-    for (size_t i = found ? found->index + 1 : c->metrics.count;
-         n == 1 && strcmp(found->uniq_name, name) != 0 && i < c->metrics.count; i++)
-        if (strcmp(((cube_metric *)c->metrics.items[i])->disp_name, name) == 0)
-            n++;
     if (num_matches)
         *num_matches = n;
     return n == 1 ? found : NULL;

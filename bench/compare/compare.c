@@ -1,6 +1,6 @@
 /*
  * compare.c - cube_bench's measurement against a plain fixed-iteration loop
- * (issue 8, "Statistics and proof of the numbers").
+ * (the evidence that its numbers are right).
  *
  *   mpiexec -n 2 bench_compare [-p PARAMFILE] [--iters N] [--warmup N]
  *                              [--max-size BYTES] [--merges K]
@@ -18,7 +18,7 @@
  *               untimed MPI_Barrier after each), reported as mean and median.
  *
  * This machine flips between a fast and a slow latency mode for seconds to
- * minutes (../shared/formats/mpi-bench.md), so a comparison of two separate
+ * minutes, so a comparison of two separate
  * runs can be off by 3.5x at small sizes with neither tool at fault.  Both
  * sides therefore measure each size back to back, in alternating order, and
  * a 1-byte probe before each size records the mode the pair saw.
@@ -300,7 +300,7 @@ static const char usage_text[] =
     "                                  [--max-size BYTES] [--merges K]\n"
     "\n"
     "Measure ping-pong, Bcast and Allreduce with cube_bench's measurement and with\n"
-    "a fixed-iteration loop, interleaved, and check the targets of issue 8.\n"
+    "a fixed-iteration loop, interleaved, and check the targets.\n"
     "\n"
     "  -p, --params FILE   cube_bench settings per suite (default bench/default.par)\n"
     "      --iters N       timed iterations of the loop (default 10000)\n"
@@ -748,7 +748,7 @@ static int run(run_state *R)
 
     /* --- the targets --- */
     char sz[32];
-    printf("#\n# targets (issue 8; ../shared/formats/mpi-bench.md section 4)\n");
+    printf("#\n# targets\n");
     for (int op = 0; op < NOPS; op++) {
         summary_ratio(op, rows[op], nsizes, 0);
         summary_ratio(op, rows[op], nsizes, 1);

@@ -2,8 +2,7 @@
  * gen_cube.c - write a synthetic CUBE 3 XML experiment for benchmarks.
  *
  * The output follows the canonical layout of the CUBE 3.4.3 writers
- * (shared/formats/cube3-xml.md, sections 1.1, 1.4, 1.6 and the example in
- * 1.8): the XML declaration, <cube version="3.0">, attr, doc/mirrors, a
+ * (cube(5)): the XML declaration, <cube version="3.0">, attr, doc/mirrors, a
  * metric tree, regions then a nested call tree, a machine>node>process>thread
  * system tree with dense thread ids, <topologies>, and a severity section with
  * one matrix per metric and one value per line in each row.
@@ -60,7 +59,7 @@ struct stats {
 };
 
 /* ------------------------------------------------------------------------
- * PRNG: xorshift64* seeded through splitmix64 (so that seed 0 and small
+ * PRNG: xorshift64* seeded through splitmix64 (so that a zero seed and small
  * consecutive seeds give unrelated, non-zero states).
  * ------------------------------------------------------------------------ */
 

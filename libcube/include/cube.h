@@ -475,9 +475,11 @@ CUBE_API int cube_format_double(double v, char *buf);
  * Experiments are first lined up: their dimensions are united, and every
  * metric, call path and thread of each input is mapped onto one of the
  * result.  Metrics match by unique name wherever they sit (the first
- * input's place kept); regions by name and module; call paths by callee region, call-site module and
- * line under the matched parent (CUBE_MATCH_NAME: by callee name alone);
- * threads by (process rank, thread rank).  See cube_diff(1).
+ * input's place kept); regions by name and module; call paths by callee
+ * region, call-site module and line under the matched parent
+ * (CUBE_MATCH_NAME: by callee name alone); threads by (process rank,
+ * thread rank), keeping the first input's thread ranks where every input
+ * agrees with them.  See cube_diff(1).
  * ------------------------------------------------------------------------ */
 
 typedef enum {

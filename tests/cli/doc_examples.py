@@ -10,21 +10,22 @@ and the test cannot drift apart.  Commands run one by one with `sh -c` in
 the current directory (tests/cli/test_doc_examples.sh prepares it: the
 shipped data under the names the documents use, the tools on PATH).
 
-README (its "How the examples are tested" paragraph is the user's side of
-this): in an indented code block a line "$ COMMAND" starts a command, the
-lines after it that begin with "> " continue it (as the shell's second
-prompt shows them), and the other lines up to the next "$ " are its
-output.  A command fails when it exits with a status other than 0, or
-when output is shown and the command's output (standard output and
-standard error, as on a terminal) does not match it: runs of blanks match
-runs of blanks, "..." matches any text within a line, and a line of just
-"..." any number of lines.  A command whose line ends in a comment
+README (its section "Testing the examples" is the user's side of this):
+in an indented code block a line "$ COMMAND" starts a command, the lines
+after it that begin with "> " continue it (as the shell's second prompt
+shows them), and the other lines up to the next "$ " are its output.
+A command fails when it exits with a status other than 0, or when output
+is shown and the command's output (standard output and standard error,
+as on a terminal) does not match it: runs of blanks match runs of
+blanks, "..." matches any text within a line, and a line of just "..."
+any number of lines.  A command whose line ends in a comment
 "# not tested: REASON" is not run and counts as skipped.
 
 Man pages: each .EX block of EXAMPLES is one example.  A block of make
 rules (a "target: ..." line followed by a tab-indented recipe) is run as
 a makefile, for every target it names; a block whose first word is not a
-command (output shown in the text) is not run.  Examples that need what
+command here (output shown in the text) is not run, which a comment line
+says.  Examples that need what
 a test machine does not have (a remote host, more than 2 MPI ranks, the
 CUBE 3 tools, a python module or a program that is not installed) are
 skipped, naming what is missing.
@@ -313,7 +314,10 @@ def do_man(pages):
                 check_command(name, cmd, block[1:], missing(cmd))
                 continue
             if not is_command(first_word(block)):
-                continue  # output shown in the text, not a command
+                # output shown in the text; said, so that an example whose
+                # program is missing here cannot vanish unnoticed
+                print("# %s: not run: '%s' is not a command here" % (name, first_word(block)))
+                continue
             script = "\n".join(block)
             check_command(name, script, [], missing(script))
 

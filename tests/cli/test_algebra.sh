@@ -204,7 +204,7 @@ expect_text_eq "cube_merge: warning: testdata/algebra/duplicate-unique-name.cube
 "$BIN/cube_dump" -m bytes_sent -s tsv "$TMP/dup.cube" >"$TMP/dup-out.tsv"
 expect_file_eq "$TMP/dup-in.tsv" "$TMP/dup-out.tsv" \
     "cube_merge of that input has the values cube_dump -m bytes_sent shows for it"
-# a metric both have takes all values from the last input that has it
+# a metric both have, at call paths both have: its rows come from the last input
 time_of() { json "$1" '[repr(m["total"]) for m in j["metrics"] if m["uniq_name"] == "time"][0]'; }
 maxt_of() { json "$1" '[repr(m["total"]) for m in j["metrics"] if m["uniq_name"] == "max_time"][0]'; }
 late_of() { json "$1" '[repr(m["total"]) for m in j["metrics"] if m["uniq_name"] == "mpi_latesender"][0]'; }

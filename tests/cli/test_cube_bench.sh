@@ -280,7 +280,7 @@ case $BIN in
 esac
 run cube_dump -s csv -m reps "$TMP/default.cube"
 # up to 4 MiB, unless the machine is so busy that the suite's time limit
-# (which may cut a suite short, seed 3.3) ended it first: the log says so
+# (which may cut a suite short) ended it first: the log says so
 if grep -q "cube_bench/Pingpong_Send_Recv/len=4194304," "$TMP/out"; then
     ok "cube_bench: default.par measures ping-pongs up to 4 MiB"
 elif sed -n '/^suite Pingpong_Send_Recv /,/^suite done/p' "$TMP/default.log" |
@@ -351,7 +351,7 @@ expect_grep "warning: suite PP skipped: .*needs at least 2 processes" "$TMP/err"
 run cube_dump -s csv -m time "$TMP/one.cube"
 expect_grep "cube_bench/W/MPI_Wtime," "$TMP/out" "cube_bench: one rank: the other suites are measured"
 
-# --- resume (issue 8): stopped after its second suite by the test hook, then
+# --- resume: stopped after its second suite by the test hook, then
 # started again; the result has every suite, the kept suites' values are
 # exactly those of the stopped run's saved experiment and statistics file,
 # and the structure equals an uninterrupted run's (Fixed scales: the same

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile inputs and outputs (issue 9): external entities, entity bombs,
+# Hostile inputs and outputs: external entities, entity bombs,
 # a call tree 100 000 deep through every tool, huge attributes, ids near
 # INT64_MAX, a gzip bomb, broken gzip streams, huge counts in <cart>, and
 # outputs that cannot be written or that are an input.  Big inputs are made

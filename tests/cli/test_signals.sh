@@ -84,6 +84,22 @@ opened_by() {
     done
 }
 
+# wait_stopped PIDS: until each of PIDS is stopped (state T in
+# /proc/PID/stat) or gone.  kill -STOP only sends the signal; a process that
+# is running takes it at its next return from the kernel, so the checks that
+# follow see it standing still rather than about to rename.
+wait_stopped() {
+    for _p in "$@"; do
+        _i=0
+        while [ $_i -lt 10000 ]; do
+            { read -r _line <"/proc/$_p/stat"; } 2>/dev/null || break
+            _state=${_line##*) }
+            case $_state in [TtZX]*) break ;; esac
+            _i=$((_i + 1))
+        done
+    done
+}
+
 # catch_write SIG OUTPUTS -- CMD... : run CMD in the background until one of
 # its temporary files is non-empty, stop the process that writes it there,
 # send SIG, continue it, and wait.  Sets $rc (the status of CMD), $caught
@@ -139,6 +155,7 @@ catch_write() {
     _writer=
     if [ -n "$caught" ]; then
         kill -STOP $_stopped 2>/dev/null
+        wait_stopped $_stopped
         [ -e "$caught" ] && _writer=$(opened_by "$caught" $_stopped)
         [ -n "$_writer" ] || caught= # finished meanwhile: a miss
     fi

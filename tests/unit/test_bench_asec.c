@@ -251,7 +251,7 @@ static void test_time_limit(void **state)
     assert_true(n == 10 || n == 11);   /* 10 * 0.1 may be 0.9999999999999999 */
     assert_int_equal(asec_stop_reason(a, 1.0), ASEC_STOP_TIME);
     asec_free(a);
-    /* the time limit overrides min_rep (seed 3.2.1) */
+    /* the time limit overrides min_rep */
     a = make(50, 1000, 0.01, 1.0, 0.25);
     n = run_stream(a, 3, 1.0, 0.0, -1, 0.0, 0.25);
     assert_int_equal(n, 4);

@@ -1,6 +1,6 @@
 /*
- * test_bench_refine.c - the automatic parameter refinement (seed 3.3,
- * bench/refine.h) on synthetic functions: the start points of every scale,
+ * test_bench_refine.c - the automatic parameter refinement
+ * (bench/refine.h) on synthetic functions: the start points of every scale,
  * a step found to within x_min_dist, no points spent on straight lines, the
  * worst segment first, x_max_steps, multiple_of, x_min_dist, the time limit,
  * the measure callback's abort, determinism and the parameter checks.

@@ -1062,6 +1062,12 @@ static void test_metric_named(void **state)
     assert_int_equal(n, 0);
     assert_int_equal(cube_metric_name_candidates(c, "nosuch", buf, sizeof buf), 0);
     assert_string_equal(buf, "");
+    /* a third metric named Time: the count says all three, as the list does */
+    assert_non_null(cube_def_met(c, "Time", "time_third", "FLOAT", "sec", "", "", "", NULL));
+    assert_null(cube_find_metric_named(c, "Time", &n));
+    assert_int_equal(n, 3);
+    assert_int_equal(cube_metric_name_candidates(c, "Time", buf, sizeof buf), 3);
+    assert_string_equal(buf, "time, time_in_max, time_third");
     cube_free(c);
 }
 

@@ -1,5 +1,5 @@
 /*
- * test_hostile.c - hostile inputs through the library (issue 9): external
+ * test_hostile.c - hostile inputs through the library: external
  * entities never loaded, entity bombs refused at once, a call tree 100 000
  * deep read, written, combined and streamed (no recursion over the input's
  * depth), attributes of megabytes, ids near INT64_MAX, a gzip bomb streamed
