@@ -178,7 +178,7 @@ $(BUILD)/bin/cube_bench: $(BENCH_MPI_OBJ) $(BENCH_CORE_OBJ) $(CLI_SIGNALS_OBJ) $
 	@mkdir -p $(@D)
 	$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# bench/compare (issue 8): cube_bench's measurement against a fixed-iteration
+# bench/compare: cube_bench's measurement against a fixed-iteration
 # loop, interleaved; cube_bench's MPI objects without its main.  Run by
 # `make bench-compare` on 2 ranks (about a minute: the loop's 10 000
 # iterations at 4 MiB dominate).
@@ -258,7 +258,7 @@ perf: all $(GEN_BIN) $(GEN_LT_BIN)
 	GEN_LT=$(GEN_LT_BIN) bash bench/perf/run_linktest.sh $(BUILD)/bin
 	GEN=$(GEN_BIN) bash bench/perf/run_huge.sh $(BUILD)/bin
 
-# --- fuzzing (issue 9) ---------------------------------------------------------
+# --- fuzzing -------------------------------------------------------------------
 # make fuzz: the libFuzzer harnesses fuzz/fuzz_*.c (clang, ASan + UBSan) in
 # build/fuzz/, each run for FUZZ_SECONDS on a corpus seeded from testdata/;
 # fails on any finding (saved under build/fuzz/findings/).  See fuzz/README.md.

@@ -153,8 +153,8 @@ static size_t buf_bytes(bench_bufscale scale, size_t len, int size)
     }
 }
 
-/* Write every byte: untouched pages are the shared zero page (M5 in
- * mpi-bench.md: 1 MiB ping-pongs look 25 % faster).  Reductions get
+/* Write every byte: untouched pages are the shared zero page (and make
+ * 1 MiB ping-pongs look about 25 % faster).  Reductions get
  * ordinary floats (1.0), so no sum can turn into a denormal or infinity. */
 static void fill(char *buf, size_t n, int floats)
 {

@@ -1,7 +1,7 @@
 /*
  * bench.h - what the MPI side of cube_bench shares: the run's context (the
  * one place for state; MPI itself is the only other) and the measured
- * operations of the four patterns (seed chapters 4 and 5).
+ * operations of SKaMPI's four patterns.
  *
  * A measured operation is a function every rank of the measurement's
  * communicator calls with the same number of repetitions; each rank times
@@ -98,7 +98,7 @@ extern const bench_op *const bench_simple_ops[];
 const bench_op *bench_op_of(bench_type type);
 
 /* Point-to-point: find the partners of rank 0 with the largest and the
- * smallest latency (seed: p2p_find_max_min).  Collective over the world;
+ * smallest latency (SKaMPI's p2p_find_max_min).  Collective over the world;
  * the result is broadcast, so every rank knows both.  0 or -1 (out of
  * memory: every rank returns -1). */
 int p2p_find_partners(bench_ctx *ctx);

@@ -56,7 +56,7 @@ long bclock_inner_reps(const bench_clock *c, double op_time, double rel, long ra
          * ten times as many, so the next estimate sees the clock move. */
         n = ran > 0 && ran < cap / 10 ? ran * 10 : cap;
     } else {
-        /* seed (3.1): N = R_system / R_user, with the user's resolution
+        /* SKaMPI's N = R_system / R_user, with the user's resolution
          * R_user = rel * op_time (a relative one: an absolute resolution
          * would be too coarse for 0.1 us operations or wasteful for 1 ms
          * ones) */

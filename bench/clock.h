@@ -23,7 +23,7 @@ void bclock_init(bench_clock *c);
  * claims (steps clearly longer than a call). */
 double bclock_resolution(const bench_clock *c);
 
-/* How many operations one single measurement must repeat (seed formula 3.1,
+/* How many operations one single measurement must repeat (SKaMPI's
  * N = R_system / R_user) so that the clock's resolution is at most `rel`
  * of the measured time, given `op_time` seconds for one operation.  An
  * op_time of 0 (the clock did not advance) means "shorter than the

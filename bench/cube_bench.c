@@ -1,6 +1,6 @@
 /*
- * cube_bench - an MPI benchmark with SKaMPI's measurement mechanisms (the
- * SKaLib report: controlled standard error, automatic parameter
+ * cube_bench - an MPI benchmark with SKaMPI's measurement mechanisms
+ * (automatic control of the standard error, automatic parameter
  * refinement) that writes its results as a CUBE experiment.
  *
  *   mpiexec -n P cube_bench [-p PARAMFILE] [-o RUN.cube] [-l RUN.log] [--restart]

@@ -12,7 +12,8 @@
 /* The warm-up (SKaMPI: "we warm up the cache by a dummy call of the
  * measurement routine before actually starting to measure").  One call is
  * not enough here: the first messages of a size class touch fresh pages of
- * the transport (10x slower at 128 B - 2 KiB, mpi-bench.md M2), so the
+ * the transport (cold repetitions at 128 B - 2 KiB cost about 10x more
+ * with MPICH over UCX shared memory), so the
  * operation runs in rounds of 1, 2, 4, ... until at least warm_min_ops ran
  * and warm_time passed, or warm_max_ops ran.  Rank 0 decides after each
  * round and broadcasts, so every rank runs the same rounds.  The last round

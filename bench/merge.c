@@ -1,6 +1,6 @@
 /*
- * merge.c - merging cube_bench runs (SKaLib 3.4; the rules are in
- * merge.h).
+ * merge.c - merging cube_bench runs (SKaMPI's automatic merging of
+ * results; the rules are in merge.h).
  *
  * The runs are small (suites x arguments x ranks rows), so everything is
  * done in memory on the runs' models: the result is built with the writer
@@ -562,7 +562,7 @@ static int contribution(merge_t *m, size_t k, const msuite *s, const mpoint *p, 
         return 0;
     for (size_t i = 0; i < m->nmet; i++) {
         double y1 = value_at(r, r->met[i], lo, rt), y2 = value_at(r, r->met[i], hi, rt);
-        /* linear_interpolate of the seed; multiplied before divided, so
+        /* SKaMPI's linear_interpolate; multiplied before divided, so
          * that it is exact where the numbers allow (and y1 when y1 == y2) */
         v[i] = y1 + (y2 - y1) * (p->x - xlo) / (xhi - xlo);
     }

@@ -1,6 +1,6 @@
 /*
  * merge.h - merging several cube_bench runs into one experiment
- * (the automatic merging of results of SKaMPI, SKaLib section 3.4).
+ * (SKaMPI's automatic merging of results).
  *
  * A single benchmark run on a shared machine is disturbed now and then.
  * Several runs of the same parameter file, merged, give a result that one

@@ -110,7 +110,7 @@ static void pp_irecv_send(bench_state *s, long iters)
     }
 }
 
-/* The seed's own example of a new measurement (6.2): rank 0 sends, the
+/* SKaMPI's example of how to add a measurement (MPI_Send): rank 0 sends, the
  * partner receives, no reply; rank 0's time is the cost of the send (for
  * short messages that is the eager send's local cost, not a latency). */
 static void ping_send(bench_state *s, long iters)

@@ -1,7 +1,6 @@
 /*
- * params.c - the cube_bench parameter file (SKaMPI syntax, SKaLib seed
- * chapter 6 and 7.16); the format is in cube_bench(5), the structs in
- * params.h.
+ * params.c - the cube_bench parameter file (SKaMPI's syntax); the format
+ * is in cube_bench(5), the structs in params.h.
  *
  * Like SKaMPI's reader, the file is split into sections at lines that start
  * with '@'; text sections take their lines as they are, the value sections

@@ -1,6 +1,6 @@
 /*
- * params.h - the cube_bench parameter file (SKaMPI syntax, SKaLib seed
- * chapter 6), parsed into structs.  The format is documented completely in
+ * params.h - the cube_bench parameter file (SKaMPI's syntax), parsed into
+ * structs.  The format is documented completely in
  * cube_bench(5); in short:
  *
  *   @USER ... @MACHINE ... @NETWORK ... @NODE ... @COMMENT ...
@@ -14,8 +14,8 @@
  *   Name { Type = Pingpong_Send_Recv; Variation = Length; Scale = Dynamic_log;
  *          Max_Repetition = Default_Value; End_Argument = Max_Value; ... }
  *
- * Times in the file are in minutes (seed chapter 5: time_meas and time_suite
- * "in minutes"); the structs below hold SECONDS.
+ * Times in the file are in minutes (as SKaMPI's time_meas and time_suite);
+ * the structs below hold SECONDS.
  *
  * No global state; the parser never exits.  Errors are one line:
  * "FILE:LINE: expected WHAT, found WHAT".
@@ -74,7 +74,7 @@ typedef struct {
     bench_type type;
     const char *name;          /* the canonical name, e.g. "Pingpong_Send_Recv" */
     bench_pattern pattern;
-    int number;                /* numeric alias from the seed, or 0 for none */
+    int number;                /* SKaMPI's numeric Type alias, or 0 for none */
     const char *operation;     /* e.g. "MPI_Send/MPI_Recv" */
     const char *description;   /* one line, for man pages and logs */
 } bench_type_info;
@@ -93,7 +93,7 @@ typedef enum { BENCH_VAR_LENGTH, BENCH_VAR_NODES, BENCH_VAR_CHUNKS, BENCH_VAR_NO
 /* "Length", "Nodes", "Chunks", "No_Variation" */
 const char *bench_variation_name(bench_variation v);
 
-/* The keys of a block, in the order of the seed's example (chapter 6.2). */
+/* The keys of a block, in the order of SKaMPI's example block. */
 typedef enum {
     BENCH_KEY_TYPE, BENCH_KEY_VARIATION, BENCH_KEY_SCALE,
     BENCH_KEY_MAX_REPETITION, BENCH_KEY_MIN_REPETITION, BENCH_KEY_MULTIPLE_OF,
@@ -118,7 +118,7 @@ typedef struct {
     double time_meas;          /* seconds (the file gives minutes) */
     double time_suite;         /* seconds (the file gives minutes) */
     int node_times;            /* 1 = yes */
-    int partner_min_latency;   /* Partner = Min_Latency (the seed's which_to_measure:
+    int partner_min_latency;   /* Partner = Min_Latency (SKaMPI's which_to_measure:
                                   MEASURE_MIN); 0: the partner of the largest latency */
     double cut_quantile;
     long default_chunks;       /* 0: the pattern's choice (one chunk per worker) */
@@ -131,7 +131,7 @@ typedef struct {
                                   processes; chunks: the MPI side's limit) */
     double stepwidth;
     int max_steps;
-    long min_dist, max_dist;   /* max_dist: stored, unused (seed chapter 5) */
+    long min_dist, max_dist;   /* max_dist: stored, unused (as in SKaMPI) */
     double standard_error;     /* relative, e.g. 0.01 */
     unsigned given;            /* bit (1u << key): the key appears in the block */
     unsigned from_default;     /* bit (1u << key): its value was Default_Value */
@@ -197,7 +197,7 @@ void params_init(bench_params *p);
 /* The suite's settings as the mechanisms take them. */
 void params_suite_asec(const bench_suite *s, asec_params *a);
 /* end_max: the value of Max_Value for this suite (used when end_is_max).
- * max_rel_error = 2 * standard_error: the seed's file has no key for the
+ * max_rel_error = 2 * standard_error: SKaMPI's file has no key for the
  * refinement bound, and prediction errors below about twice the values'
  * own relative standard error are noise, not structure (SKaMPI: "we are
  * not interested in investing a lot time to measure this noise"). */

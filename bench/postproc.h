@@ -1,7 +1,7 @@
 /*
  * postproc.h - SKaMPI's post-processing layer as modes of
- * cube_bench that need no MPI: `--merge` (the seed's automatic merging of
- * the results of several runs, 3.4; the work is libcube's
+ * cube_bench that need no MPI: `--merge` (SKaMPI's automatic merging of
+ * the results of several runs; the work is libcube's
  * cube_bench_merge_files) and `--report` (the report generator: one HTML
  * page, bench/report.c).
  *

@@ -269,7 +269,7 @@ static double rel_err(double d, double t)
     return d == 0.0 ? 0.0 : INFINITY;
 }
 
-/* key K of the segment starting at node b (seed formula 3.5; see refine.h) */
+/* key K of the segment starting at node b (SKaMPI's key; see refine.h) */
 static double segment_key(const state *s, int b)
 {
     const node *nb = &s->nodes[b], *nc = &s->nodes[nb->next];

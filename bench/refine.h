@@ -2,20 +2,21 @@
  * refine.h - automatic parameter refinement, as in SKaMPI.
  *
  * A suite measures t(x) over integer arguments x in [x_start, x_end]
- * (message length, number of processes, number of chunks: the seed's P is a
- * range of integers).  Every argument is a multiple of max(multiple_of, 1);
+ * (message length, number of processes, number of chunks: SKaMPI's
+ * arguments are integers).  Every argument is a multiple of max(multiple_of, 1);
  * the range ends are rounded inwards (x_start up, x_end down) to such a
- * multiple, so x_end is "never succeeded" (seed chapter 5).
+ * multiple, so x_end is never exceeded (SKaMPI's x_end: "max. argument,
+ * never succeeded by variation").
  *
  * Phase one, all scales: the start points, measured in ascending order
  *   linear: x_start + k * stepwidth      for all k with value < x_end
  *   log:    x_start * stepwidth^k        for all k with value < x_end
  *           (x_start < 1: x_start itself, then 1 * stepwidth^k, since
- *           0 * stepwidth^k never grows; the seed's own example file uses
- *           Start_Argument = 0 with Dynamic_log)
+ *           0 * stepwidth^k never grows; SKaMPI's example parameter
+ *           block uses Start_Argument = 0 with Dynamic_log)
  * each rounded to the nearest multiple, duplicates dropped, and always x_end.
- * The fixed scales stop here (x_max_steps is not applied to them, as the
- * seed says: their number of points follows from range and stepwidth).
+ * The fixed scales stop here (x_max_steps is not applied to them, as in
+ * SKaMPI: their number of points follows from range and stepwidth).
  *
  * Phase two, dynamic scales: the segments between neighbouring points are
  * kept in a priority queue (a binary heap, largest key first; equal keys:
@@ -30,7 +31,7 @@
  *                          forwards to m_c
  *   t_b, t_c               the measured values at m_b and m_c
  *
- *   K = min(|d1| / |t_b|, |d2| / |t_c|, len)          (seed formula 3.5)
+ *   K = min(|d1| / |t_b|, |d2| / |t_c|, len)          (SKaMPI's key)
  *   len = (m_c - m_b) / m_b              log scale (m_b = 0: +inf)
  *   len = (m_c - m_b) / (x_end - x_start)  linear scale (the segment's
  *         length relative to the range: the same "scale-free length" the
@@ -39,10 +40,12 @@
  * Each prediction error is taken relative to the value at the point it
  * predicts.  A term that does not exist (the first segment has no a, the
  * last no d) is left out of the min; with neither, K = len.  |d|/|t| with
- * t = 0 is 0 for d = 0 and +inf otherwise.  The min is deliberate (seed
- * footnote 7): a point that lies on either neighbouring line ends the
- * refinement there, so straight pieces cost no extra points while a jump
- * stays interesting on both sides until x_min_dist is reached.
+ * t = 0 is 0 for d = 0 and +inf otherwise.  The min is deliberate (the
+ * max would spend many superfluous points near the jumps and sharp bends
+ * where the MPI library changes its protocol): a point that lies on either
+ * neighbouring line ends the refinement there, so straight pieces cost no
+ * extra points while a jump stays interesting on both sides until
+ * x_min_dist is reached.
  *
  * The segment with the largest K is split at sqrt(m_b * m_c) (log; with
  * m_b = 0 at sqrt(u * m_c), u = the multiple) or (m_b + m_c) / 2 (linear),
@@ -56,8 +59,8 @@
  * queue is empty, or x_max_steps points are measured (x_max_steps <= 0: no
  * bound), or time_suite is reached.  time_suite (seconds, <= 0: none) is
  * checked before every measurement in both phases, against clk() - clk() at
- * the start; so it can also cut phase one short (seed chapter 5: "time_suite
- * can override x_max_steps and x_end").  clk may be NULL (no time limit).
+ * the start; so it can also cut phase one short (as in SKaMPI, where
+ * "time_suite can override x_max_steps and x_end").  clk may be NULL (no time limit).
  *
  * Deterministic: the same measured values give the same arguments in the
  * same order; every MPI rank runs refine_run with rank 0's broadcast values.

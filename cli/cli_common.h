@@ -1,5 +1,5 @@
 /*
- * cli_common.h - the conventions every tool follows (design.md): messages
+ * cli_common.h - the conventions every tool follows: messages
  * as "tool: file:line: what", exit status 0 / 1 / 2, --help and --version,
  * "-" for standard input and output.
  */

@@ -1,6 +1,7 @@
 /*
  * linktest.c - the LinkTest 2.1.17 payload inside a SION container (the
- * seed's layout, with the resolutions of formats/sion-linktest.md part 2).
+ * layout is in linktest-sion(5); testdata/linktest/README.md says how the
+ * points LinkTest's own description leaves open are settled).
  */
 #include "cube_linktest.h"
 #include "linktest_private.h"
@@ -479,7 +480,7 @@ oom:
     return -1;
 }
 
-/* ---- LinkTest 1.x (tag "LKTST"; formats/sion-linktest.md part 3) ---- */
+/* ---- LinkTest 1.x (tag "LKTST"; its layout is in linktest-sion(5)) ---- */
 
 static int g_i32(cursor *c, int32_t *v, const char *field)
 {

@@ -1080,9 +1080,10 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
         fields = fields_of(f->kind);
         slot = text_slot(fields, name);
         if (slot >= 0 && f->entity) {
-            /* The entity was created when its first child element opened; a
-             * text child after that used to be dropped silently (a late
-             * <val>VOID</val> even let the metric's rows through). */
+            /* The entity was created when its first child element opened, so
+             * a text child after that has nothing to go into: an error, not a
+             * silent drop (a late <val>VOID</val> would let the metric's rows
+             * through). */
             const char *child = f->kind == E_METRIC    ? "metric"
                                 : f->kind == E_MACHINE ? "node"
                                 : f->kind == E_NODE    ? "process"

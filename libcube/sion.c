@@ -1,6 +1,6 @@
 /*
- * sion.c - SIONlib container reader (see sion_private.h and
- * formats/sion-linktest.md, part 1).
+ * sion.c - SIONlib container reader (see sion_private.h; the container's
+ * layout is in linktest-sion(5)).
  */
 #include "sion_private.h"
 

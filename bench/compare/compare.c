@@ -27,7 +27,7 @@
  * against the warm value, a contiguous cube_bench sweep timed as a whole,
  * and repeated merges (weighted median by repetitions) of three cube_bench
  * measurements at 64 KiB and 1 MiB spread over the run.  Rank 0 prints a
- * table and one PASS/MISS line per target of the issue.
+ * table and one PASS/MISS line per target (the limits below).
  *
  * Exactly two ranks: the targets are for two ranks on this 2-core machine,
  * and MPICH busy-polls, so a third rank would make every figure a
@@ -64,7 +64,7 @@ enum { WARM_REPS = 3 };     /* warm measurements after each fresh one */
 enum { MAX_MERGES = 5 };    /* merges of 3 runs at 64 KiB and 1 MiB */
 enum { PROBE_WARM = 20, PROBE_TIMED = 101 };
 
-/* The bands of the issue: a ratio within 0.90-1.10, but 0.85-1.15 from
+/* The accepted bands: a ratio within 0.90-1.10, but 0.85-1.15 from
  * 128 B to 8 KiB, where warm-up effects make single values touchy. */
 #define BAND_WIDE_LO 128L
 #define BAND_WIDE_HI 8192L
@@ -75,9 +75,10 @@ enum { PROBE_WARM = 20, PROBE_TIMED = 101 };
 #define SWEEP_LIMIT 0.5     /* seconds for the 23-size sweep */
 #define FRESH_LIMIT 1.15    /* fresh / warm */
 #define MERGE_SPREAD 0.10   /* merged values within +-10 % of their median */
-/* The modes by the 1-byte half round trip: fast 0.13-0.25 us and slow
- * 0.65-0.75 us in mpi-bench.md; later runs also sat at 0.33-0.40 us for
- * many minutes, so that level is told apart too ("mid"). */
+/* The modes by the 1-byte half round trip: on the 2-vCPU VM this was
+ * tuned on, small-message latency flips between a fast phase (0.13-0.25 us)
+ * and a slow one (0.65-0.75 us) for seconds to minutes; runs also sat at
+ * 0.33-0.40 us for many minutes, so that level is told apart too ("mid"). */
 #define FAST_MODE_LIMIT 0.3e-6
 #define SLOW_MODE_LIMIT 0.5e-6
 
@@ -438,8 +439,8 @@ static int all_ok(int ok)
     return all;
 }
 
-/* Every page written (mpi-bench.md M5: untouched pages are the shared zero
- * page and make 1 MiB look 25 % faster), with floats of 1.0 as cube_bench
+/* Every page written (untouched pages are the shared zero page and make a
+ * 1 MiB ping-pong look about 25 % faster), with floats of 1.0 as cube_bench
  * fills its reduction buffers: ordinary numbers, so Allreduce costs what it
  * costs for real data, and the same for the byte messages (their content
  * does not matter to MPI, only that the pages are real). */
@@ -634,7 +635,8 @@ static void summary_samples(int op, const row *rows, int nsizes)
            size_name(worst_len, sz, sizeof sz), FEWER_SMALL, worst_all);
     if (at_1m > 0)
         /* OSU itself runs 1000 + 10 iterations above 8 KiB: say how it
-         * fares against that too, the figure mpi-bench.md's target names */
+         * fares against that too: the target is at least 20x fewer
+         * samples than OSU's 1010 at 1 MiB */
         printf("# %s samples %-9s at 1 MiB: %.0fx fewer (%ld vs %ld; target %.0fx); with both"
                " warm-ups %.0fx; vs OSU's 1000 + 10 there: %.1fx\n",
                verdict(at_1m >= FEWER_LARGE), ops[op].name, at_1m, n_1m, loop_1m, FEWER_LARGE,

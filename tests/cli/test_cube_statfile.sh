@@ -1,8 +1,8 @@
-# cube_statfile on statistics files: the seed example's table (the Cube GUI
-# appendix), both dialects, --instances ordering, --check with errors and
-# warnings, the join with the Scalasca trace (metric names, call paths), the
-# SVG box plot against the documented layout (linear and log), --from-cube
-# read back, formats, -o, usage errors.
+# cube_statfile on statistics files: the table of the Cube GUI guide's
+# example (seed-example.stat), both dialects, --instances ordering, --check
+# with errors and warnings, the join with the Scalasca trace (metric names,
+# call paths), the SVG box plot against the documented layout (linear and
+# log), --from-cube read back, formats, -o, usage errors.
 . tests/cli/lib.sh
 SEED=testdata/statfile/seed-example.stat
 SCA=testdata/statfile/cli-scalasca.stat
@@ -11,9 +11,9 @@ WARN=testdata/statfile/cli-warn.stat
 TRACE=testdata/cube/scalasca_trace.cube
 
 
-# --- the table of the seed example (documented dialect)
+# --- the table of the Cube GUI guide's example (documented dialect)
 run cube_statfile "$SEED"
-expect_rc 0 "cube_statfile on the seed example exits 0"
+expect_rc 0 "cube_statfile on seed-example.stat exits 0"
 head -n 1 "$TMP/out" >"$TMP/head"
 expect_text_eq "pattern,metric_id,metric,count,mean,median,minimum,maximum,sum,variance,quartile25,quartile75,instances" \
     "$TMP/head" "cube_statfile: the column header"
@@ -40,7 +40,7 @@ for r, (name, mid, count, vals, ninst) in zip(rows, want):
         else:
             assert float(r[k]) == v, (name, k, r[k], v)
 EOF
-pycheck "cube_statfile: the seed example's values, absent quartiles empty" "$TMP/chk_seed.py" "$TMP/seed.csv"
+pycheck "cube_statfile: seed-example.stat's values, absent quartiles empty" "$TMP/chk_seed.py" "$TMP/seed.csv"
 expect_grep '^WaitAtBarrier,18,,20,0.018,0.006477,2e-06,0.065293,0.369,0.000698,4e-05,0.047409,2$' \
     "$TMP/seed.csv" "cube_statfile: numbers in the shortest form"
 
@@ -127,7 +127,7 @@ pycheck "cube_statfile --instances -s json: sorted, rank null when absent" "$TMP
 
 # --- --check
 run cube_statfile --check "$SEED"
-expect_rc 0 "cube_statfile --check on the seed example exits 0"
+expect_rc 0 "cube_statfile --check on seed-example.stat exits 0"
 expect_text_eq "$SEED: ok: documented dialect, 4 patterns, 7 instances, $(grep -c 'warning' "$TMP/err") warnings" \
     "$TMP/out" "cube_statfile --check: the summary line"
 run cube_statfile --check "$BAD"

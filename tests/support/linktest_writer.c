@@ -1,6 +1,6 @@
 /*
  * linktest_writer.c - LinkTest 2.1.17 files in a SIONlib container (see
- * linktest_writer.h; the formats are in formats/sion-linktest.md).
+ * linktest_writer.h; the formats are in linktest-sion(5)).
  *
  * How a file is made:
  *   1. sizing: every rank's field sequence is walked without values, which

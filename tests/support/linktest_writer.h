@@ -3,8 +3,8 @@
  * (file format 5) container, for the tests and benchmarks only; this is
  * not part of the installed library.  Plain C11 and POSIX, no libcube.
  *
- * The file is what SIONlib 1.7.6 writes (formats/sion-linktest.md, part 1)
- * around the LinkTest 2.1.17 payload (part 2 and testdata/linktest/README.md):
+ * The file is what SIONlib 1.7.6 writes (linktest-sion(5)) around the
+ * LinkTest 2.1.17 payload (linktest-sion(5) and testdata/linktest/README.md):
  * META1, zero pad to fsblksize, the blocks of chunks, META2.  One physical
  * file.  The writer streams: each rank's bytes are produced by the
  * callbacks into a buffer of 1 MiB (or one field, 8(N-1) bytes, if
@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-/* The LinkTest header, field for field as in the seed (and as
+/* The LinkTest header, field for field as LinkTest 2.1.17 writes it (and as
  * cube_linktest_header names them).  The mode length is strlen(mode) + 1;
  * num_serial_retests is d, the length of each slow list; num_randomized_tasks
  * is M, the number of iterations stored (at least 1). */

@@ -1,6 +1,6 @@
 /*
- * test_bench_asec.c - the automatic control of the standard error (seed
- * 3.2, bench/asec.h) on synthetic sample streams: the formulas against hand
+ * test_bench_asec.c - the automatic control of the standard error
+ * (SKaMPI's, bench/asec.h) on synthetic sample streams: the formulas against hand
  * computation, the cut arithmetic, the stop rule inside its bounds, one
  * spike ignored, the time limit, max_rep and min_rep.
  */
@@ -101,7 +101,7 @@ static void test_formulas_by_hand(void **state)
         assert_true(s[i] == xs[i]);
     asec_free(a);
 
-    /* cut 0 and fewer than 5 samples: the seed's formula (3.4) exactly:
+    /* cut 0 and fewer than 5 samples: the plain standard error exactly:
      * 1 2 3 4: sqrt((30 - 100 / 4) / (4 * 3)) = sqrt(5 / 12) */
     a = make(1, 10, 0.0, 0.0, 0.0);
     for (int i = 1; i <= 4; i++)

@@ -232,7 +232,7 @@ static void test_parse_arg(void **state)
 static void test_weighted_median(void **state)
 {
     (void)state;
-    /* the seed's example (SKaLib 3.4.1): 899 with 10 single measurements,
+    /* SKaMPI's example of merging: 899 with 10 single measurements,
      * 901 with 4 and 910 with 4 give 899 */
     double v1[] = {899, 901, 910}, w1[] = {10, 4, 4};
     assert_int_equal(cube_bench_weighted_median(v1, w1, 3), 0);
@@ -294,7 +294,7 @@ static void test_three_runs_weighted_median(void **state)
     const char *names[3] = {"a.cube", "b.cube", "c.cube"};
     cube_t *m = merge_ok(runs, names, 3);
 
-    expect_point(m, S, "len=1", 0, 899, 0.0625, 10, 0.125);    /* the seed's example */
+    expect_point(m, S, "len=1", 0, 899, 0.0625, 10, 0.125);    /* SKaMPI's merging example */
     expect_point(m, S, "len=4", 0, 1.5, 0.25, 4, 0.5);         /* the plain median */
     expect_point(m, S, "len=16", 0, 3.0, 0.0078125, 20, 0.0625); /* the heavy run */
     expect_point(m, S, "len=64", 0, 4.0, 0.75, 5, 0.25);       /* exactly half: lower */

@@ -1,5 +1,5 @@
 /*
- * test_bench_params.c - the parameter file (SKaMPI syntax, seed chapter 6;
+ * test_bench_params.c - the parameter file (SKaMPI's syntax;
  * bench/params.h): every section, every key with its values and
  * Default_Value / Max_Value, the defaults, the type table, comments, and
  * every error with its "FILE:LINE: expected ..., found ..." message.
@@ -92,7 +92,7 @@ static const char full_file[] =
     "@ABSOLUTE yes\n"                                   /* 24 */
     "@POST no\n"                                        /* 25 */
     "@MEASUREMENTS\n"                                   /* 26 */
-    "MPI_Send  # the seed's example block (6.2)\n"      /* 27 */
+    "MPI_Send  # SKaMPI's example block\n"             /* 27 */
     "{\n"                                               /* 28 */
     "    Type = 50;\n"                                  /* 29 */
     "    Variation = Length;\n"                         /* 30 */
@@ -151,7 +151,7 @@ static void test_every_section_and_key(void **state)
     const bench_suite *s = &p.suites[0];
     assert_string_equal(s->name, "MPI_Send");
     assert_int_equal(s->line, 27);
-    assert_int_equal(s->type, BENCH_TYPE_PING_SEND);   /* the seed's Type = 50 */
+    assert_int_equal(s->type, BENCH_TYPE_PING_SEND);   /* SKaMPI's Type = 50 */
     assert_int_equal(s->pattern, BENCH_PATTERN_P2P);
     assert_int_equal(s->variation, BENCH_VAR_LENGTH);
     assert_int_equal(s->scale, SCALE_DYNAMIC_LOG);
@@ -178,7 +178,7 @@ static void test_every_section_and_key(void **state)
                         1u << BENCH_KEY_TIME_SUITE | 1u << BENCH_KEY_CUT_QUANTILE |
                         1u << BENCH_KEY_MAX_STEPS | 1u << BENCH_KEY_STANDARD_ERROR;
     assert_int_equal(s->from_default, defaults);
-    /* the seed's block has every key of SKaMPI's, one per line */
+    /* SKaMPI's example block has every key, one per line */
     for (int k = 0; k <= BENCH_KEY_STANDARD_ERROR; k++)
         assert_int_equal(s->key_line[k], 29 + k);
     assert_int_equal(s->key_line[BENCH_KEY_PARTNER], 0);

@@ -126,7 +126,7 @@ static void test_start_points(void **state)
     p = params(SCALE_DYNAMIC_LOG, 256, 256, 2);
     const double f[] = { 256 };
     expect_points(&p, f, 1);
-    /* the seed's own example: Start 0, Stepwidth sqrt(2), log scale */
+    /* SKaMPI's example block: Start 0, Stepwidth sqrt(2), log scale */
     p = params(SCALE_FIXED_LOG, 0, 16, 1.414213562);
     const double g[] = { 0, 1, 2, 3, 4, 6, 8, 11, 16 };
     expect_points(&p, g, 9);
@@ -137,7 +137,7 @@ static void test_fixed_scales_measure_the_start_points(void **state)
     (void)state;
     ctx_t c = { .f = f_step };
     refine_params p = params(SCALE_FIXED_LOG, 1, 1 << 20, 2);
-    p.x_max_steps = 3;   /* not applied to the fixed scales (seed chapter 5) */
+    p.x_max_steps = 3;   /* not applied to the fixed scales (as in SKaMPI) */
     p.max_rel_error = 0;
     size_t n;
     refine_point *pts = run_ok(&p, &c, &n);

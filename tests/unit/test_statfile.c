@@ -440,7 +440,7 @@ static void test_round_trip(void **state)
     round_trip(testdata("statfile/scalasca.stat"), CUBE_STATFILE_SCALASCA, ".stat");
     round_trip(testdata("statfile/valid-number-forms.stat"), CUBE_STATFILE_DOCUMENTED, ".stat");
 
-    /* the written text of the seed, documented dialect */
+    /* the written text of the Cube GUI guide's example, documented dialect */
     cube_statfile *s = stat_ok(testdata("statfile/seed-example.stat"));
     char *out = temp_path(".stat");
     assert_int_equal(cube_statfile_write(s, out, CUBE_STATFILE_DOCUMENTED), 0);
