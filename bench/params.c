@@ -14,6 +14,7 @@
  * @..._DEFAULT sections may come after @MEASUREMENTS.
  */
 #include "params.h"
+#include "number.h" /* parse_double_c, libcube's locale-free parser */
 #include "util.h" /* grow_array, libcube's */
 
 #include <ctype.h>
@@ -376,16 +377,12 @@ static int tok_double(const token *t, double *v)
     char buf[64];
     memcpy(buf, t->s, t->n);
     buf[t->n] = '\0';
-    /* strtod also takes hex, "inf" and "nan"; a parameter file has none */
+    /* the parser also takes hex, "inf" and "nan"; a parameter file has
+     * none.  The decimal point is '.' whatever the locale. */
     for (size_t i = 0; buf[i]; i++)
         if (!(isdigit((unsigned char)buf[i]) || strchr("+-.eE", buf[i])))
             return -1;
-    char *end;
-    errno = 0;
-    *v = strtod(buf, &end);
-    if (*end != '\0' || end == buf || errno || !isfinite(*v))
-        return -1;
-    return 0;
+    return parse_double_c(buf, t->n, v) == NUMBER_OK ? 0 : -1;
 }
 
 /* --- sections ---------------------------------------------------------- */

@@ -13,6 +13,7 @@
  * in UTF-8 replaced by U+FFFD (as cube_linktest --svg does).
  */
 #include "report.h"
+#include "number.h" /* parse_double_c, locale-free */
 #include "util.h" /* err_printf, libcube's message formatter */
 
 #include <errno.h>
@@ -98,9 +99,8 @@ static int parse_arg(const char *s, const char **key, double *x)
         size_t k = strlen(keys[i]);
         if (strncmp(s, keys[i], k) != 0 || s[k] != '=' || s[k + 1] == '\0')
             continue;
-        char *end;
-        double v = strtod(s + k + 1, &end);
-        if (*end != '\0' || !isfinite(v))
+        double v;
+        if (parse_double_c(s + k + 1, strlen(s + k + 1), &v) != NUMBER_OK)
             return 0;
         *key = keys[i];
         *x = v;

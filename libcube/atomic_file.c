@@ -157,7 +157,7 @@ int output_to_path(const char *path, int gzip, const char *gz_mode, output_produ
                    void *ctx, char *err, size_t errlen)
 {
     if (strcmp(path, "-") == 0) {
-        int fd = dup(1);
+        int fd = fcntl(1, F_DUPFD_CLOEXEC, 0);
         if (fd < 0) {
             snprintf(err, errlen, "-: %s", strerror(errno));
             return -2;
@@ -217,7 +217,9 @@ cube_output *cube_output_open(const char *path, char *err, size_t errlen)
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         /* a FIFO, a terminal, /dev/stderr: written in place */
-        out->fp = fopen(path, "w");
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd >= 0 && !(out->fp = fdopen(fd, "w")))
+            close(fd);
         if (!out->fp)
             err_printf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
     } else {

@@ -256,6 +256,16 @@ number_status parse_double_token(const char *s, size_t len, locale_t c_locale, d
     return st;
 }
 
+number_status parse_double_c(const char *s, size_t len, double *out)
+{
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (c_locale == (locale_t)0)
+        return NUMBER_MALFORMED; /* out of memory: no verdict on the text */
+    number_status st = parse_double_token(s, len, c_locale, out);
+    freelocale(c_locale);
+    return st;
+}
+
 int parse_id(const char *s, int64_t *out)
 {
     if (!s || *s < '0' || *s > '9')

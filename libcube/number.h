@@ -29,6 +29,11 @@ number_status parse_double_token(const char *s, size_t len, locale_t c_locale, d
 number_status parse_double_field(const char *s, const char *end, locale_t c_locale,
                                  double *out, const char **next);
 
+/* parse_double_token for callers without a "C" locale object of their own
+ * (a few numbers, not a file's rows): the same verdicts, whatever locale
+ * the program set. */
+number_status parse_double_c(const char *s, size_t len, double *out);
+
 /* Parse a whole string as a non-negative decimal integer (no sign, no
  * spaces); -1 when it is not one or does not fit. */
 int parse_id(const char *s, int64_t *out);
