@@ -224,7 +224,7 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LT_WRIT
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
-EXAMPLE_BIN := $(BUILD)/examples/cube_example
+EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 $(BUILD)/examples/%: examples/%.c $(LIB_A) libcube/cube.h
 	@mkdir -p $(@D)
