@@ -105,7 +105,7 @@ MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man5/*.5)
 
 .SECONDARY:
 
-.PHONY: all deps deps-check lib tools check check-run demo perf \
+.PHONY: all deps deps-check lib tools check check-run demo demo-run perf \
         install install-lib install-tools uninstall clean check-libxml2-headers
 
 all: lib tools
@@ -251,7 +251,8 @@ tsan-run: $(addprefix $(BUILD)/tests/,$(TSAN_TESTS))
 
 # --- demo and benchmarks --------------------------------------------------
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory demo-run
+demo-run: all
 	@sh scripts/demo.sh $(BUILD)/bin
 
 $(GEN_BIN): bench/perf/gen_cube.c
