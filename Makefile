@@ -201,7 +201,7 @@ COMPARE_OBJ := $(filter-out $(BUILD)/obj/bench-mpi/cube_bench.o,$(BENCH_MPI_OBJ)
 $(COMPARE_BIN): $(COMPARE_SRC) $(BENCH_HDRS) $(wildcard libcube/*.h) $(COMPARE_OBJ) $(BENCH_CORE_OBJ) \
                 $(LIB_A)
 	@mkdir -p $(@D)
-	$(MPICC) $(ALL_CFLAGS) -Ibench $(ALL_LDFLAGS) -o $@ $(COMPARE_SRC) $(COMPARE_OBJ) \
+	$(call quiet,MPICC,$@)$(MPICC) $(ALL_CFLAGS) -Ibench $(ALL_LDFLAGS) -o $@ $(COMPARE_SRC) $(COMPARE_OBJ) \
 	    $(BENCH_CORE_OBJ) $(LIB_A) $(LDLIBS_ALL)
 
 .PHONY: bench-compare
