@@ -5,13 +5,26 @@
 #                   pages' examples), man page lint; the details in $(BUILD)/check.log
 #   make demo       the tools on the real experiments in testdata/
 #   make perf       the performance benchmark (bench/perf), prints figures
-#   cube_bench      the MPI benchmark (bench/*.c, built with MPICH's mpicc)
-#   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall)
+#   cube_bench      the MPI benchmark (bench/*.c, built with $(MPICC)); without
+#                   an MPI compiler it is skipped (one line says so) and the
+#                   library and the other tools are built and installed alone
+#   make install    PREFIX=/usr/local DESTDIR=  library, headers, libcube.pc,
+#                   tools, man pages (and make uninstall); libcube.pc is written
+#                   for the PREFIX of the install, whatever the build used
+#   make install-lib  the library alone: libcube.a/.so, headers, libcube.pc,
+#                   man3 and man5 pages
 #   SANITIZE=1      build and test with AddressSanitizer + UBSan (in build/sanitize)
 #   make check-tsan the tests that run threads, under ThreadSanitizer (in build/tsan)
+#   V=1             print the compiler's command lines (quiet by default:
+#                   one "CC target" line each)
+#   make check-libxml2-headers XML2_INCLUDE=DIR   compile the XML reader
+#                   against the libxml2 headers in DIR (another libxml2 version)
 #
-# Missing Debian build dependencies are installed by `make deps` (run by the
-# other targets) when running as root; otherwise it says what to install.
+# `make deps` installs the missing Debian packages of the build (MPICH
+# included) when run as root, else names them; it does nothing when all are
+# there.  Only `make demo` and `make check` run it (deps-check: also the
+# test tools); `make`, `make install` and the other targets never call
+# apt or dpkg.
 
 # The version is defined once, by the CUBE_VERSION_MAJOR/MINOR/PATCH
 # macros of cube.h; the shared library's name, its soname (the major
@@ -54,6 +67,15 @@ BUILD   ?= build
 SANFLAGS :=
 endif
 
+# Quiet build: one "CC target" line per command; V=1 prints the commands.
+ifeq ($(V),1)
+Q :=
+quiet =
+else
+Q := @
+quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
 ALL_CFLAGS  = $(WARN) $(CFLAGS) $(SANFLAGS) -pthread $(CPPFLAGS_ALL) $(CPPFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
@@ -86,7 +108,9 @@ BENCH_CORE     := asec refine params report merge util
 BENCH_CORE_OBJ := $(patsubst %,$(BUILD)/obj/bench/%.o,$(BENCH_CORE))
 BENCH_MPI_SRC  := $(filter-out $(patsubst %,bench/%.c,$(BENCH_CORE)),$(wildcard bench/*.c))
 BENCH_MPI_OBJ  := $(patsubst bench/%.c,$(BUILD)/obj/bench-mpi/%.o,$(BENCH_MPI_SRC))
-BENCH_BIN      := $(if $(BENCH_MPI_SRC),$(BUILD)/bin/cube_bench)
+# no MPI compiler (MPICC=/nonexistent, no mpicc on PATH): no cube_bench
+HAVE_MPICC     := $(shell command -v $(firstword $(MPICC)) >/dev/null 2>&1 && echo yes)
+BENCH_BIN      := $(if $(HAVE_MPICC),$(if $(BENCH_MPI_SRC),$(BUILD)/bin/cube_bench))
 
 GEN_BIN  := $(BUILD)/perf/gen_cube
 GEN_LT_BIN := $(BUILD)/perf/gen_linktest
@@ -97,20 +121,24 @@ MAN_OUT   := $(patsubst man/%,$(BUILD)/man/%,$(MAN_PAGES))
 
 .SECONDARY:
 
-.PHONY: all deps deps-check lib tools man check demo perf \
-        install uninstall clean
+.PHONY: all deps deps-check lib tools man check check-run demo demo-run perf \
+        install install-lib install-tools uninstall clean check-libxml2-headers
 
-all: deps lib tools man
+all: lib tools man
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
 tools: $(TOOL_BIN) $(BENCH_BIN)
+ifneq ($(HAVE_MPICC),yes)
+	@echo "cube_bench: skipped (no MPI compiler: '$(MPICC)' not found; install MPICH or set MPICC=)"
+endif
 man: $(MAN_OUT)
 
 $(BUILD)/man/%: man/% libcube/include/cube.h
 	@mkdir -p $(@D)
-	sed 's/@VERSION@/$(VERSION)/g' $< > $@
+	$(call quiet,GEN,$@)sed 's/@VERSION@/$(VERSION)/g' $< > $@
 
 # --- dependencies ---------------------------------------------------------
+# Debian packages; `make deps` / `make deps-check` only (see the top)
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev
 CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq
 PERF_DEPS  := libxml2-utils time
@@ -122,61 +150,66 @@ deps-check:
 	@sh scripts/deps.sh $(BUILD_DEPS) $(CHECK_DEPS)
 
 # --- the library ----------------------------------------------------------
-$(BUILD)/obj/libcube/%.o: libcube/%.c $(LIB_HDRS) | deps
+$(BUILD)/obj/libcube/%.o: libcube/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LIB_CPPFLAGS) -fPIC -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(LIB_CPPFLAGS) -fPIC -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(call quiet,AR,$@)ar rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libcube.so.$(SOVERSION) -o $@ $^ $(LDLIBS_ALL)
-	ln -sf libcube.so.$(VERSION) $(BUILD)/lib/libcube.so.$(SOVERSION)
-	ln -sf libcube.so.$(SOVERSION) $(BUILD)/lib/libcube.so
+	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libcube.so.$(SOVERSION) -o $@ $^ $(LDLIBS_ALL)
+	$(Q)ln -sf libcube.so.$(VERSION) $(BUILD)/lib/libcube.so.$(SOVERSION)
+	$(Q)ln -sf libcube.so.$(SOVERSION) $(BUILD)/lib/libcube.so
+
+# libcube.pc for PREFIX, LIBDIR and INCLUDEDIR as they are now: built by
+# `make` (for the PREFIX given then) and written anew by `make install`,
+# whose PREFIX may differ
+pc_subst = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+               -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' libcube/libcube.pc.in
 
 $(LIB_PC): libcube/libcube.pc.in libcube/include/cube.h Makefile
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(call quiet,GEN,$@)$(pc_subst) > $@
 
 # --- the tools (linked statically against libcube: they run from build/) --
-$(BUILD)/obj/cli/%.o: cli/%.c $(wildcard cli/*.h) $(PUBLIC_HDRS) | deps
+$(BUILD)/obj/cli/%.o: cli/%.c $(wildcard cli/*.h) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # the algebra tools share their whole body
 ALGEBRA_TOOLS := $(addprefix $(BUILD)/bin/,cube_diff cube_merge cube_mean cube_cmp)
 $(ALGEBRA_TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(ALGEBRA_CLI_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # cube_linktest draws its picture in a module of its own
 LINKTEST_SVG_OBJ := $(BUILD)/obj/cli/linktest_svg.o
 $(BUILD)/bin/cube_linktest: $(BUILD)/obj/cli/cube_linktest.o $(LINKTEST_SVG_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # --- cube_bench -------------------------------------------------------------
 BENCH_HDRS := $(wildcard bench/*.h) $(PUBLIC_HDRS) cli/cli_signals.h
 
-$(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
+$(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ibench -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -Ibench -c $< -o $@
 
-$(BUILD)/obj/bench-mpi/%.o: bench/%.c $(BENCH_HDRS) | deps
+$(BUILD)/obj/bench-mpi/%.o: bench/%.c $(BENCH_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(ALL_CFLAGS) -Ibench -Icli -c $< -o $@
+	$(call quiet,MPICC,$@)$(MPICC) $(ALL_CFLAGS) -Ibench -Icli -c $< -o $@
 
 $(BUILD)/bin/cube_bench: $(BENCH_MPI_OBJ) $(BENCH_CORE_OBJ) $(CLI_SIGNALS_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
-	$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(call quiet,MPILD,$@)$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # bench/compare: cube_bench's measurement against a fixed-iteration
 # loop, interleaved; cube_bench's MPI objects without its main.  Run by
@@ -189,7 +222,7 @@ COMPARE_OBJ := $(filter-out $(BUILD)/obj/bench-mpi/cube_bench.o,$(BENCH_MPI_OBJ)
 $(COMPARE_BIN): $(COMPARE_SRC) $(BENCH_HDRS) $(COMPARE_OBJ) $(BENCH_CORE_OBJ) \
                 $(LIB_A)
 	@mkdir -p $(@D)
-	$(MPICC) $(ALL_CFLAGS) -Ibench $(ALL_LDFLAGS) -o $@ $(COMPARE_SRC) $(COMPARE_OBJ) \
+	$(call quiet,MPICC,$@)$(MPICC) $(ALL_CFLAGS) -Ibench $(ALL_LDFLAGS) -o $@ $(COMPARE_SRC) $(COMPARE_OBJ) \
 	    $(BENCH_CORE_OBJ) $(LIB_A) $(LDLIBS_ALL)
 
 .PHONY: bench-compare
@@ -204,29 +237,33 @@ TEST_PRIVATE := test_concurrency test_linktest_writer test_model_cnodes test_num
                 test_severity_store
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(TEST_PRIVATE)): TEST_CPPFLAGS := -Ilibcube
 
-$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h $(LIB_HDRS) $(wildcard bench/*.h) | deps-check
+$(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h $(LIB_HDRS) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -Ibench $(TEST_CPPFLAGS) -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -Itests/unit -Itests/support -Ibench $(TEST_CPPFLAGS) -c $< -o $@
 
 # the fuzz regression test compiles the harnesses' sources in
 $(BUILD)/obj/tests/test_fuzz_regressions.o: $(wildcard fuzz/*.c fuzz/*.h)
 
-$(LT_WRITER_OBJ): tests/support/linktest_writer.c tests/support/linktest_writer.h | deps-check
+$(LT_WRITER_OBJ): tests/support/linktest_writer.c tests/support/linktest_writer.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/support -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -Itests/support -c $< -o $@
 
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LT_WRITER_OBJ) $(BENCH_CORE_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
-EXAMPLE_BIN := $(BUILD)/examples/cube_example
+EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 $(BUILD)/examples/%: examples/%.c $(LIB_A) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Ilibcube/include $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_ALL)
+	$(call quiet,CC,$@)$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -Ilibcube/include $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_ALL)
 
-# the generators make the large inputs of tests/cli/test_signals.sh
-check: deps-check lib tools man $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_BIN)
+# the generators make the large inputs of tests/cli/test_signals.sh.  The
+# Debian packages first (deps-check), then a make of its own that sees them
+# (pkg-config's flags, mpicc).
+check: deps-check
+	@$(MAKE) --no-print-directory check-run
+check-run: lib tools man $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_BIN)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
 
 # The unit tests that run threads of their own or of the library (the
@@ -235,22 +272,24 @@ check: deps-check lib tools man $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_B
 # run by tests/tsan.sh, which fails on any ThreadSanitizer report.
 TSAN_TESTS := test_concurrency test_algebra test_linktest_stats
 .PHONY: check-tsan tsan-run
-check-tsan:
+check-tsan: deps-check
 	@$(MAKE) --no-print-directory TSAN=1 tsan-run
-tsan-run: deps-check $(addprefix $(BUILD)/tests/,$(TSAN_TESTS))
+tsan-run: $(addprefix $(BUILD)/tests/,$(TSAN_TESTS))
 	@sh tests/tsan.sh $(BUILD) $(addprefix $(BUILD)/tests/,$(TSAN_TESTS))
 
 # --- demo and benchmarks --------------------------------------------------
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+demo-run: all
 	@sh scripts/demo.sh $(BUILD)/bin
 
 $(GEN_BIN): bench/perf/gen_cube.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -o $@ $<
+	$(call quiet,CC,$@)$(CC) -std=c11 -O2 -o $@ $<
 
 $(GEN_LT_BIN): bench/perf/gen_linktest.c tests/support/linktest_writer.c tests/support/linktest_writer.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Itests/support -o $@ bench/perf/gen_linktest.c tests/support/linktest_writer.c -lm
+	$(call quiet,CC,$@)$(CC) -std=c11 -O2 -Itests/support -o $@ bench/perf/gen_linktest.c tests/support/linktest_writer.c -lm
 
 perf: all $(GEN_BIN) $(GEN_LT_BIN)
 	@sh scripts/deps.sh $(PERF_DEPS)
@@ -272,16 +311,16 @@ FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_NAMES))
 FUZZ_LIB_OBJ := $(patsubst libcube/%.c,$(FUZZ_DIR)/obj/libcube/%.o,$(LIB_SRC)) \
                 $(patsubst %,$(FUZZ_DIR)/obj/bench/%.o,$(BENCH_CORE))
 
-$(FUZZ_DIR)/obj/libcube/%.o: libcube/%.c $(LIB_HDRS) | deps
+$(FUZZ_DIR)/obj/libcube/%.o: libcube/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIB_CPPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(call quiet,CC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIB_CPPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_DIR)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) | deps
+$(FUZZ_DIR)/obj/bench/%.o: bench/%.c $(BENCH_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(call quiet,CC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_LIB_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_ALL)
+	$(call quiet,LD,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_ALL)
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BINS)
@@ -289,21 +328,39 @@ fuzz: fuzz-build
 	sh fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 # --- install --------------------------------------------------------------
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
-	install -m 755 $(TOOL_BIN) $(BENCH_BIN) $(DESTDIR)$(BINDIR)
-	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)
-	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)
-	ln -sf libcube.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION)
-	ln -sf libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so
-	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)
-	install -m 644 $(filter %.1,$(MAN_OUT)) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 $(filter %.3,$(MAN_OUT)) $(DESTDIR)$(MANDIR)/man3
-	install -m 644 $(filter %.5,$(MAN_OUT)) $(DESTDIR)$(MANDIR)/man5
-	install -d $(DESTDIR)$(PREFIX)/share/cube_bench
-	install -m 644 bench/default.par $(DESTDIR)$(PREFIX)/share/cube_bench/default.par
+# install-lib: what a program using libcube needs; install-tools: the tools
+# (cube_bench when it was built).  Both only build, never fetch packages.
+# The man pages are installed as `make man` wrote them, with the version.
+BENCH_MAN   := $(BUILD)/man/man1/cube_bench.1 $(BUILD)/man/man5/cube_bench.5
+LIB_MAN     := $(filter %.3,$(MAN_OUT)) $(filter-out $(BENCH_MAN),$(filter %.5,$(MAN_OUT)))
+TOOL_MAN    := $(filter-out $(BENCH_MAN),$(filter %.1,$(MAN_OUT)))
+
+install: install-lib install-tools
+
+install-lib: lib $(LIB_MAN)
+	$(call quiet,INSTALL,$(DESTDIR)$(LIBDIR))install -d $(DESTDIR)$(LIBDIR)/pkgconfig \
+	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
+	$(Q)install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)
+	$(Q)install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)
+	$(Q)ln -sf libcube.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcube.so.$(SOVERSION)
+	$(Q)ln -sf libcube.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcube.so
+	$(Q)$(pc_subst) > $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc
+	$(Q)chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/libcube.pc
+	$(call quiet,INSTALL,$(DESTDIR)$(INCLUDEDIR))install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)
+	$(call quiet,INSTALL,$(DESTDIR)$(MANDIR))install -m 644 $(filter %.3,$(LIB_MAN)) $(DESTDIR)$(MANDIR)/man3
+	$(Q)install -m 644 $(filter %.5,$(LIB_MAN)) $(DESTDIR)$(MANDIR)/man5
+
+install-tools: tools $(TOOL_MAN) $(BENCH_MAN)
+	$(call quiet,INSTALL,$(DESTDIR)$(BINDIR))install -d $(DESTDIR)$(BINDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	$(Q)install -m 755 $(TOOL_BIN) $(BENCH_BIN) $(DESTDIR)$(BINDIR)
+	$(Q)install -m 644 $(TOOL_MAN) $(DESTDIR)$(MANDIR)/man1
+ifneq ($(BENCH_BIN),)
+	$(Q)install -m 644 $(filter %.1,$(BENCH_MAN)) $(DESTDIR)$(MANDIR)/man1
+	$(Q)install -m 644 $(filter %.5,$(BENCH_MAN)) $(DESTDIR)$(MANDIR)/man5
+	$(Q)install -d $(DESTDIR)$(PREFIX)/share/cube_bench
+	$(Q)install -m 644 bench/default.par $(DESTDIR)$(PREFIX)/share/cube_bench/default.par
+endif
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS) cube_bench)
@@ -315,7 +372,16 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/man3/*.3)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/man5/*.5)))
 	rm -f $(DESTDIR)$(PREFIX)/share/cube_bench/default.par
-	-rmdir $(DESTDIR)$(PREFIX)/share/cube_bench
+	-rmdir $(DESTDIR)$(PREFIX)/share/cube_bench 2>/dev/null
+
+# the XML reader compiled against another libxml2's headers (XML2_INCLUDE:
+# the folder holding libxml/), with gcc and clang, warnings as errors
+check-libxml2-headers:
+	@test -n "$(XML2_INCLUDE)" || { echo "check-libxml2-headers: set XML2_INCLUDE=DIR (DIR/libxml/xmlversion.h)"; exit 2; }
+	@sed -n 's/^#define LIBXML_DOTTED_VERSION "\(.*\)"/libxml2 \1 headers/p' $(XML2_INCLUDE)/libxml/xmlversion.h
+	$(call quiet,CC,libcube/reader.c)$(CC) $(WARN) -Werror -fsyntax-only -D_POSIX_C_SOURCE=200809L -Ilibcube -Ilibcube/include -I$(XML2_INCLUDE) libcube/reader.c
+	$(Q)if command -v clang >/dev/null 2>&1; then printf '  %-8s %s\n' CLANG libcube/reader.c; \
+	    clang $(WARN) -Werror -fsyntax-only -D_POSIX_C_SOURCE=200809L -Ilibcube -Ilibcube/include -I$(XML2_INCLUDE) libcube/reader.c; fi
 
 clean:
 	rm -rf build

@@ -177,7 +177,7 @@ static char *find_default_params(const char *argv0)
 /* The whole file in memory (NUL-terminated); NULL with a message in err. */
 static char *read_text(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    FILE *f = strcmp(path, "-") == 0 ? stdin : bench_fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
@@ -533,7 +533,7 @@ static int run(int argc, char **argv)
         }
         if (ok && logpath) {
             /* a continued run adds to its log; a new one starts it */
-            ctx.log = strcmp(logpath, "-") == 0 ? stderr : fopen(logpath, keep > 0 ? "a" : "w");
+            ctx.log = strcmp(logpath, "-") == 0 ? stderr : bench_fopen(logpath, keep > 0 ? "a" : "w");
             if (!ctx.log) {
                 snprintf(err, sizeof err, "%s: %s", logpath, strerror(errno));
                 ok = 0;

@@ -35,13 +35,13 @@ int cube_bench_parse_arg(const char *name, size_t *key_len, double *value)
         if (strncmp(name, keys[k], n) != 0 || name[n] != '=')
             continue;
         const char *num = name + n + 1;
-        /* strtod would skip blanks and accept "inf", "nan" and hex: a
-         * region name cube_bench wrote has a plain decimal number */
+        /* the parser takes "inf", "nan" and hex too: a region name
+         * cube_bench wrote has a plain decimal number */
         if (!((*num >= '0' && *num <= '9') || *num == '-' || *num == '+' || *num == '.'))
             return 0;
-        char *end;
-        double v = strtod(num, &end);
-        if (end == num || *end != '\0' || !isfinite(v))
+        const char *end = num + strlen(num);
+        double v;
+        if (cube_parse_double(num, (size_t)(end - num), &v) != 0)
             return 0;
         for (const char *p = num; p < end; p++)
             if (*p == 'x' || *p == 'X')

@@ -19,6 +19,7 @@
 
 #include "cube.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,10 +75,18 @@ static void def_attr_line(cube_t *c, const char *key, const char *value)
 static void def_attr_fmt(cube_t *c, const char *key, const char *fmt, ...)
 {
     char buf[256];
+    /* numbers with '.', whatever locale the program set (this thread only):
+     * resume.c reads them back */
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    locale_t saved = c_locale ? uselocale(c_locale) : (locale_t)0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    if (c_locale) {
+        uselocale(saved);
+        freelocale(c_locale);
+    }
     cube_def_attr(c, key, buf);
 }
 

@@ -15,6 +15,8 @@
 #include "params.h"
 #include "util.h"
 
+#include "cube.h" /* cube_parse_double: numbers whatever the locale */
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -375,16 +377,12 @@ static int tok_double(const token *t, double *v)
     char buf[64];
     memcpy(buf, t->s, t->n);
     buf[t->n] = '\0';
-    /* strtod also takes hex, "inf" and "nan"; a parameter file has none */
+    /* the parser also takes hex, "inf" and "nan"; a parameter file has
+     * none.  The decimal point is '.' whatever the locale. */
     for (size_t i = 0; buf[i]; i++)
         if (!(isdigit((unsigned char)buf[i]) || strchr("+-.eE", buf[i])))
             return -1;
-    char *end;
-    errno = 0;
-    *v = strtod(buf, &end);
-    if (*end != '\0' || end == buf || errno || !isfinite(*v))
-        return -1;
-    return 0;
+    return cube_parse_double(buf, t->n, v) == 0 ? 0 : -1;
 }
 
 /* --- sections ---------------------------------------------------------- */

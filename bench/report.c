@@ -98,9 +98,8 @@ static int parse_arg(const char *s, const char **key, double *x)
         size_t k = strlen(keys[i]);
         if (strncmp(s, keys[i], k) != 0 || s[k] != '=' || s[k + 1] == '\0')
             continue;
-        char *end;
-        double v = strtod(s + k + 1, &end);
-        if (*end != '\0' || !isfinite(v))
+        double v;
+        if (cube_parse_double(s + k + 1, strlen(s + k + 1), &v) != 0)
             return 0;
         *key = keys[i];
         *x = v;

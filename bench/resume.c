@@ -13,11 +13,13 @@
 #include "cube.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 uint64_t resume_fnv1a64(const void *data, size_t n)
 {
@@ -75,10 +77,27 @@ void resume_log_done(FILE *log, size_t k, size_t n, const char *suite, const cha
     fflush(log);
 }
 
+FILE *bench_fopen(const char *path, const char *mode)
+{
+    int flags = mode[0] == 'r'   ? O_RDONLY
+                : mode[0] == 'a' ? O_WRONLY | O_CREAT | O_APPEND
+                                 : O_WRONLY | O_CREAT | O_TRUNC;
+    int fd = open(path, flags | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, mode);
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
 int resume_read_log(const char *path, resume_log *log, char *err, size_t errlen)
 {
     memset(log, 0, sizeof *log);
-    FILE *f = fopen(path, "r");
+    FILE *f = bench_fopen(path, "r");
     if (!f) {
         if (errno == ENOENT)
             return 0;
@@ -177,11 +196,15 @@ void resume_saved_free(resume_saved *s)
 static void parse_partner(const cube_t *c, const char *key, int *rank, double *latency)
 {
     const char *v = cube_get_attr(c, key);
-    int r;
-    double l;
+    int r, n = 0;
     *rank = -1;
     *latency = 0.0;
-    if (v && sscanf(v, "%d (%lg s)", &r, &l) == 2 && r >= 0) {
+    if (!v || sscanf(v, "%d (%n", &r, &n) != 1 || n == 0 || r < 0)
+        return;
+    /* the number with '.', whatever the locale */
+    const char *num = v + n, *end = strstr(num, " s)");
+    double l;
+    if (end && end[3] == '\0' && cube_parse_double(num, (size_t)(end - num), &l) == 0) {
         *rank = r;
         *latency = l;
     }

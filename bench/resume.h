@@ -54,6 +54,11 @@ typedef struct {
 /* Read `path`: 0 (found = 0 when the file does not exist or has no "run:"
  * line), or -1 with "PATH: reason" in err. */
 int resume_read_log(const char *path, resume_log *log, char *err, size_t errlen);
+
+/* fopen with mode "r", "w" or "a", the descriptor close-on-exec (MPI
+ * launchers and the processes they start must not inherit cube_bench's
+ * files); NULL with errno set. */
+FILE *bench_fopen(const char *path, const char *mode);
 void resume_log_free(resume_log *log);
 
 /* Do two output names refer to the same file?  (By device and inode when

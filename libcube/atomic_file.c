@@ -175,7 +175,7 @@ int output_to_path(const char *path, int gzip, const char *gz_mode, output_produ
                    void *ctx, char *err, size_t errlen)
 {
     if (strcmp(path, "-") == 0) {
-        int fd = dup(1);
+        int fd = fcntl(1, F_DUPFD_CLOEXEC, 0);
         if (fd < 0) {
             snprintf(err, errlen, "-: %s", strerror(errno));
             return -2;

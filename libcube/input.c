@@ -82,7 +82,7 @@ cube_input *input_open_path(const char *path, char *err, size_t errlen)
 
 cube_input *input_open_fd(int fd, const char *name, char *err, size_t errlen)
 {
-    int copy = dup(fd);
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (copy < 0) {
         snprintf(err, errlen, "%s: cannot read: %s", name, strerror(errno));
         return NULL;

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "number_private.h"
+#include "cube.h"
 
 #include <errno.h>
 #include <float.h>
@@ -254,6 +255,20 @@ number_status parse_double_token(const char *s, size_t len, locale_t c_locale, d
     if (st == NUMBER_OK && next != s + len)
         return NUMBER_MALFORMED; /* the token holds white space */
     return st;
+}
+
+int cube_parse_double(const char *s, size_t len, double *out)
+{
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (c_locale == (locale_t)0)
+        return -1; /* out of memory: no verdict on the text */
+    double v;
+    number_status st = parse_double_token(s, len, c_locale, &v);
+    freelocale(c_locale);
+    if (st != NUMBER_OK)
+        return -1;
+    *out = v;
+    return 0;
 }
 
 int parse_id(const char *s, int64_t *out)

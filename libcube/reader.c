@@ -156,8 +156,16 @@ static void fail_oom(cube_reader *r)
     fail(r, "out of memory");
 }
 
+/* The error libxml2 passes to a structured error handler: const since
+ * libxml2 2.12 (xmlStructuredErrorFunc's signature changed there). */
+#if LIBXML_VERSION >= 21200
+typedef const xmlError *xml_error_arg;
+#else
+typedef xmlError *xml_error_arg;
+#endif
+
 /* libxml2's own diagnostics arrive here (per parser, not global). */
-static void on_xml_error(void *ctx, xmlErrorPtr err)
+static void on_xml_error(void *ctx, xml_error_arg err)
 {
     cube_reader *r = ctx;
     if (!err)

@@ -137,7 +137,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         return -1;
     }
     strcpy(f->name, name);
-    f->fd = open(name, O_RDONLY);
+    f->fd = open(name, O_RDONLY | O_CLOEXEC);
     if (f->fd < 0) {
         err_printf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
         return -1;

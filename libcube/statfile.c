@@ -851,7 +851,7 @@ int cube_statfile_read(cube_statfile *s, const char *path)
         return -1;
     }
     s->error[0] = '\0';
-    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+    int fd = strcmp(path, "-") == 0 ? fcntl(0, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         set_error(s, "%s: cannot open: %s", path, strerror(errno));
         return -1;

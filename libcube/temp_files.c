@@ -24,10 +24,15 @@
  * sequentially consistent: each side stores its mark before it loads the
  * other's, so at least one of them sees the other.
  */
+/* mkostemp: glibc and musl declare it for _GNU_SOURCE only */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE
+#endif
 #include "temp_files_private.h"
 #include "cube.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -99,6 +104,22 @@ static temp_file *claim(size_t need)
     return t;
 }
 
+/* mkstemp with the descriptor close-on-exec from the start where the C
+ * library is known to offer it (mkostemp, declared for _GNU_SOURCE above);
+ * elsewhere set right after creation, so that a program that forks in
+ * another thread at that moment may pass it on. */
+static int mkstemp_cloexec(char *tmpl)
+{
+#if defined(__linux__)
+    return mkostemp(tmpl, O_CLOEXEC);
+#else
+    int fd = mkstemp(tmpl);
+    if (fd >= 0)
+        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+#endif
+}
+
 int temp_file_create(const char *tmpl, temp_file **out)
 {
     /* Block the asynchronous signals while the slot is BUSY: a handler
@@ -120,7 +141,7 @@ int temp_file_create(const char *tmpl, temp_file **out)
         err = ECANCELED;
     } else {
         memcpy(t->path, tmpl, n);
-        fd = mkstemp(t->path);
+        fd = mkstemp_cloexec(t->path);
         err = errno;
         atomic_store(&t->state, fd >= 0 ? SLOT_ACTIVE : SLOT_FREE);
     }

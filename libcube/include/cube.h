@@ -468,6 +468,11 @@ CUBE_API size_t cube_prune(cube_t *c);
  * `buf` must hold at least CUBE_DOUBLE_BUFSIZE bytes; returns the length. */
 #define CUBE_DOUBLE_BUFSIZE 32
 CUBE_API int cube_format_double(double v, char *buf);
+/* Parse exactly the `len` bytes at `s` as a finite double, in any form
+ * strtod takes in the "C" locale, whatever locale the program set ("16.5"
+ * is 16.5 under a German locale too).  0, or -1 when the text is not a
+ * finite number (*out is then unchanged). */
+CUBE_API int cube_parse_double(const char *s, size_t len, double *out);
 
 /* ------------------------------------------------------------------------
  * The CUBE algebra (cube_diff, cube_merge, cube_mean, cube_cmp).

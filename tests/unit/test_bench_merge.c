@@ -12,6 +12,7 @@
 #include "merge.h"
 #include "test_support.h"
 
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,24 @@ static void test_parse_arg(void **state)
         if (cube_bench_parse_arg(bad[i], &kl, &x))
             fail_msg("\"%s\" parsed as an argument", bad[i]);
     assert_int_equal(cube_bench_parse_arg(NULL, &kl, &x), 0);
+}
+
+/* The library reads "len=16.5" with its '.' whatever locale the program
+ * set. */
+static void test_parse_arg_locale(void **state)
+{
+    (void)state;
+    if (!set_comma_locale())
+        skip();
+    size_t kl = 0;
+    double x = 0;
+    int ok = cube_bench_parse_arg("len=16.5", &kl, &x);
+    int comma = cube_bench_parse_arg("len=16,5", &kl, &x);
+    setlocale(LC_NUMERIC, "C");
+    assert_int_equal(ok, 1);
+    assert_int_equal(comma, 0);
+    cube_bench_parse_arg("len=16.5", &kl, &x);
+    assert_true(x == 16.5);
 }
 
 static void test_weighted_median(void **state)
@@ -745,6 +764,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_arg),
+        cmocka_unit_test(test_parse_arg_locale),
         cmocka_unit_test(test_weighted_median),
         cmocka_unit_test(test_three_runs_weighted_median),
         cmocka_unit_test(test_interpolation),

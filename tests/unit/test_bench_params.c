@@ -9,6 +9,7 @@
 
 #include "params.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +327,24 @@ static void test_syntax_variants(void **state)
     params_free(&p);
 }
 
+/* A parameter file reads the same under a locale whose decimal point is a
+ * comma (a program embedding the parser may have set one). */
+static void test_locale(void **state)
+{
+    (void)state;
+    if (!set_comma_locale())
+        skip();
+    char err[512];
+    bench_params p;
+    int rc = params_parse(full_file, strlen(full_file), "t.par", &p, err, sizeof err);
+    setlocale(LC_NUMERIC, "C");
+    if (rc != 0)
+        fail_msg("under a decimal-comma locale: %s", err);
+    assert_true(p.standard_error_default == 0.02);
+    assert_true(p.suites[0].stepwidth == 1.414213562);
+    params_free(&p);
+}
+
 static void test_types(void **state)
 {
     (void)state;
@@ -537,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_every_section_and_key),
         cmocka_unit_test(test_key_defaults),
         cmocka_unit_test(test_syntax_variants),
+        cmocka_unit_test(test_locale),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_errors_sections),
         cmocka_unit_test(test_errors_blocks),

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
 
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,15 @@ char *read_error(const char *path)
     char *msg = strdup(cube_error(c));
     cube_free(c);
     return msg;
+}
+
+int set_comma_locale(void)
+{
+    static const char *const comma[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", NULL};
+    for (int i = 0; comma[i]; i++)
+        if (setlocale(LC_NUMERIC, comma[i]))
+            return 1;
+    return 0;
 }
 
 char *temp_path(const char *suffix)

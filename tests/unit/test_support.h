@@ -28,6 +28,11 @@ char *read_error(const char *path);
 cube_t *read_string_ok(const char *xml);
 char *read_string_error(const char *xml);
 
+/* Switch LC_NUMERIC to an installed locale whose decimal point is a comma
+ * (de_DE.UTF-8, ...): 1 if one was set (the caller sets "C" back), else 0
+ * (the caller skips). */
+int set_comma_locale(void);
+
 /* A fresh temporary file name (the file does not exist); caller frees. */
 char *temp_path(const char *suffix);
 /* Write `c` with `how` (cube_write_all or a streaming sequence) to a new
