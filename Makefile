@@ -49,7 +49,8 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wpedantic
 # Programs, examples, fuzzers and the tests of the public API see only the
 # public headers; the library's own sources, and the unit tests of its
-# internals (TEST_PRIVATE), also see libcube/ with its *_private.h headers.
+# internals (TEST_PRIVATE), also see libcube/ and its folders' *_private.h
+# headers, included by path ("core/cube_private.h").
 CPPFLAGS_ALL := -D_POSIX_C_SOURCE=200809L -Ilibcube/include \
                 $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 LDLIBS_ALL := -lxml2 -lz -lm -pthread
@@ -79,8 +80,12 @@ endif
 ALL_CFLAGS  = $(WARN) $(CFLAGS) $(SANFLAGS) -pthread $(CPPFLAGS_ALL) $(CPPFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC  := $(wildcard libcube/*.c)
-LIB_HDRS := $(wildcard libcube/*.h) $(PUBLIC_HDRS)
+# one folder per concern (the README's "Code map"); a private header is
+# included by its path below libcube/ ("core/cube_private.h"), so every
+# include line names the concern it reaches into
+LIB_DIRS := core io xml algebra views statfile linktest
+LIB_SRC  := $(wildcard $(addprefix libcube/,$(addsuffix /*.c,$(LIB_DIRS))))
+LIB_HDRS := $(wildcard $(addprefix libcube/,$(addsuffix /*.h,$(LIB_DIRS)))) $(PUBLIC_HDRS)
 # only the functions marked CUBE_API in the public headers are exported
 LIB_CPPFLAGS := -Ilibcube -fvisibility=hidden
 LIB_OBJ  := $(patsubst libcube/%.c,$(BUILD)/obj/libcube/%.o,$(LIB_SRC))
@@ -379,9 +384,9 @@ uninstall:
 check-libxml2-headers:
 	@test -n "$(XML2_INCLUDE)" || { echo "check-libxml2-headers: set XML2_INCLUDE=DIR (DIR/libxml/xmlversion.h)"; exit 2; }
 	@sed -n 's/^#define LIBXML_DOTTED_VERSION "\(.*\)"/libxml2 \1 headers/p' $(XML2_INCLUDE)/libxml/xmlversion.h
-	$(call quiet,CC,libcube/reader.c)$(CC) $(WARN) -Werror -fsyntax-only -D_POSIX_C_SOURCE=200809L -Ilibcube -Ilibcube/include -I$(XML2_INCLUDE) libcube/reader.c
-	$(Q)if command -v clang >/dev/null 2>&1; then printf '  %-8s %s\n' CLANG libcube/reader.c; \
-	    clang $(WARN) -Werror -fsyntax-only -D_POSIX_C_SOURCE=200809L -Ilibcube -Ilibcube/include -I$(XML2_INCLUDE) libcube/reader.c; fi
+	$(call quiet,CC,libcube/xml/reader.c)$(CC) $(WARN) -Werror -fsyntax-only -D_POSIX_C_SOURCE=200809L -Ilibcube -Ilibcube/include -I$(XML2_INCLUDE) libcube/xml/reader.c
+	$(Q)if command -v clang >/dev/null 2>&1; then printf '  %-8s %s\n' CLANG libcube/xml/reader.c; \
+	    clang $(WARN) -Werror -fsyntax-only -D_POSIX_C_SOURCE=200809L -Ilibcube -Ilibcube/include -I$(XML2_INCLUDE) libcube/xml/reader.c; fi
 
 clean:
 	rm -rf build

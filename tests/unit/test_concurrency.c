@@ -23,7 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
-#include "linktest_private.h"
+#include "linktest/linktest_private.h"
 
 #include <float.h>
 #include <math.h>

@@ -15,7 +15,7 @@
 #include "cube_linktest.h"
 #include "linktest_expected.h"
 #include "linktest_writer.h"
-#include "sion_private.h"
+#include "linktest/sion_private.h"
 
 #include <math.h>
 #include <stdio.h>

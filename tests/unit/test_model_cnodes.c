@@ -9,7 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
 
-#include "keymap_private.h"
+#include "core/keymap_private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

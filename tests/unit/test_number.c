@@ -5,7 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "test_support.h"
-#include "number_private.h"
+#include "core/number_private.h"
 
 #include <locale.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * of up to 3/4), widening, clearing, sorting, against a plain reference.
  */
 #include "test_support.h"
-#include "severity_store_private.h"
+#include "core/severity_store_private.h"
 
 #include <stdint.h>
 #include <stdlib.h>

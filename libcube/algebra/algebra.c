@@ -1,0 +1,669 @@
+/*
+ * algebra.c - diff, merge and mean of experiments, and their comparison.
+ *
+ * The definitions of every input are read first and lined up (cube_union);
+ * then the inputs' rows stream through, one at a time, mapped onto the
+ * result's rows.  Memory holds the result and the inputs' definitions, not
+ * the inputs' values.
+ *
+ * Stored values are metric-inclusive and call-tree-exclusive; sums,
+ * differences and means commute with both, so values are combined as
+ * stored, element by element, a value missing in an input counting as 0.
+ *
+ * Several items of one input may be lined up onto one item of the result
+ * (two sibling call paths alike under --match=name, two processes of one
+ * rank).  Their contributions to a result cell are summed first,
+ * compensated, and only that sum joins the result: so every input reaches
+ * a cell the same way, whichever side of a difference it is on, and an
+ * experiment minus itself is exactly 0.  Only the rows of such cells are
+ * held apart, one input at a time.
+ *
+ * A file may repeat a (metric, call path) row; reading it whole lets the
+ * later values win.  A streamed row cannot undo what an earlier one added,
+ * so when the reader says a row may repeat, the rows are gathered again
+ * from the start with that input read whole (rare: hand-made files).
+ */
+#include "core/cube_private.h"
+#include "algebra/row_feed_private.h"
+#include "views/view_private.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *path;
+    cube_t *full;        /* the whole input (standard input, or rows that repeat) */
+} source;
+
+typedef struct {
+    source *sources;
+    size_t n;
+    cube_union *u;
+    char *err;
+    size_t errlen;
+    ptr_list warnings; /* the readers' warnings about the inputs (char*) */
+    /* The current input's contributions to cells that several of its items
+     * reach: per row, the running sums of the result's threads, then their
+     * compensations (row_len 2 x threads). */
+    severity_store merged;
+} combination;
+
+static void drop_warnings(combination *cb)
+{
+    for (size_t i = 0; i < cb->warnings.count; i++)
+        free(cb->warnings.items[i]);
+    cb->warnings.count = 0;
+}
+
+static int keep_warning(combination *cb, const char *message)
+{
+    char *copy = cube_strdup(message);
+    if (!copy || ptr_list_push(&cb->warnings, copy) != 0) {
+        free(copy);
+        return -1;
+    }
+    return 0;
+}
+
+static int fail(combination *cb, const char *fmt, ...) CUBE_PRINTF(2, 3);
+
+static int fail(combination *cb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cb->err, cb->errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int read_whole(combination *cb, source *s)
+{
+    cube_t *c = cube_create();
+    if (!c)
+        return fail(cb, "out of memory");
+    int rc = strcmp(s->path, "-") == 0 ? cube_read_fd(c, 0, "-") : cube_read(c, s->path);
+    if (rc != 0) {
+        fail(cb, "%s", cube_error(c));
+        cube_free(c);
+        return -1;
+    }
+    s->full = c;
+    return 0;
+}
+
+static int open_sources(combination *cb, const char *const *paths)
+{
+    for (size_t k = 0; k < cb->n; k++) {
+        source *s = &cb->sources[k];
+        s->path = paths[k];
+        /* standard input can be read once only: keep it whole */
+        if (strcmp(paths[k], "-") == 0 && read_whole(cb, s) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A streaming reader positioned after the definitions, or NULL (message
+ * set). */
+static cube_reader *open_reader(combination *cb, const char *path)
+{
+    cube_reader *r = cube_reader_open(path);
+    if (!r) {
+        fail(cb, "out of memory");
+        return NULL;
+    }
+    if (!cube_reader_definitions(r)) {
+        fail(cb, "%s", cube_reader_error(r));
+        cube_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void close_sources(combination *cb)
+{
+    for (size_t k = 0; cb->sources && k < cb->n; k++)
+        cube_free(cb->sources[k].full);
+    drop_warnings(cb);
+    ptr_list_free(&cb->warnings);
+    sev_store_free(&cb->merged);
+    free(cb->sources);
+}
+
+static int line_up(combination *cb, cube_match match, cube_system_rule rule)
+{
+    cb->u = cube_union_create(match, rule);
+    if (!cb->u)
+        return fail(cb, "out of memory");
+    /* One input's definitions at a time: each is lined up and freed; its
+     * rows are read later through a new reader (parsing the definitions
+     * again costs a few percent of a file, holding every input's would cost
+     * memory that grows with the number of inputs). */
+    for (size_t k = 0; k < cb->n; k++) {
+        source *s = &cb->sources[k];
+        cube_reader *r = s->full ? NULL : open_reader(cb, s->path);
+        if (!s->full && !r)
+            return -1;
+        int rc = cube_union_add(cb->u, s->full ? s->full : cube_reader_definitions(r), s->path);
+        cube_reader_close(r);
+        if (rc != 0)
+            return fail(cb, "%s", cube_union_error(cb->u));
+    }
+    if (cube_union_finish(cb->u) != 0)
+        return fail(cb, "%s", cube_union_error(cb->u));
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the row pass                                                            */
+
+/* Where input k's rows go: into `target`, times `weight`, only for the
+ * result metrics `take` allows (NULL: all).  Rows of a metric that is VOID
+ * in the result are dropped unless `keep_void`.  `merge`: only the rows
+ * that no later input has (see owns_row). */
+typedef struct {
+    severity_store *target;
+    double weight;
+    const unsigned char *take;
+    int keep_void, merge;
+} row_sink;
+
+/* Input k's maps onto the result and their lengths, and how many of its
+ * items each result item got, looked up once per input rather than once
+ * per row. */
+typedef struct {
+    size_t k;
+    const char *path;
+    const size_t *metric_map, *cnode_map, *thread_map;
+    size_t num_metrics, num_cnodes, num_threads;
+    const unsigned char *metric_counts, *cnode_counts;
+    int threads_merged; /* two of its threads are one of the result */
+} input_maps;
+
+static int any_above_one(const unsigned char *counts, size_t n)
+{
+    for (size_t i = 0; counts && i < n; i++)
+        if (counts[i] > 1)
+            return 1;
+    return 0;
+}
+
+static input_maps maps_of(const combination *cb, size_t k)
+{
+    input_maps im = {k, cb->sources[k].path, cube_union_metric_map(cb->u, k),
+                     cube_union_cnode_map(cb->u, k), cube_union_thread_map(cb->u, k), 0, 0, 0,
+                     union_metric_counts(cb->u, k, 0), union_cnode_counts(cb->u, k), 0};
+    /* no input k leaves the lengths 0: every row is then refused */
+    cube_union_input_size(cb->u, k, &im.num_metrics, &im.num_cnodes, &im.num_threads);
+    const cube_t *res = cube_union_result(cb->u);
+    im.threads_merged = any_above_one(union_thread_counts(cb->u, k), res->threads.count);
+    return im;
+}
+
+/* Merge: the row (metric, call path) of the result comes whole from the last
+ * input that has both the metric (with data) and the call path; a later
+ * input that lacks the call path leaves the row to an earlier one. */
+static int owns_row(const combination *cb, size_t k, size_t metric, size_t cnode)
+{
+    if (!union_metric_counts(cb->u, k, 1)[metric])
+        return 0;
+    for (size_t j = cb->n; j-- > k + 1;)
+        if (union_metric_counts(cb->u, j, 1)[metric] && union_cnode_counts(cb->u, j)[cnode])
+            return 0;
+    return 1;
+}
+
+/* Add the current input's sums of the cells several of its items reached
+ * to the sink, and forget them. */
+static int flush_merged(combination *cb, const row_sink *sink)
+{
+    severity_store *m = &cb->merged;
+    size_t nt = m->row_len / 2;
+    for (size_t r = 0; r < m->num_rows; r++) {
+        const double *acc = sev_row_values(m, r);
+        double *row = sev_store_get_or_add(sink->target, m->rows[r].metric, m->rows[r].cnode);
+        if (!row)
+            return fail(cb, "out of memory");
+        for (size_t t = 0; t < nt; t++)
+            row[t] += sink->weight * view_neu_result(acc[t], acc[nt + t]);
+    }
+    sev_store_clear(m);
+    return 0;
+}
+
+static int add_row(combination *cb, const input_maps *im, const row_sink *sink, size_t metric,
+                   size_t cnode, const double *values, size_t nthreads)
+{
+    const cube_t *res = cube_union_result(cb->u);
+    /* The rows are read in a second pass over the file: a file replaced in
+     * between must not index past the maps of the first. */
+    if (metric >= im->num_metrics || cnode >= im->num_cnodes || nthreads != im->num_threads)
+        return fail(cb, "%s: the file changed while it was read (its rows do not match the "
+                        "definitions read first)",
+                    im->path);
+    size_t rm = im->metric_map[metric], rc = im->cnode_map[cnode];
+    if (rm == SIZE_MAX) /* a repeated unique name: its values are ignored */
+        return 0;
+    if ((((const cube_metric *)res->metrics.items[rm])->is_void && !sink->keep_void) ||
+        (sink->take && !sink->take[rm]) || (sink->merge && !owns_row(cb, im->k, rm, rc)))
+        return 0;
+    size_t t = 0;
+    while (t < nthreads && values[t] == 0.0)
+        t++;
+    if (t == nthreads)
+        return 0;
+    if (im->threads_merged || im->metric_counts[rm] > 1 || im->cnode_counts[rc] > 1) {
+        double *acc = sev_store_get_or_add(&cb->merged, rm, rc);
+        if (!acc)
+            return fail(cb, "out of memory");
+        size_t w = cb->merged.row_len / 2;
+        for (; t < nthreads; t++)
+            view_neu_add(&acc[im->thread_map[t]], &acc[w + im->thread_map[t]], values[t]);
+        return 0;
+    }
+    double *row = sev_store_get_or_add(sink->target, rm, rc);
+    if (!row)
+        return fail(cb, "out of memory");
+    for (; t < nthreads; t++)
+        row[im->thread_map[t]] += sink->weight * values[t];
+    return 0;
+}
+
+/* Gather the rows of every input into the sinks (sinks[k] for input k),
+ * in input order.  Inputs read whole give their stored rows; the others
+ * come through a row_feed, read ahead in parallel.  An input whose rows may
+ * repeat is read whole and everything is gathered again. */
+static int gather_rows(combination *cb, const row_sink *sinks)
+{
+    const char **paths = malloc(cb->n * sizeof *paths);
+    unsigned char *skip = malloc(cb->n);
+    if (!paths || !skip) {
+        free(paths);
+        free(skip);
+        return fail(cb, "out of memory");
+    }
+    int rc = 0;
+    for (;;) {
+        for (size_t k = 0; k < cb->n; k++) {
+            paths[k] = cb->sources[k].path;
+            skip[k] = cb->sources[k].full != NULL;
+        }
+        row_feed *feed = row_feed_start(paths, cb->n, skip);
+        if (!feed) {
+            rc = fail(cb, "out of memory");
+            break;
+        }
+        int again = 0;
+        drop_warnings(cb); /* a pass that starts over reports them again */
+        for (size_t k = 0; k < cb->n && rc == 0 && !again; k++) {
+            const cube_t *full = cb->sources[k].full;
+            const input_maps im = maps_of(cb, k);
+            if (full) {
+                for (size_t i = 0; i < full->sev.num_rows && rc == 0; i++) {
+                    const severity_row *r = &full->sev.rows[i];
+                    rc = add_row(cb, &im, &sinks[k], r->metric, r->cnode,
+                                 sev_row_values(&full->sev, i), full->threads.count);
+                }
+                if (rc == 0)
+                    rc = flush_merged(cb, &sinks[k]);
+                for (size_t i = 0; i < cube_num_warnings(full) && rc == 0; i++)
+                    if (keep_warning(cb, cube_warning(full, i)) != 0)
+                        rc = fail(cb, "out of memory");
+                continue;
+            }
+            size_t metric, cnode, nthreads;
+            const double *values;
+            int st;
+            while ((st = row_feed_next(feed, k, &metric, &cnode, &values, &nthreads)) ==
+                       FEED_ROW &&
+                   rc == 0)
+                rc = add_row(cb, &im, &sinks[k], metric, cnode, values, nthreads);
+            if (rc == 0 && st == FEED_ERROR)
+                rc = fail(cb, "%s", row_feed_error(feed));
+            if (rc == 0 && st == FEED_ROW_END)
+                rc = flush_merged(cb, &sinks[k]);
+            if (rc == 0 && st == FEED_ROW_END) {
+                const char *const *list;
+                size_t nw = row_feed_warnings(feed, &list);
+                for (size_t i = 0; i < nw && rc == 0; i++)
+                    if (keep_warning(cb, list[i]) != 0)
+                        rc = fail(cb, "out of memory");
+            }
+            if (rc == 0 && st == FEED_MAY_REPEAT) {
+                rc = read_whole(cb, &cb->sources[k]);
+                again = 1;
+            }
+        }
+        row_feed_stop(feed);
+        if (rc != 0 || !again)
+            break;
+        for (size_t k = 0; k < cb->n; k++)
+            sev_store_clear(sinks[k].target);
+        sev_store_clear(&cb->merged);
+    }
+    free(paths);
+    free(skip);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* diff, merge, mean                                                       */
+
+static int ascii_ieq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char x = a[i], y = b[i];
+        if (x >= 'a' && x <= 'z')
+            x = (char)(x - 'a' + 'A');
+        if (y >= 'a' && y <= 'z')
+            y = (char)(y - 'a' + 'A');
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
+static int set_dtype(cube_t *c, cube_metric *m, const char *dtype)
+{
+    char *copy = cube_strdup(dtype);
+    if (!copy)
+        return -1;
+    free(m->dtype);
+    m->dtype = copy;
+    (void)c;
+    return 0;
+}
+
+/* A difference can be negative: unsigned types become signed (UINT64 ->
+ * INT64).  A mean is fractional: integer types become FLOAT. */
+static int adjust_dtypes(cube_t *res, cube_operation op)
+{
+    for (size_t i = 0; i < res->metrics.count; i++) {
+        cube_metric *m = res->metrics.items[i];
+        const char *d = m->dtype;
+        int is_unsigned = (d[0] == 'U' || d[0] == 'u') && ascii_ieq(d + 1, "INT", 3);
+        int is_integer = is_unsigned || ascii_ieq(d, "INT", 3);
+        if (op == CUBE_OP_DIFF && is_unsigned && set_dtype(res, m, d + 1) != 0)
+            return -1;
+        if (op == CUBE_OP_MEAN && is_integer && set_dtype(res, m, "FLOAT") != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The attribute that records how the result was made. */
+static int record_origin(cube_t *res, cube_operation op, const char *const *paths, size_t n)
+{
+    strbuf text = {0};
+    int rc = 0;
+    const char *key = op == CUBE_OP_DIFF ? "cube_diff" : op == CUBE_OP_MERGE ? "cube_merge"
+                                                                             : "cube_mean";
+    if (op == CUBE_OP_DIFF) {
+        rc |= strbuf_append(&text, paths[0], strlen(paths[0]));
+        rc |= strbuf_append(&text, " - ", 3);
+        rc |= strbuf_append(&text, paths[1], strlen(paths[1]));
+    } else {
+        rc |= strbuf_append(&text, op == CUBE_OP_MERGE ? "merge(" : "mean(", op == CUBE_OP_MERGE ? 6 : 5);
+        for (size_t k = 0; k < n; k++) {
+            if (k)
+                rc |= strbuf_append(&text, ", ", 2);
+            rc |= strbuf_append(&text, paths[k], strlen(paths[k]));
+        }
+        rc |= strbuf_append_char(&text, ')');
+    }
+    if (rc == 0)
+        rc = model_set_attr(res, key, strbuf_str(&text));
+    strbuf_free(&text);
+    return rc;
+}
+
+static int sums_overflowed(const severity_store *s)
+{
+    for (size_t r = 0; r < s->num_rows; r++) {
+        const double *values = sev_row_values(s, r);
+        for (size_t t = 0; t < s->row_len; t++)
+            if (isinf(values[t]))
+                return 1;
+    }
+    return 0;
+}
+
+cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
+                     cube_match match, cube_system_rule rule, char *err, size_t errlen)
+{
+    combination cb;
+    memset(&cb, 0, sizeof cb);
+    cb.sources = calloc(n ? n : 1, sizeof(source));
+    cb.n = n;
+    cb.err = err;
+    cb.errlen = errlen;
+    row_sink *sinks = calloc(n ? n : 1, sizeof *sinks);
+    cube_t *res = NULL;
+    int rc = 0;
+    err[0] = '\0';
+    if (!cb.sources || !sinks) {
+        rc = fail(&cb, "out of memory");
+    } else if (n == 0 || (op == CUBE_OP_DIFF && n != 2)) {
+        rc = fail(&cb, op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
+                                          : "no experiment given");
+    } else {
+        rc = open_sources(&cb, paths);
+        if (rc == 0)
+            rc = line_up(&cb, match, rule);
+    }
+    if (rc == 0) {
+        res = cube_union_result(cb.u);
+        cb.merged.row_len = 2 * res->threads.count;
+        for (size_t k = 0; k < n; k++) {
+            sinks[k].target = &res->sev;
+            sinks[k].weight = op == CUBE_OP_DIFF && k == 1 ? -1.0 : 1.0;
+            sinks[k].merge = op == CUBE_OP_MERGE;
+        }
+        rc = gather_rows(&cb, sinks);
+        if (rc == 0 && op == CUBE_OP_MEAN && sums_overflowed(&res->sev)) {
+            /* Summing first keeps the mean of a file with itself exact, but
+             * sums of values near DBL_MAX overflow although their mean does
+             * not: then gather again with every value divided first. */
+            sev_store_clear(&res->sev);
+            for (size_t k = 0; k < n; k++)
+                sinks[k].weight = 1.0 / (double)n;
+            rc = gather_rows(&cb, sinks);
+        } else if (rc == 0 && op == CUBE_OP_MEAN) {
+            for (size_t r = 0; r < res->sev.num_rows; r++) {
+                double *values = sev_row_values(&res->sev, r);
+                for (size_t t = 0; t < res->sev.row_len; t++)
+                    values[t] /= (double)n;
+            }
+        }
+        if (rc == 0 && (adjust_dtypes(res, op) != 0 || record_origin(res, op, paths, n) != 0))
+            rc = fail(&cb, "out of memory");
+        /* the inputs' warnings travel with the result, for the caller */
+        for (size_t i = 0; rc == 0 && i < cb.warnings.count; i++)
+            if (cube_add_warning(res, "%s", (const char *)cb.warnings.items[i]) != 0)
+                rc = fail(&cb, "out of memory");
+    }
+    if (rc == 0)
+        res = cube_union_take_result(cb.u);
+    else
+        res = NULL;
+    free(sinks);
+    cube_union_free(cb.u);
+    close_sources(&cb);
+    return res;
+}
+
+/* ---------------------------------------------------------------------- */
+/* comparison                                                              */
+
+char *cube_call_path(const cube_cnode *cnode)
+{
+    size_t len = 0;
+    for (const cube_cnode *n = cnode; n; n = n->parent)
+        len += strlen(n->callee->name) + 1;
+    char *path = malloc(len ? len : 1);
+    if (!path)
+        return NULL;
+    size_t end = len ? len - 1 : 0;
+    path[end] = '\0';
+    for (const cube_cnode *n = cnode; n; n = n->parent) {
+        size_t k = strlen(n->callee->name);
+        end -= k;
+        memcpy(path + end, n->callee->name, k);
+        if (end)
+            path[--end] = '/';
+    }
+    return path;
+}
+
+static int close_enough(double a, double b, const cube_compare_options *o)
+{
+    if (a == b)
+        return 1;
+    double d = fabs(a - b);
+    return d <= o->abs_tol || d <= o->rel_tol * fmax(fabs(a), fabs(b));
+}
+
+typedef struct {
+    cube_difference_fn report;
+    void *user;
+    size_t count, max_reported;
+    int failed;
+} difference_log;
+
+static void note(difference_log *log, const char *what, const char *metric,
+                 const cube_cnode *cnode, const cube_thread *thread, double a, double b)
+{
+    if (log->count++ >= log->max_reported || !log->report)
+        return;
+    char *path = cnode ? cube_call_path(cnode) : NULL;
+    if (cnode && !path) {
+        log->failed = 1;
+        return;
+    }
+    log->report(log->user, what, metric ? metric : "", path ? path : "",
+                thread ? (long long)thread->process->rank : -1,
+                thread ? (long long)thread->rank : -1, a, b);
+    free(path);
+}
+
+static void compare_rows(const cube_t *res, const severity_store *mine,
+                         const severity_store *other, int mine_is_a, const unsigned char *take,
+                         const cube_compare_options *o, difference_log *log)
+{
+    for (size_t i = 0; i < mine->num_rows; i++) {
+        const severity_row *r = &mine->rows[i];
+        if (!take[r->metric])
+            continue;
+        const double *values = sev_row_values(mine, i);
+        const double *theirs = sev_store_find(other, r->metric, r->cnode);
+        if (!mine_is_a && theirs)
+            continue; /* compared from A's side already */
+        for (size_t t = 0; t < res->threads.count; t++) {
+            double x = values[t], y = theirs ? theirs[t] : 0.0;
+            double a = mine_is_a ? x : y, b = mine_is_a ? y : x;
+            if (!close_enough(a, b, o))
+                note(log, "value", ((cube_metric *)res->metrics.items[r->metric])->uniq_name,
+                     res->cnodes.items[r->cnode], res->threads.items[t], a, b);
+        }
+    }
+}
+
+int cube_compare(const char *path_a, const char *path_b, cube_match match,
+                 cube_system_rule rule, const cube_compare_options *options,
+                 cube_difference_fn report, void *user, size_t *num_differences, char *err,
+                 size_t errlen)
+{
+    static const cube_compare_options defaults = {2 * DBL_EPSILON, DBL_MIN, NULL, 10, NULL, NULL};
+    if (!options)
+        options = &defaults;
+    const char *paths[2] = {path_a, path_b};
+    combination cb;
+    memset(&cb, 0, sizeof cb);
+    cb.sources = calloc(2, sizeof(source));
+    cb.n = 2;
+    cb.err = err;
+    cb.errlen = errlen;
+    severity_store other;
+    memset(&other, 0, sizeof other);
+    unsigned char *take = NULL;
+    difference_log log = {report, user, 0, options->max_reported, 0};
+    int rc = cb.sources ? 0 : fail(&cb, "out of memory");
+    err[0] = '\0';
+    if (rc == 0)
+        rc = open_sources(&cb, paths);
+    if (rc == 0)
+        rc = line_up(&cb, match, rule);
+    cube_t *res = rc == 0 ? cube_union_result(cb.u) : NULL;
+    if (rc == 0) {
+        size_t nm = res->metrics.count;
+        take = calloc(nm ? nm : 1, 1);
+        if (!take)
+            rc = fail(&cb, "out of memory");
+        for (size_t m = 0; rc == 0 && m < nm; m++)
+            take[m] = !options->metrics;
+        for (const char *const *name = options->metrics; rc == 0 && name && *name; name++) {
+            int found = 0;
+            for (size_t m = 0; m < nm; m++)
+                if (strcmp(((cube_metric *)res->metrics.items[m])->uniq_name, *name) == 0)
+                    take[m] = 1, found = 1;
+            size_t n = 0;
+            const cube_metric *by_display =
+                found ? NULL : cube_find_metric_named(res, *name, &n);
+            char list[512];
+            if (by_display)
+                take[by_display->index] = 1;
+            else if (n > 1 && cube_metric_name_candidates(res, *name, list, sizeof list))
+                rc = fail(&cb, "--metric %s matches %zu metrics: %s; use a unique name", *name,
+                          n, list);
+            else if (!found)
+                rc = fail(&cb, "no metric with the unique name '%s' in %s or %s", *name,
+                          path_a, path_b);
+        }
+    }
+    if (rc == 0) {
+        other.row_len = res->threads.count;
+        cb.merged.row_len = 2 * res->threads.count;
+        /* Values of a metric that is VOID in one input only are compared
+         * too: dropping them because the result took VOID from A made
+         * cmp(A, B) "equal" but cmp(B, A) "not equal". */
+        row_sink sinks[2] = {{&res->sev, 1.0, take, 1, 0}, {&other, 1.0, take, 1, 0}};
+        rc = gather_rows(&cb, sinks);
+    }
+    /* lining up's warnings (metrics placed differently), then the readers' */
+    for (size_t i = 0; rc == 0 && options->warn && i < cube_num_warnings(res); i++)
+        options->warn(options->warn_user, cube_warning(res, i));
+    for (size_t i = 0; rc == 0 && options->warn && i < cb.warnings.count; i++)
+        options->warn(options->warn_user, cb.warnings.items[i]);
+    if (rc == 0) {
+        /* the dimensions first: an item only one side has is a difference */
+        for (size_t m = 0; m < res->metrics.count; m++)
+            if (take[m] && (!cube_union_input_has_metric(cb.u, 0, m) ||
+                            !cube_union_input_has_metric(cb.u, 1, m)))
+                note(&log, cube_union_input_has_metric(cb.u, 0, m) ? "metric only in A"
+                                                                   : "metric only in B",
+                     ((cube_metric *)res->metrics.items[m])->uniq_name, NULL, NULL, 0, 0);
+        for (size_t c = 0; c < res->cnodes.count; c++)
+            if (!cube_union_input_has_cnode(cb.u, 0, c) || !cube_union_input_has_cnode(cb.u, 1, c))
+                note(&log, cube_union_input_has_cnode(cb.u, 0, c) ? "call path only in A"
+                                                                  : "call path only in B",
+                     NULL, res->cnodes.items[c], NULL, 0, 0);
+        for (size_t t = 0; t < res->threads.count; t++)
+            if (!cube_union_input_has_thread(cb.u, 0, t) || !cube_union_input_has_thread(cb.u, 1, t))
+                note(&log, cube_union_input_has_thread(cb.u, 0, t) ? "thread only in A"
+                                                                   : "thread only in B",
+                     NULL, NULL, res->threads.items[t], 0, 0);
+        compare_rows(res, &res->sev, &other, 1, take, options, &log);
+        compare_rows(res, &other, &res->sev, 0, take, options, &log);
+        if (log.failed)
+            rc = fail(&cb, "out of memory");
+    }
+    free(take);
+    sev_store_free(&other);
+    cube_union_free(cb.u);
+    close_sources(&cb);
+    if (num_differences)
+        *num_differences = log.count;
+    return rc < 0 ? -1 : log.count ? 1 : 0;
+}

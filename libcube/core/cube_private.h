@@ -1,0 +1,128 @@
+/*
+ * cube_private.h - the layout of the experiment handle, shared by the
+ * library's modules and by nothing outside libcube.
+ */
+#ifndef LIBCUBE_CUBE_INTERNAL_H
+#define LIBCUBE_CUBE_INTERNAL_H
+
+#include "cube.h"
+#include "core/keymap_private.h"
+#include "core/severity_store_private.h"
+#include "core/util_private.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+/* A growable array of pointers: one type serves every dimension list. */
+typedef struct {
+    void **items;
+    size_t count, cap;
+} ptr_list;
+
+int ptr_list_push(ptr_list *l, void *item);
+void ptr_list_free(ptr_list *l);
+
+typedef struct {
+    char *key, *value;
+} cube_attr;
+
+/* Every entity struct (metric, region, cnode, machine, node, process,
+ * thread) starts with its id label and its index. */
+typedef struct {
+    int64_t id;
+    size_t index;
+} entity_head;
+
+struct cube_t {
+    ptr_list attrs;   /* cube_attr*, insertion order, unique keys */
+    ptr_list mirrors; /* char* */
+
+    ptr_list metrics, root_metrics;
+    ptr_list regions;
+    ptr_list cnodes, root_cnodes;
+    /* A million call paths or 100 000 threads must not cost a million
+     * mallocs: the cnodes, the processes and threads and their names live
+     * in this arena (freed as a whole by cube_free; none is ever freed
+     * alone), and the cnodes' call-site modules, a few hundred distinct
+     * strings repeated across the tree, are interned here, one shared copy
+     * each (model_add_cnode).  Their children arrays are still malloc'd. */
+    arena entities;
+    keymap cnode_mods;
+    ptr_list machines, nodes, processes, threads;
+    ptr_list carts;
+
+    severity_store sev;
+    /* cube_read appends the rows without their hash-table entries
+     * (sev_store_append), and the first look-up by (metric, call path)
+     * adds them (query.c): a program that only walks the rows, as the
+     * tools do, never pays for the table (8-byte slots, 1.3 to 2.7 a row:
+     * 67 MB for 5 million rows).  Look-ups take a const handle that
+     * threads may share, so that first look-up builds the table under
+     * index_lock and publishes it through rows_indexed (release, acquire);
+     * cube_read, which needs the handle to itself, clears it. */
+    pthread_mutex_t index_lock;
+    atomic_int rows_indexed;
+
+    /* Next id label handed out by the writer API, per kind: above every id
+     * of that kind added so far, whoever added it (model.c). */
+    int64_t next_id[7];
+
+    char error[1024];
+    ptr_list warnings; /* char* */
+
+    /* Streaming writer state (cube_write_def ... cube_write_finish). */
+    size_t stream_metric; /* metric of the open <matrix>, or SIZE_MAX */
+    /* The output buffer of the writer API's FILE* functions, allocated on
+     * first use and kept: cube_write_sev_row is called once per row and
+     * must not allocate 64 KiB each time (writer.c). */
+    struct xml_out *stream_out;
+};
+
+enum { ID_METRIC, ID_REGION, ID_CNODE, ID_MACHINE, ID_NODE, ID_PROCESS, ID_THREAD };
+
+/* Error and warning bookkeeping (model.c). */
+void cube_set_error(cube_t *c, const char *fmt, ...) CUBE_PRINTF(2, 3);
+void cube_set_errorv(cube_t *c, const char *fmt, va_list ap);
+int cube_add_warning(cube_t *c, const char *fmt, ...) CUBE_PRINTF(2, 3);
+void cube_clear_error(cube_t *c);
+
+/* Append a child pointer to a parent's child array (shared by every tree). */
+int child_array_push(void ***array, size_t *count, size_t *cap, void *child);
+
+/* Definitions with explicit id labels (the reader's way in; the writer API
+ * hands out ids itself).  All strings are copied.  NULL on error. */
+cube_metric *model_add_metric(cube_t *c, int64_t id, const char *disp_name,
+                              const char *uniq_name, const char *dtype, const char *uom,
+                              const char *val, const char *url, const char *descr,
+                              cube_metric *parent);
+cube_region *model_add_region(cube_t *c, int64_t id, const char *name, long begin, long end,
+                              const char *url, const char *descr, const char *mod);
+cube_cnode *model_add_cnode(cube_t *c, int64_t id, cube_region *callee, const char *mod,
+                            long line, cube_cnode *parent);
+cube_machine *model_add_machine(cube_t *c, int64_t id, const char *name, const char *descr);
+cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine *m);
+cube_process *model_add_process(cube_t *c, int64_t id, const char *name, int64_t rank,
+                                cube_node *n);
+cube_thread *model_add_thread(cube_t *c, int64_t id, const char *name, int64_t rank,
+                              cube_process *p);
+cube_cartesian *model_add_cart(cube_t *c, const char *name, long ndims, const long *dims,
+                               const int *periods);
+int model_set_attr(cube_t *c, const char *key, const char *value);
+int model_add_mirror(cube_t *c, const char *url);
+
+/* For input k of a finished union, one count per result metric, call path
+ * or thread: how many of the input's items were mapped onto it, 2 standing
+ * for more than one (0: the input lacks it); NULL without input k or before
+ * cube_union_finish.  with_data: metrics only where they are not VOID in
+ * the input.  The tables belong to the union. */
+const unsigned char *union_metric_counts(const cube_union *u, size_t k, int with_data);
+const unsigned char *union_cnode_counts(const cube_union *u, size_t k);
+const unsigned char *union_thread_counts(const cube_union *u, size_t k);
+
+/* The severity row of (met, cnode), created zeroed when absent; NULL on
+ * allocation failure (error set). */
+double *model_row_for_update(cube_t *c, const cube_metric *met, const cube_cnode *cnode);
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * util.c - checked string copies, the growable byte buffer and the
+ * formatting of messages into a caller's buffer.
+ */
+#include "core/util_private.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cube_strdup(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+static int strbuf_reserve(strbuf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1) {
+        if (cap > ((size_t)-1) / 2)
+            return -1;
+        cap *= 2;
+    }
+    char *data = realloc(b->data, cap);
+    if (!data)
+        return -1;
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+int strbuf_append(strbuf *b, const char *s, size_t n)
+{
+    if (strbuf_reserve(b, n) != 0)
+        return -1;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int strbuf_append_char(strbuf *b, char ch)
+{
+    return strbuf_append(b, &ch, 1);
+}
+
+void strbuf_clear(strbuf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+void strbuf_free(strbuf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+const char *strbuf_str(const strbuf *b)
+{
+    return b->data ? b->data : "";
+}
+
+void err_printf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void *grow_array(void *items, size_t count, size_t *cap, size_t elem_size, size_t first_cap)
+{
+    if (count < *cap)
+        return items;
+    size_t n = *cap ? *cap : (first_cap + 1) / 2;
+    if (n > SIZE_MAX / 2 / elem_size)
+        return NULL;
+    n *= 2;
+    void *p = realloc(items, n * elem_size);
+    if (p)
+        *cap = n;
+    return p;
+}
+
+/* The first chunk is small (a model with a dozen call paths must not cost a
+ * megabyte); each next one is twice the last, up to ARENA_MAX_CHUNK.  The
+ * sizes leave room for the chunk's and malloc's headers, so that a full-size
+ * chunk is one mapping of exactly 1 MiB, not 1 MiB and one more page. */
+#define ARENA_FIRST_CHUNK ((size_t)4096 - 64)
+#define ARENA_MAX_CHUNK (((size_t)1 << 20) - 64)
+
+struct arena_chunk {
+    arena_chunk *next;
+    size_t used, cap;
+    max_align_t bytes[]; /* max_align_t: the first object is suitably aligned */
+};
+
+char *arena_strdup(arena *a, const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s) + 1;
+    char *copy = arena_alloc(a, n, 1);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+void *arena_alloc(arena *a, size_t size, size_t align)
+{
+    arena_chunk *c = a->chunks;
+    if (c) {
+        /* `used` is an offset from the max-aligned start: rounding it up
+         * aligns the address too */
+        size_t at = (c->used + align - 1) & ~(align - 1);
+        if (at >= c->used && at <= c->cap && c->cap - at >= size) {
+            c->used = at + size;
+            return (unsigned char *)c->bytes + at;
+        }
+    }
+    size_t cap = c ? (c->cap < ARENA_MAX_CHUNK / 2 ? c->cap * 2 : ARENA_MAX_CHUNK)
+                   : ARENA_FIRST_CHUNK;
+    if (cap < size)
+        cap = size;
+    if (cap > SIZE_MAX - sizeof(arena_chunk))
+        return NULL;
+    arena_chunk *fresh = malloc(sizeof *fresh + cap);
+    if (!fresh)
+        return NULL;
+    fresh->next = c;
+    fresh->used = size;
+    fresh->cap = cap;
+    a->chunks = fresh;
+    return fresh->bytes;
+}
+
+void arena_free(arena *a)
+{
+    arena_chunk *c = a->chunks;
+    while (c) {
+        arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    a->chunks = NULL;
+}

@@ -1,0 +1,100 @@
+/*
+ * view_common.c - compensated accumulators and the error texts of the
+ * views (cube_views.h).
+ */
+#include "views/view_private.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cube_view_strerror(int code)
+{
+    switch (code) {
+    case CUBE_VIEW_OK:
+        return "success";
+    case CUBE_VIEW_ENOMEM:
+        return "out of memory";
+    case CUBE_VIEW_EINVAL:
+        return "invalid argument";
+    case CUBE_VIEW_ESTATE:
+        return "call out of order (rows added after finishing, or read before)";
+    case CUBE_VIEW_ETREE:
+        return "a call-tree node is defined before its parent";
+    default:
+        return "unknown error";
+    }
+}
+
+cube_combine_rule cube_metric_combine(const cube_metric *met)
+{
+    if (!met || !met->dtype)
+        return CUBE_COMBINE_SUM;
+    if (strcmp(met->dtype, "MAXDOUBLE") == 0)
+        return CUBE_COMBINE_MAX;
+    if (strcmp(met->dtype, "MINDOUBLE") == 0)
+        return CUBE_COMBINE_MIN;
+    return CUBE_COMBINE_SUM;
+}
+
+double cube_combine_values(cube_combine_rule how, const double *values, size_t n)
+{
+    view_combiner k = {how == CUBE_COMBINE_MAX || how == CUBE_COMBINE_MIN ? how
+                                                                        : CUBE_COMBINE_SUM,
+                       0.0, 0.0, 0};
+    for (size_t i = 0; i < n; i++)
+        view_combiner_add(&k, values[i]);
+    return view_combiner_result(&k);
+}
+
+void view_pick_row(double *dst, const double *src, size_t w, cube_combine_rule how)
+{
+    for (size_t i = 0; i < w; i++)
+        dst[i] = view_pick(how, dst[i], src[i]);
+}
+
+double *view_acc_new(size_t w)
+{
+    if (w > SIZE_MAX / (2 * sizeof(double)))
+        return NULL;
+    return calloc(2 * (w ? w : 1), sizeof(double));
+}
+
+void view_acc_add_row(double *acc, size_t w, const double *row, double sign)
+{
+    double *comp = acc + w;
+    if (sign > 0)
+        for (size_t i = 0; i < w; i++)
+            view_neu_add(&acc[i], &comp[i], row[i]);
+    else
+        for (size_t i = 0; i < w; i++)
+            view_neu_add(&acc[i], &comp[i], -row[i]);
+}
+
+void view_acc_add_sum(double *acc, size_t w, const double *row, size_t n, double sign)
+{
+    double *comp = acc + w;
+    for (size_t i = 0; i < n; i++)
+        view_neu_add(&acc[0], &comp[0], sign > 0 ? row[i] : -row[i]);
+}
+
+void view_acc_add_acc(double *dst, const double *src, size_t w)
+{
+    for (size_t i = 0; i < w; i++) {
+        view_neu_add(&dst[i], &dst[w + i], src[i]);
+        dst[w + i] += src[w + i];
+    }
+}
+
+double *view_acc_fold(double *acc, size_t w)
+{
+    for (size_t i = 0; i < w; i++)
+        acc[i] = view_neu_result(acc[i], acc[w + i]);
+    double *shrunk = realloc(acc, (w ? w : 1) * sizeof *acc);
+    return shrunk ? shrunk : acc;
+}
+
+double cube_compensated_sum(const double *values, size_t n)
+{
+    return cube_combine_values(CUBE_COMBINE_SUM, values, n);
+}

@@ -1,0 +1,442 @@
+/*
+ * view_trees.c - one metric's values along the metric tree (inclusive as
+ * stored, or exclusive: minus the child metrics), along the call tree
+ * (exclusive as stored, or inclusive: plus the whole subtree) and summed
+ * over the system tree (cube_views.h).
+ */
+#include "views/view_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int set_err(int *err, int code)
+{
+    if (err)
+        *err = code;
+    return code;
+}
+
+static int metric_belongs(const cube_t *c, const cube_metric *met)
+{
+    return met && met->index < cube_num_metrics(c) && cube_get_metric(c, met->index) == met;
+}
+
+cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
+                            cube_metric_flavour metric_flavour,
+                            cube_call_flavour call_flavour, unsigned flags, int *err)
+{
+    if (!defs || !metric_belongs(defs, met) ||
+        (metric_flavour != CUBE_METRIC_INCLUSIVE && metric_flavour != CUBE_METRIC_EXCLUSIVE) ||
+        (call_flavour != CUBE_CALL_INCLUSIVE && call_flavour != CUBE_CALL_EXCLUSIVE &&
+         call_flavour != CUBE_CALL_STORED) ||
+        (flags & ~CUBE_VIEW_AGGREGATE)) {
+        set_err(err, CUBE_VIEW_EINVAL);
+        return NULL;
+    }
+    cube_view *v = calloc(1, sizeof *v);
+    if (!v) {
+        set_err(err, CUBE_VIEW_ENOMEM);
+        return NULL;
+    }
+    v->defs = defs;
+    v->metric = met;
+    v->metric_flavour = metric_flavour;
+    v->call_flavour = call_flavour;
+    v->flags = flags;
+    v->combine = cube_metric_combine(met);
+    v->nthreads = cube_num_threads(defs);
+    v->width = (flags & CUBE_VIEW_AGGREGATE) ? 1 : v->nthreads;
+    v->ncnodes = cube_num_cnodes(defs);
+    v->rows = calloc(v->ncnodes ? v->ncnodes : 1, sizeof *v->rows);
+    v->compensated = calloc(v->ncnodes / 8 + 1, 1);
+    if (!v->rows || !v->compensated) {
+        free(v->rows);
+        free(v->compensated);
+        free(v);
+        set_err(err, CUBE_VIEW_ENOMEM);
+        return NULL;
+    }
+    set_err(err, CUBE_VIEW_OK);
+    return v;
+}
+
+void cube_view_free(cube_view *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->ncnodes; i++)
+        free(v->rows[i]);
+    free(v->rows);
+    free(v->compensated);
+    free(v);
+}
+
+int cube_view_wants(const cube_view *v, const cube_metric *met)
+{
+    if (!v || !met || v->metric->is_void)
+        return 0;
+    if (met == v->metric)
+        return 1;
+    /* only a sum has parts: a maximum or minimum neither loses nor is a
+     * part (cube_views.h) */
+    return v->metric_flavour == CUBE_METRIC_EXCLUSIVE && met->parent == v->metric &&
+           !met->is_void && v->combine == CUBE_COMBINE_SUM &&
+           cube_metric_combine(met) == CUBE_COMBINE_SUM;
+}
+
+/* A row's first contribution is exact: it is kept as `width` plain values.
+ * Only a row that gets a second one grows into an accumulator with its
+ * compensations (2 x width): a per-thread view of a stored metric, where
+ * every call path gets one row, costs width doubles a row, not twice that. */
+static int is_compensated(const cube_view *v, size_t i)
+{
+    return (v->compensated[i >> 3] >> (i & 7)) & 1;
+}
+
+/* Row i as an accumulator of 2 x width, created zeroed or grown from its
+ * plain values; NULL when out of memory. */
+static double *accumulator(cube_view *v, size_t i)
+{
+    size_t w = v->width;
+    if (v->rows[i] && is_compensated(v, i))
+        return v->rows[i];
+    double *acc =
+        v->rows[i] ? realloc(v->rows[i], 2 * (w ? w : 1) * sizeof *acc) : view_acc_new(w);
+    if (!acc)
+        return NULL;
+    if (v->rows[i])
+        memset(acc + w, 0, w * sizeof *acc);
+    else
+        v->num_rows++;
+    v->rows[i] = acc;
+    v->compensated[i >> 3] |= (unsigned char)(1u << (i & 7));
+    return acc;
+}
+
+/* Row i += sign x values (width values), kept plain while it is the first
+ * contribution.  0, or -1 when out of memory. */
+static int add_values(cube_view *v, size_t i, const double *values, double sign)
+{
+    size_t w = v->width;
+    if (!v->rows[i]) {
+        double *row = malloc((w ? w : 1) * sizeof *row);
+        if (!row)
+            return -1;
+        for (size_t t = 0; t < w; t++)
+            row[t] = sign > 0 ? values[t] : -values[t];
+        v->rows[i] = row;
+        v->num_rows++;
+        return 0;
+    }
+    double *acc = accumulator(v, i);
+    if (!acc)
+        return -1;
+    view_acc_add_row(acc, w, values, sign);
+    return 0;
+}
+
+/* Row i = the maximum (minimum) of itself and values (width values); a row
+ * that had no value yet takes them as they are, so a call path without a
+ * row never takes part.  0, or -1 when out of memory. */
+static int pick_values(cube_view *v, size_t i, const double *values)
+{
+    if (!v->rows[i])
+        return add_values(v, i, values, 1.0);
+    view_pick_row(v->rows[i], values, v->width, v->combine);
+    return 0;
+}
+
+int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
+                      const double *values)
+{
+    if (!v || !met || !cnode || !values)
+        return CUBE_VIEW_EINVAL;
+    if (v->finished)
+        return CUBE_VIEW_ESTATE;
+    if (!cube_view_wants(v, met))
+        return CUBE_VIEW_OK;
+    size_t i = cnode->index;
+    if (i >= v->ncnodes || cube_get_cnode(v->defs, i) != cnode)
+        return CUBE_VIEW_EINVAL;
+    /* Metric-inclusive values are stored; a metric's exclusive value is its
+     * own stored value minus its children's stored values. */
+    double sign = met == v->metric ? 1.0 : -1.0;
+    if (v->combine != CUBE_COMBINE_SUM) {
+        /* only the view's own metric gets here (cube_view_wants) */
+        double one;
+        if (v->flags & CUBE_VIEW_AGGREGATE)
+            one = cube_combine_values(v->combine, values, v->nthreads);
+        if (pick_values(v, i, (v->flags & CUBE_VIEW_AGGREGATE) ? &one : values) != 0)
+            return CUBE_VIEW_ENOMEM;
+    } else if (v->flags & CUBE_VIEW_AGGREGATE) {
+        /* a sum over the threads: compensated from its first value on */
+        double *acc = accumulator(v, i);
+        if (!acc)
+            return CUBE_VIEW_ENOMEM;
+        view_acc_add_sum(acc, 1, values, v->nthreads, sign);
+    } else if (add_values(v, i, values, sign) != 0) {
+        return CUBE_VIEW_ENOMEM;
+    }
+    return CUBE_VIEW_OK;
+}
+
+int cube_view_add_stored(cube_view *v)
+{
+    if (!v)
+        return CUBE_VIEW_EINVAL;
+    if (v->finished)
+        return CUBE_VIEW_ESTATE;
+    size_t n = cube_num_rows(v->defs);
+    for (size_t k = 0; k < n; k++) {
+        cube_metric *met;
+        cube_cnode *cnode;
+        const double *values = cube_row_at(v->defs, k, &met, &cnode);
+        if (!values || !cube_view_wants(v, met))
+            continue;
+        int rc = cube_view_add_row(v, met, cnode, values);
+        if (rc)
+            return rc;
+    }
+    return CUBE_VIEW_OK;
+}
+
+int cube_view_finish(cube_view *v)
+{
+    if (!v)
+        return CUBE_VIEW_EINVAL;
+    if (v->finished)
+        return CUBE_VIEW_ESTATE;
+    size_t w = v->width;
+    if (v->call_flavour == CUBE_CALL_INCLUSIVE) {
+        /* Post-order accumulation without recursion: every parent comes
+         * before its children in index order, so in reverse index order a
+         * node's subtree is complete when the node is reached, and it is
+         * added to its parent in one step. */
+        for (size_t i = 0; i < v->ncnodes; i++) {
+            const cube_cnode *cn = cube_get_cnode(v->defs, i);
+            if (cn->parent && cn->parent->index >= i)
+                return CUBE_VIEW_ETREE;
+        }
+        for (size_t i = v->ncnodes; i-- > 0;) {
+            const cube_cnode *cn = cube_get_cnode(v->defs, i);
+            if (!v->rows[i] || !cn->parent)
+                continue;
+            size_t p = cn->parent->index;
+            int rc = 0;
+            if (v->combine != CUBE_COMBINE_SUM)
+                rc = pick_values(v, p, v->rows[i]);
+            else if (!is_compensated(v, i))
+                rc = add_values(v, p, v->rows[i], 1.0);
+            else if (accumulator(v, p))
+                view_acc_add_acc(v->rows[p], v->rows[i], w);
+            else
+                rc = -1;
+            if (rc != 0) {
+                v->finished = -1; /* partly summed: only cube_view_free */
+                return CUBE_VIEW_ENOMEM;
+            }
+        }
+    }
+    for (size_t i = 0; i < v->ncnodes; i++)
+        if (v->rows[i] && is_compensated(v, i))
+            v->rows[i] = view_acc_fold(v->rows[i], w);
+    free(v->compensated);
+    v->compensated = NULL;
+    v->finished = 1;
+    return CUBE_VIEW_OK;
+}
+
+cube_view *cube_view_compute(const cube_t *c, const cube_metric *met,
+                             cube_metric_flavour metric_flavour,
+                             cube_call_flavour call_flavour, unsigned flags, int *err)
+{
+    cube_view *v = cube_view_create(c, met, metric_flavour, call_flavour, flags, err);
+    if (!v)
+        return NULL;
+    int rc = cube_view_add_stored(v);
+    if (!rc)
+        rc = cube_view_finish(v);
+    if (rc) {
+        cube_view_free(v);
+        set_err(err, rc);
+        return NULL;
+    }
+    return v;
+}
+
+const cube_metric *cube_view_metric(const cube_view *v)
+{
+    return v ? v->metric : NULL;
+}
+
+cube_metric_flavour cube_view_metric_flavour(const cube_view *v)
+{
+    return v ? v->metric_flavour : CUBE_METRIC_INCLUSIVE;
+}
+
+cube_call_flavour cube_view_call_flavour(const cube_view *v)
+{
+    return v ? v->call_flavour : CUBE_CALL_EXCLUSIVE;
+}
+
+size_t cube_view_width(const cube_view *v)
+{
+    return v ? v->width : 0;
+}
+
+size_t cube_view_num_rows(const cube_view *v)
+{
+    return v ? v->num_rows : 0;
+}
+
+const double *const *cube_view_rows(const cube_view *v)
+{
+    return v && v->finished == 1 ? (const double *const *)v->rows : NULL;
+}
+
+const double *cube_view_row(const cube_view *v, const cube_cnode *cnode)
+{
+    if (!v || v->finished != 1 || !cnode || cnode->index >= v->ncnodes)
+        return NULL;
+    return v->rows[cnode->index];
+}
+
+double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i)
+{
+    const double *row = cube_view_row(v, cnode);
+    return row && i < v->width ? row[i] : 0.0;
+}
+
+int cube_view_total(const cube_view *v, double *out)
+{
+    if (!v || !out)
+        return CUBE_VIEW_EINVAL;
+    if (v->finished != 1)
+        return CUBE_VIEW_ESTATE;
+    size_t w = v->width;
+    if (v->combine != CUBE_COMBINE_SUM) {
+        /* every row, also in the call-inclusive flavour: a maximum over
+         * the roots' subtrees is the maximum over all call paths */
+        int any = 0;
+        for (size_t i = 0; i < v->ncnodes; i++) {
+            if (!v->rows[i])
+                continue;
+            if (any)
+                view_pick_row(out, v->rows[i], w, v->combine);
+            else
+                memcpy(out, v->rows[i], w * sizeof *out);
+            any = 1;
+        }
+        if (!any)
+            for (size_t i = 0; i < w; i++)
+                out[i] = 0.0;
+        return CUBE_VIEW_OK;
+    }
+    double *acc = view_acc_new(w);
+    if (!acc)
+        return CUBE_VIEW_ENOMEM;
+    if (v->call_flavour == CUBE_CALL_INCLUSIVE) {
+        /* the roots' inclusive values hold everything */
+        size_t nroots = cube_num_root_cnodes(v->defs);
+        for (size_t k = 0; k < nroots; k++) {
+            const double *row = v->rows[cube_get_root_cnode(v->defs, k)->index];
+            if (row)
+                view_acc_add_row(acc, w, row, 1.0);
+        }
+    } else {
+        for (size_t i = 0; i < v->ncnodes; i++)
+            if (v->rows[i])
+                view_acc_add_row(acc, w, v->rows[i], 1.0);
+    }
+    for (size_t i = 0; i < w; i++)
+        out[i] = view_neu_result(acc[i], acc[w + i]);
+    free(acc);
+    return CUBE_VIEW_OK;
+}
+
+int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values)
+{
+    if (!c || !values ||
+        (flavour != CUBE_METRIC_INCLUSIVE && flavour != CUBE_METRIC_EXCLUSIVE))
+        return CUBE_VIEW_EINVAL;
+    size_t nm = cube_num_metrics(c);
+    if (cube_metric_totals(c, values) != 0)
+        return CUBE_VIEW_ENOMEM;
+    for (size_t m = 0; m < nm; m++)
+        if (cube_get_metric(c, m)->is_void)
+            values[m] = 0.0;
+    if (flavour == CUBE_METRIC_INCLUSIVE)
+        return CUBE_VIEW_OK;
+    double *incl = malloc((nm ? nm : 1) * sizeof *incl);
+    if (!incl)
+        return CUBE_VIEW_ENOMEM;
+    memcpy(incl, values, nm * sizeof *incl);
+    for (size_t m = 0; m < nm; m++) {
+        const cube_metric *met = cube_get_metric(c, m);
+        if (cube_metric_combine(met) != CUBE_COMBINE_SUM)
+            continue; /* a maximum or minimum has no parts */
+        double sum = incl[m], comp = 0.0;
+        for (size_t k = 0; k < met->num_children; k++) {
+            const cube_metric *child = met->children[k];
+            if (!child->is_void && cube_metric_combine(child) == CUBE_COMBINE_SUM)
+                view_neu_add(&sum, &comp, -incl[child->index]);
+        }
+        values[m] = view_neu_result(sum, comp);
+    }
+    free(incl);
+    return CUBE_VIEW_OK;
+}
+
+/* A process's threads' values, continued in k. */
+static void add_process(const cube_process *p, const double *tv, view_combiner *k)
+{
+    for (size_t t = 0; t < p->num_threads; t++)
+        view_combiner_add(k, tv[p->threads[t]->index]);
+}
+
+static void add_node(const cube_node *n, const double *tv, view_combiner *k)
+{
+    for (size_t i = 0; i < n->num_processes; i++)
+        add_process(n->processes[i], tv, k);
+}
+
+int cube_system_sums(const cube_t *c, const double *thread_values, double *process_values,
+                     double *node_values, double *machine_values, double *total)
+{
+    return cube_system_combine(c, CUBE_COMBINE_SUM, thread_values, process_values, node_values,
+                               machine_values, total);
+}
+
+int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *thread_values,
+                        double *process_values, double *node_values, double *machine_values,
+                        double *total)
+{
+    if (!c || !thread_values ||
+        (how != CUBE_COMBINE_SUM && how != CUBE_COMBINE_MAX && how != CUBE_COMBINE_MIN))
+        return CUBE_VIEW_EINVAL;
+    /* Each item walks its own threads: no scratch memory, so this cannot
+     * fail once the arguments are valid. */
+    if (process_values)
+        for (size_t i = 0; i < cube_num_processes(c); i++) {
+            view_combiner k = {how, 0.0, 0.0, 0};
+            add_process(cube_get_process(c, i), thread_values, &k);
+            process_values[i] = view_combiner_result(&k);
+        }
+    if (node_values)
+        for (size_t i = 0; i < cube_num_nodes(c); i++) {
+            view_combiner k = {how, 0.0, 0.0, 0};
+            add_node(cube_get_node(c, i), thread_values, &k);
+            node_values[i] = view_combiner_result(&k);
+        }
+    if (machine_values)
+        for (size_t i = 0; i < cube_num_machines(c); i++) {
+            const cube_machine *m = cube_get_machine(c, i);
+            view_combiner k = {how, 0.0, 0.0, 0};
+            for (size_t n = 0; n < m->num_nodes; n++)
+                add_node(m->nodes[n], thread_values, &k);
+            machine_values[i] = view_combiner_result(&k);
+        }
+    if (total)
+        *total = cube_combine_values(how, thread_values, cube_num_threads(c));
+    return CUBE_VIEW_OK;
+}

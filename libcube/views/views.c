@@ -1,0 +1,32 @@
+/*
+ * views.c - values computed from the stored severities.
+ */
+#include "core/cube_private.h"
+#include "views/view_private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cube_metric_totals(const cube_t *c, double *totals)
+{
+    size_t nm = c->metrics.count, nthreads = c->threads.count;
+    view_combiner *k = calloc(nm ? nm : 1, sizeof *k);
+    if (!k)
+        return -1;
+    for (size_t m = 0; m < nm; m++)
+        k[m].how = cube_metric_combine(c->metrics.items[m]);
+    /* Rows in creation order (file order): the same file always sums in the
+     * same order, and no sorted copy of the row list is needed.  Only stored
+     * rows take part: a maximum or minimum over no row is 0. */
+    for (size_t r = 0; r < c->sev.num_rows; r++) {
+        const severity_row *row = &c->sev.rows[r];
+        const double *values = sev_row_values(&c->sev, r);
+        for (size_t t = 0; t < nthreads; t++)
+            view_combiner_add(&k[row->metric], values[t]);
+    }
+    for (size_t m = 0; m < nm; m++)
+        totals[m] = view_combiner_result(&k[m]);
+    free(k);
+    return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * output.c - writing an experiment to a path atomically.
+ *
+ * The data goes to a temporary file in the target's directory (so that the
+ * final rename stays within one file system and is atomic), is flushed to
+ * disk, and only then replaces the target.  On any error the temporary file
+ * is removed: no partial output, and an existing file stays as it was
+ * (atomic_file.c, shared with the statistics-file writer).
+ */
+#define _GNU_SOURCE
+#include "xml/writer_private.h"
+#include "io/atomic_file_private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+typedef struct {
+    cube_t *c;
+    cube_row_source next;
+    void *ctx;
+} experiment_job;
+
+static int produce_experiment(void *ctx, xml_out *o)
+{
+    experiment_job *job = ctx;
+    return cube_write_rows_to(job->c, o, job->next, job->ctx);
+}
+
+int cube_write_file(cube_t *c, const char *path, unsigned flags)
+{
+    return cube_write_file_rows(c, path, flags, NULL, NULL);
+}
+
+int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_source next,
+                         void *ctx)
+{
+    if (!c)
+        return -1;
+    experiment_job job = {c, next, ctx};
+    int gzip = (flags & CUBE_WRITE_GZIP) || ends_with(path, ".gz");
+    char err[sizeof c->error];
+    /* level 1: on these files (mostly digits) level 6 saves about 8% of the
+     * size for 4 to 5 times the time */
+    int rc = output_to_path(path, gzip, "wb1", produce_experiment, &job, err, sizeof err);
+    if (rc == -2) {
+        cube_set_error(c, "%s", err);
+    } else if (rc == -1 && strncmp(cube_error(c), path, strlen(path)) != 0) {
+        /* the writer's own message ("cannot write a non-finite value ..."):
+         * say which output it was */
+        char msg[sizeof c->error];
+        snprintf(msg, sizeof msg, "%s", cube_error(c));
+        cube_set_error(c, "%s: %s", path, msg);
+    }
+    return rc == 0 ? 0 : -1;
+}
