@@ -71,8 +71,8 @@ for h in libcube/include/*.h; do
     fi
 done
 
-# the include path keeps programs out of libcube/*_private.h; this names
-# any that tries
+# the include path keeps programs out of the private headers
+# (libcube/*/*_private.h); this names any that tries
 if ! grep -rln '#include *"[^"]*_private\.h"' cli bench examples fuzz >"$TMP/inc"; then
     ok "no program, example or fuzzer includes a private header"
 else
