@@ -432,274 +432,260 @@ static long stop_after_hook(void)
     return *end || errno || k < 1 ? -1 : k;
 }
 
-static int run(int argc, char **argv)
-{
+/* The state of a run, shared by its steps; run_free releases it. */
+typedef struct {
     bench_ctx ctx;
-    if (bench_ctx_init(&ctx) != 0) {
-        int r = 0;
-        MPI_Comm_rank(MPI_COMM_WORLD, &r);
-        bench_say("cube_bench", r, "out of memory");
-        return 2;
-    }
     options o;
-    int status = parse_options(ctx.rank, argc, argv, &o);
-    if (status == 0 && (o.help || o.version)) {
-        if (ctx.rank == 0) {
-            if (o.help)
-                fputs(usage_text, stdout);
-            else
-                printf("cube_bench %s (libcube %s)\n", CUBE_BENCH_VERSION, cube_version());
-        }
-        bench_ctx_free(&ctx);
-        return 0;
-    }
-    if (status != 0) {
-        bench_ctx_free(&ctx);
-        return status;
-    }
-
-    char *text = NULL, *pname = NULL, *cmdline = NULL, *stat_path = NULL, *logpath = NULL;
-    char *history = NULL;
-    char **names = NULL;
-    size_t len = 0, nsuites = 0;
+    char *text, *pname; /* the parameter file and its name */
+    size_t len;
     bench_params bp;
-    memset(&bp, 0, sizeof bp);
-    int parsed = 0;
-    suite_result *results = NULL;
-    resume_saved *saved = NULL;
-    char err[2048] = "";
-    status = get_params_text(&ctx, &o, argv[0], &text, &len, &pname);
-    if (status != 0)
-        goto out;
+    int parsed;
+    char checksum[RESUME_CHECKSUM_SIZE];
+    const char *outpath;
+    char *logpath, *stat_path, *cmdline; /* rank 0 only, except logpath */
+    long keep;       /* suites kept from an unfinished run */
+    long stop_after; /* the test hook, 0 when unset */
+    resume_saved *saved;
+    suite_result *results;
+    size_t nsuites; /* results to free */
+    char *all_names;
+    char **names; /* rank 0: processor name per rank, in all_names */
+    char *history;
+    char start[64], started[64], libv[MPI_MAX_LIBRARY_VERSION_STRING + 1], mpiv[32];
+    char err[2048];
+} bench_run;
 
-    /* every rank parses the same text and finds the same errors */
-    int prc = params_parse(text, len, pname, &bp, err, sizeof err), anybad = 0;
-    parsed = prc == 0;
+/* Every rank parses the same parameter text and finds the same errors;
+ * then the run's identity for resuming and merging: the file's bytes.
+ * 0, or the exit status after the message. */
+static int load_params(bench_run *r, const char *argv0)
+{
+    bench_ctx *ctx = &r->ctx;
+    int status = get_params_text(ctx, &r->o, argv0, &r->text, &r->len, &r->pname);
+    if (status != 0)
+        return status;
+    int prc = params_parse(r->text, r->len, r->pname, &r->bp, r->err, sizeof r->err), anybad = 0;
+    r->parsed = prc == 0;
     int bad = prc != 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (anybad) {
-        bench_say("cube_bench", ctx.rank, "%s", bad ? err : "a rank could not parse the parameter file");
-        status = 2;
-        goto out;
+        bench_say("cube_bench", ctx->rank, "%s", bad ? r->err : "a rank could not parse the parameter file");
+        return 2;
     }
-    for (size_t i = 0; i < bp.n_suites; i++) {
+    for (size_t i = 0; i < r->bp.n_suites; i++) {
         int skip = 0;
-        if (suite_check(&ctx, &bp, &bp.suites[i], pname, &skip, err, sizeof err) != 0) {
-            bench_say("cube_bench", ctx.rank, "%s", err);
-            status = 2;
-            goto out;
+        if (suite_check(ctx, &r->bp, &r->bp.suites[i], r->pname, &skip, r->err,
+                        sizeof r->err) != 0) {
+            bench_say("cube_bench", ctx->rank, "%s", r->err);
+            return 2;
         }
     }
-    /* the run's identity for resuming and merging: the file's bytes */
-    char checksum[RESUME_CHECKSUM_SIZE];
-    resume_checksum(text, len, checksum);
+    resume_checksum(r->text, r->len, r->checksum);
+    return 0;
+}
 
-    const char *outpath = o.output ? o.output : bp.outfile ? bp.outfile : DEFAULT_OUTPUT;
-    /* the log: -l, @LOGFILE, else beside the output (none for "-") */
-    const char *loggiven = o.log ? o.log : bp.logfile;
-    logpath = loggiven ? strdup(loggiven) : resume_log_path(outpath);
-    long keep = 0, stop_after = 0;
-    int ok = 1;
-    if (ctx.rank == 0) {
-        ok = output_dir_ok(outpath, err, sizeof err);
-        stat_path = output_stat_path(outpath);
-        cmdline = join_args(argc, argv);
-        if (ok && (!cmdline || (strcmp(outpath, "-") != 0 && (!stat_path || !logpath)) ||
-                   (loggiven && !logpath))) {
-            snprintf(err, sizeof err, "out of memory");
-            ok = 0;
-        }
-        if (ok && (stop_after = stop_after_hook()) < 0) {
-            snprintf(err, sizeof err, "CUBE_BENCH_STOP_AFTER: expected a number of suites "
-                                      "(1 or more), found '%s'",
-                     getenv("CUBE_BENCH_STOP_AFTER"));
-            ok = 0;
-        }
-        if (ok && (keep = find_unfinished(&o, logpath, outpath, checksum, ctx.size, bp.n_suites,
-                                          err, sizeof err)) < 0)
-            ok = 0;
-        if (ok && keep > 0) {
-            saved = resume_load(outpath, stat_path, checksum, ctx.size, (size_t)keep, err,
-                                sizeof err);
-            if (!saved) {
-                char why[sizeof err];
-                memcpy(why, err, sizeof err);
-                snprintf(err, sizeof err,
-                         "cannot continue the unfinished run of %s: %.1800s (--restart starts "
-                         "over)",
-                         logpath, why);
-                ok = 0;
-            }
-        }
-        if (ok && logpath) {
-            /* a continued run adds to its log; a new one starts it */
-            ctx.log = strcmp(logpath, "-") == 0 ? stderr : bench_fopen(logpath, keep > 0 ? "a" : "w");
-            if (!ctx.log) {
-                snprintf(err, sizeof err, "%s: %s", logpath, strerror(errno));
-                ok = 0;
-            }
+/* Rank 0: the outputs' paths, the test hook, whether to continue an
+ * unfinished run (and its saved suites), and the log opened.  0, or -1
+ * with the message in r->err. */
+static int prepare_outputs(bench_run *r, int argc, char **argv, const char *loggiven)
+{
+    char *err = r->err;
+    size_t errlen = sizeof r->err;
+    const char *outpath = r->outpath;
+    if (!output_dir_ok(outpath, err, errlen))
+        return -1;
+    r->stat_path = output_stat_path(outpath);
+    r->cmdline = join_args(argc, argv);
+    if (!r->cmdline || (strcmp(outpath, "-") != 0 && (!r->stat_path || !r->logpath)) ||
+        (loggiven && !r->logpath)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if ((r->stop_after = stop_after_hook()) < 0) {
+        snprintf(err, errlen, "CUBE_BENCH_STOP_AFTER: expected a number of suites "
+                              "(1 or more), found '%s'",
+                 getenv("CUBE_BENCH_STOP_AFTER"));
+        return -1;
+    }
+    if ((r->keep = find_unfinished(&r->o, r->logpath, outpath, r->checksum, r->ctx.size,
+                                   r->bp.n_suites, err, errlen)) < 0)
+        return -1;
+    if (r->keep > 0) {
+        r->saved = resume_load(outpath, r->stat_path, r->checksum, r->ctx.size,
+                               (size_t)r->keep, err, errlen);
+        if (!r->saved) {
+            char why[sizeof r->err];
+            memcpy(why, err, sizeof r->err);
+            snprintf(err, errlen,
+                     "cannot continue the unfinished run of %s: %.1800s (--restart starts "
+                     "over)",
+                     r->logpath, why);
+            return -1;
         }
     }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!ok) {
-        bench_say("cube_bench", ctx.rank, "%s", err);
-        status = 2;
-        goto out;
+    if (r->logpath) {
+        /* a continued run adds to its log; a new one starts it */
+        r->ctx.log = strcmp(r->logpath, "-") == 0 ? stderr
+                                                  : bench_fopen(r->logpath, r->keep > 0 ? "a" : "w");
+        if (!r->ctx.log) {
+            snprintf(err, errlen, "%s: %s", r->logpath, strerror(errno));
+            return -1;
+        }
     }
-    long hook[2] = {keep, stop_after};
-    MPI_Bcast(hook, 2, MPI_LONG, 0, MPI_COMM_WORLD);
-    keep = hook[0];
-    stop_after = hook[1];
+    return 0;
+}
 
-    results = calloc(bp.n_suites ? bp.n_suites : 1, sizeof *results);
-    if (!all_ranks_ok(ctx.rank, results != NULL, NULL)) {
-        status = 2;
-        goto out;
+/* A continued run: the kept suites' results, from rank 0's saved files,
+ * in every rank's plan.  0, or 2 after the message. */
+static int restore_kept(bench_run *r)
+{
+    bench_ctx *ctx = &r->ctx;
+    /* the partners the run found stay its partners: every ping-pong
+     * of one run measures with the same rank */
+    double pv[4] = {-1, 0, -1, 0};
+    if (ctx->rank == 0) {
+        int pmax, pmin;
+        resume_partners(r->saved, &pmax, &pv[1], &pmin, &pv[3]);
+        pv[0] = pmax;
+        pv[2] = pmin;
     }
-    if (keep > 0) {
-        /* the partners the run found stay its partners: every ping-pong
-         * of one run measures with the same rank */
-        double pv[4] = {-1, 0, -1, 0};
-        if (ctx.rank == 0) {
-            int pmax, pmin;
-            resume_partners(saved, &pmax, &pv[1], &pmin, &pv[3]);
-            pv[0] = pmax;
-            pv[2] = pmin;
-        }
-        MPI_Bcast(pv, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        if (pv[0] >= 0 && pv[2] >= 0) {
-            ctx.partner_max = (int)pv[0];
-            ctx.latency_max = pv[1];
-            ctx.partner_min = (int)pv[2];
-            ctx.latency_min = pv[3];
-        }
-        int good = 1;
-        for (size_t i = 0; i < (size_t)keep && good; i++) {
-            nsuites = i + 1;
-            good = suite_plan_result(&ctx, &bp, &bp.suites[i], &results[i], err,
-                                     sizeof err) == 0;
-            if (good && ctx.rank == 0)
-                good = resume_fill(saved, i, &results[i], ctx.size, err, sizeof err) == 0;
-        }
-        int all = 0;
-        MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (!all) {
-            bench_say("cube_bench", ctx.rank, "cannot continue the unfinished run of %s: %s (--restart starts over)",
-                logpath, good ? "out of memory" : err);
-            status = 2;
-            goto out;
-        }
+    MPI_Bcast(pv, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (pv[0] >= 0 && pv[2] >= 0) {
+        ctx->partner_max = (int)pv[0];
+        ctx->latency_max = pv[1];
+        ctx->partner_min = (int)pv[2];
+        ctx->latency_min = pv[3];
     }
+    int good = 1;
+    for (size_t i = 0; i < (size_t)r->keep && good; i++) {
+        r->nsuites = i + 1;
+        good = suite_plan_result(ctx, &r->bp, &r->bp.suites[i], &r->results[i], r->err,
+                                 sizeof r->err) == 0;
+        if (good && ctx->rank == 0)
+            good = resume_fill(r->saved, i, &r->results[i], ctx->size, r->err,
+                               sizeof r->err) == 0;
+    }
+    int all = 0;
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        bench_say("cube_bench", ctx->rank, "cannot continue the unfinished run of %s: %s (--restart starts over)",
+            r->logpath, good ? "out of memory" : r->err);
+        return 2;
+    }
+    return 0;
+}
 
-    /* who runs where: one node of the system tree per processor name */
+/* Who runs where: one node of the system tree per processor name, on
+ * rank 0.  0, or 2 after the message. */
+static int gather_names(bench_run *r)
+{
+    bench_ctx *ctx = &r->ctx;
     char me[MPI_MAX_PROCESSOR_NAME + 1];
     int ml = 0;
     memset(me, 0, sizeof me);
     MPI_Get_processor_name(me, &ml);
-    char *all_names = ctx.rank == 0 ? calloc((size_t)ctx.size, sizeof me) : NULL;
-    names = ctx.rank == 0 ? calloc((size_t)ctx.size, sizeof *names) : NULL;
-    if (!all_ranks_ok(ctx.rank, ctx.rank != 0 || (all_names && names), NULL)) {
-        free(all_names);
-        status = 2;
-        goto out;
-    }
-    MPI_Gather(me, (int)sizeof me, MPI_CHAR, all_names, (int)sizeof me, MPI_CHAR, 0,
+    r->all_names = ctx->rank == 0 ? calloc((size_t)ctx->size, sizeof me) : NULL;
+    r->names = ctx->rank == 0 ? calloc((size_t)ctx->size, sizeof *r->names) : NULL;
+    if (!all_ranks_ok(ctx->rank, ctx->rank != 0 || (r->all_names && r->names), NULL))
+        return 2;
+    MPI_Gather(me, (int)sizeof me, MPI_CHAR, r->all_names, (int)sizeof me, MPI_CHAR, 0,
                MPI_COMM_WORLD);
-    if (ctx.rank == 0)
-        for (int r = 0; r < ctx.size; r++)
-            names[r] = all_names + (size_t)r * sizeof me;
+    if (ctx->rank == 0)
+        for (int k = 0; k < ctx->size; k++)
+            r->names[k] = r->all_names + (size_t)k * sizeof me;
+    return 0;
+}
 
-    char start[64], started[64], libv[MPI_MAX_LIBRARY_VERSION_STRING + 1], mpiv[32];
-    now_iso(start, sizeof start);
-    /* a continued run started when its first part did */
-    snprintf(started, sizeof started, "%s",
-             saved && resume_start_time(saved) ? resume_start_time(saved) : start);
-    if (saved) {
-        const char *before = resume_history(saved);
+/* The run's start (a continued run started when its first part did) and
+ * history, and the MPI library and version. */
+static void describe_run(bench_run *r)
+{
+    now_iso(r->start, sizeof r->start);
+    snprintf(r->started, sizeof r->started, "%s",
+             r->saved && resume_start_time(r->saved) ? resume_start_time(r->saved) : r->start);
+    if (r->saved) {
+        const char *before = resume_history(r->saved);
         size_t hn = (before ? strlen(before) : 0) + 128;
         /* out of memory here costs the attribute "resumed" only */
-        history = malloc(hn);
-        if (history)
-            snprintf(history, hn, "%s%safter %ld of %zu suites at %s", before ? before : "",
-                     before ? "; " : "", keep, bp.n_suites, start);
+        r->history = malloc(hn);
+        if (r->history)
+            snprintf(r->history, hn, "%s%safter %ld of %zu suites at %s", before ? before : "",
+                     before ? "; " : "", r->keep, r->bp.n_suites, r->start);
     }
     int lvlen = 0, vmaj = 0, vmin = 0;
-    memset(libv, 0, sizeof libv);
-    MPI_Get_library_version(libv, &lvlen);
+    memset(r->libv, 0, sizeof r->libv);
+    MPI_Get_library_version(r->libv, &lvlen);
     /* the first lines name the library; MPICH goes on with its whole
      * configure line, which is no use in an attribute */
-    {
-        char *q = libv;
-        for (int lines = 0; q && lines < 4; lines++)
-            if ((q = strchr(q, '\n')) != NULL)
-                q++;
-        if (q)
-            *q = '\0';
-    }
+    char *q = r->libv;
+    for (int lines = 0; q && lines < 4; lines++)
+        if ((q = strchr(q, '\n')) != NULL)
+            q++;
+    if (q)
+        *q = '\0';
     MPI_Get_version(&vmaj, &vmin);
-    snprintf(mpiv, sizeof mpiv, "%d.%d", vmaj, vmin);
-    if (ctx.log) {
-        size_t k = strcspn(libv, "\n");
-        if (keep > 0) /* what came before is the first part of this run */
-            fputc('\n', ctx.log);
-        fprintf(ctx.log, "cube_bench %s on %d processes, %.*s, MPI %s\n", CUBE_BENCH_VERSION,
-                ctx.size, (int)k, libv, mpiv);
-        fprintf(ctx.log, "parameter file %s, %zu suites; output %s; start %s\n", pname,
-                bp.n_suites, outpath, start);
-        fprintf(ctx.log, "clock: MPI_Wtick %.3g s, resolution %.3g s, MPI_Wtime call %.3g s\n",
-                ctx.clock.tick, bclock_resolution(&ctx.clock), ctx.clock.call_cost);
-        resume_log_start(ctx.log, checksum, ctx.size, bp.n_suites, outpath);
-        if (keep > 0) {
-            fprintf(ctx.log, "resumed: %ld of %zu suites kept from %s%s%s (the run started %s)",
-                    keep, bp.n_suites, outpath, stat_path ? " and " : "",
-                    stat_path ? stat_path : "", started);
-            if ((size_t)keep < bp.n_suites)
-                fprintf(ctx.log, "; measuring from suite %ld (%s)\n", keep + 1,
-                        bp.suites[keep].name);
-            else
-                fprintf(ctx.log, "; nothing left to measure\n");
-        }
-        fflush(ctx.log);
-    }
+    snprintf(r->mpiv, sizeof r->mpiv, "%d.%d", vmaj, vmin);
+}
 
-    run_output ro;
-    memset(&ro, 0, sizeof ro);
-    ro.ctx = &ctx;
-    ro.bp = &bp;
-    ro.results = results;
-    ro.outpath = outpath;
-    ro.stat_path = stat_path;
-    ro.info = (output_info){.param_file = pname,
-                            .command_line = cmdline,
-                            .start_time = started,
-                            .mpi_library = libv,
-                            .mpi_version = mpiv,
-                            .proc_names = names,
-                            .param_checksum = checksum,
-                            .suites_total = bp.n_suites,
-                            .resumed = history};
+/* The log's head: the run, the clock, the resume marker, and for a
+ * continued run what was kept. */
+static void log_start(bench_run *r)
+{
+    bench_ctx *ctx = &r->ctx;
+    const bench_params *bp = &r->bp;
+    size_t k = strcspn(r->libv, "\n");
+    if (r->keep > 0) /* what came before is the first part of this run */
+        fputc('\n', ctx->log);
+    fprintf(ctx->log, "cube_bench %s on %d processes, %.*s, MPI %s\n", CUBE_BENCH_VERSION,
+            ctx->size, (int)k, r->libv, r->mpiv);
+    fprintf(ctx->log, "parameter file %s, %zu suites; output %s; start %s\n", r->pname,
+            bp->n_suites, r->outpath, r->start);
+    fprintf(ctx->log, "clock: MPI_Wtick %.3g s, resolution %.3g s, MPI_Wtime call %.3g s\n",
+            ctx->clock.tick, bclock_resolution(&ctx->clock), ctx->clock.call_cost);
+    resume_log_start(ctx->log, r->checksum, ctx->size, bp->n_suites, r->outpath);
+    if (r->keep > 0) {
+        fprintf(ctx->log, "resumed: %ld of %zu suites kept from %s%s%s (the run started %s)",
+                r->keep, bp->n_suites, r->outpath, r->stat_path ? " and " : "",
+                r->stat_path ? r->stat_path : "", r->started);
+        if ((size_t)r->keep < bp->n_suites)
+            fprintf(ctx->log, "; measuring from suite %ld (%s)\n", r->keep + 1,
+                    bp->suites[r->keep].name);
+        else
+            fprintf(ctx->log, "; nothing left to measure\n");
+    }
+    fflush(ctx->log);
+}
+
+/* The suites not kept, each saved when done (unless the output is
+ * standard output); then the whole run when no suite save wrote it.
+ * 0, or the exit status after the message. */
+static int measure(bench_run *r, run_output *ro)
+{
+    bench_ctx *ctx = &r->ctx;
+    const bench_params *bp = &r->bp;
+    int status = 0;
     /* standard output cannot be rewritten: it gets the whole run at the end */
-    int save_each = strcmp(outpath, "-") != 0;
-    for (size_t i = (size_t)keep; i < bp.n_suites; i++) {
-        if (suite_run(&ctx, &bp, &bp.suites[i], &results[i], err, sizeof err) != 0) {
-            nsuites = i + 1;
-            bench_say("cube_bench", ctx.rank, "%s", err);
+    int save_each = strcmp(r->outpath, "-") != 0;
+    for (size_t i = (size_t)r->keep; i < bp->n_suites; i++) {
+        if (suite_run(ctx, bp, &bp->suites[i], &r->results[i], r->err, sizeof r->err) != 0) {
+            r->nsuites = i + 1;
+            bench_say("cube_bench", ctx->rank, "%s", r->err);
             status = 2;
             break;
         }
-        nsuites = i + 1;
-        if (results[i].skipped)
-            bench_say("cube_bench", ctx.rank, "warning: suite %s skipped: %s", bp.suites[i].name,
-                results[i].skipped);
+        r->nsuites = i + 1;
+        if (r->results[i].skipped)
+            bench_say("cube_bench", ctx->rank, "warning: suite %s skipped: %s", bp->suites[i].name,
+                r->results[i].skipped);
         if (save_each) {
-            if ((status = save_run(&ro, i + 1, 1, err, sizeof err)) != 0)
+            if ((status = save_run(ro, i + 1, 1, r->err, sizeof r->err)) != 0)
                 break;
-        } else if (ctx.rank == 0 && ctx.log) {
-            resume_log_done(ctx.log, i + 1, bp.n_suites, bp.suites[i].name, NULL, NULL, 0.0);
+        } else if (ctx->rank == 0 && ctx->log) {
+            resume_log_done(ctx->log, i + 1, bp->n_suites, bp->suites[i].name, NULL, NULL, 0.0);
         }
-        if (stop_after > 0 && i + 1 == (size_t)stop_after) {
-            bench_say("cube_bench", ctx.rank, "stopped after suite %zu of %zu (CUBE_BENCH_STOP_AFTER, a test hook)",
-                i + 1, bp.n_suites);
+        if (r->stop_after > 0 && i + 1 == (size_t)r->stop_after) {
+            bench_say("cube_bench", ctx->rank, "stopped after suite %zu of %zu (CUBE_BENCH_STOP_AFTER, a test hook)",
+                i + 1, bp->n_suites);
             status = 3;
             break;
         }
@@ -707,36 +693,116 @@ static int run(int argc, char **argv)
     if (status == 0) {
         /* the last save after a suite was the whole run; otherwise
          * (standard output, no suites, nothing left to measure) write it */
-        size_t measured = bp.n_suites - (size_t)keep;
+        size_t measured = bp->n_suites - (size_t)r->keep;
         if (!save_each || measured == 0)
-            status = save_run(&ro, bp.n_suites, 0, err, sizeof err);
-        if (status == 0 && ctx.rank == 0 && ctx.log) {
-            fprintf(ctx.log, "run complete: %zu of %zu suites, end %s (%.3f s); wrote %s%s%s\n",
-                    bp.n_suites, bp.n_suites, ro.end, MPI_Wtime() - ctx.t_start, outpath,
-                    stat_path ? " and " : "", stat_path ? stat_path : "");
-            fflush(ctx.log);
+            status = save_run(ro, bp->n_suites, 0, r->err, sizeof r->err);
+        if (status == 0 && ctx->rank == 0 && ctx->log) {
+            fprintf(ctx->log, "run complete: %zu of %zu suites, end %s (%.3f s); wrote %s%s%s\n",
+                    bp->n_suites, bp->n_suites, ro->end, MPI_Wtime() - ctx->t_start, r->outpath,
+                    r->stat_path ? " and " : "", r->stat_path ? r->stat_path : "");
+            fflush(ctx->log);
         }
     }
-    free(all_names);
+    return status;
+}
 
-out:
-    if (results)
-        for (size_t i = 0; i < nsuites; i++)
-            suite_result_free(&results[i]);
-    free(results);
-    free(names);
-    resume_saved_free(saved);
-    if (parsed)
-        params_free(&bp);
-    if (ctx.log && ctx.log != stderr)
-        fclose(ctx.log);
-    free(text);
-    free(pname);
-    free(cmdline);
-    free(stat_path);
-    free(logpath);
-    free(history);
-    bench_ctx_free(&ctx);
+static void run_free(bench_run *r)
+{
+    if (r->results)
+        for (size_t i = 0; i < r->nsuites; i++)
+            suite_result_free(&r->results[i]);
+    free(r->results);
+    free(r->all_names);
+    free(r->names);
+    resume_saved_free(r->saved);
+    if (r->parsed)
+        params_free(&r->bp);
+    if (r->ctx.log && r->ctx.log != stderr)
+        fclose(r->ctx.log);
+    free(r->text);
+    free(r->pname);
+    free(r->cmdline);
+    free(r->stat_path);
+    free(r->logpath);
+    free(r->history);
+    bench_ctx_free(&r->ctx);
+}
+
+/* The steps after the options; 0 or the exit status. */
+static int run_steps(bench_run *r, int argc, char **argv)
+{
+    bench_ctx *ctx = &r->ctx;
+    int status = load_params(r, argv[0]);
+    if (status != 0)
+        return status;
+    r->outpath = r->o.output ? r->o.output : r->bp.outfile ? r->bp.outfile : DEFAULT_OUTPUT;
+    /* the log: -l, @LOGFILE, else beside the output (none for "-") */
+    const char *loggiven = r->o.log ? r->o.log : r->bp.logfile;
+    r->logpath = loggiven ? strdup(loggiven) : resume_log_path(r->outpath);
+    int ok = ctx->rank != 0 || prepare_outputs(r, argc, argv, loggiven) == 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        bench_say("cube_bench", ctx->rank, "%s", r->err);
+        return 2;
+    }
+    long hook[2] = {r->keep, r->stop_after};
+    MPI_Bcast(hook, 2, MPI_LONG, 0, MPI_COMM_WORLD);
+    r->keep = hook[0];
+    r->stop_after = hook[1];
+
+    r->results = calloc(r->bp.n_suites ? r->bp.n_suites : 1, sizeof *r->results);
+    if (!all_ranks_ok(ctx->rank, r->results != NULL, NULL))
+        return 2;
+    if (r->keep > 0 && (status = restore_kept(r)) != 0)
+        return status;
+    if ((status = gather_names(r)) != 0)
+        return status;
+    describe_run(r);
+    if (ctx->log)
+        log_start(r);
+
+    run_output ro;
+    memset(&ro, 0, sizeof ro);
+    ro.ctx = ctx;
+    ro.bp = &r->bp;
+    ro.results = r->results;
+    ro.outpath = r->outpath;
+    ro.stat_path = r->stat_path;
+    ro.info = (output_info){.param_file = r->pname,
+                            .command_line = r->cmdline,
+                            .start_time = r->started,
+                            .mpi_library = r->libv,
+                            .mpi_version = r->mpiv,
+                            .proc_names = r->names,
+                            .param_checksum = r->checksum,
+                            .suites_total = r->bp.n_suites,
+                            .resumed = r->history};
+    return measure(r, &ro);
+}
+
+static int run(int argc, char **argv)
+{
+    bench_run *r = calloc(1, sizeof *r);
+    if (!r || bench_ctx_init(&r->ctx) != 0) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        bench_say("cube_bench", rank, "out of memory");
+        free(r);
+        return 2;
+    }
+    int status = parse_options(r->ctx.rank, argc, argv, &r->o);
+    if (status == 0 && (r->o.help || r->o.version)) {
+        if (r->ctx.rank == 0) {
+            if (r->o.help)
+                fputs(usage_text, stdout);
+            else
+                printf("cube_bench %s (libcube %s)\n", CUBE_BENCH_VERSION, cube_version());
+        }
+    } else if (status == 0) {
+        status = run_steps(r, argc, argv);
+    }
+    run_free(r);
+    free(r);
     return status;
 }
 

@@ -1093,211 +1093,252 @@ static void system_row(cli_table *t, const char *kind, int64_t id, const int64_t
     cli_table_end_row(t);
 }
 
-static int print_section(const cube_t *c, unsigned sec, cli_format format, FILE *fp)
+/* Each section's rows, written into a table of the section's columns.
+ * 0, or -1 after printing the error. */
+
+static int write_attributes(cli_table *t, const cube_t *c)
 {
-    static const cli_column attr_cols[] = {{"key", 0}, {"value", 0}};
-    static const cli_column mirror_cols[] = {{"mirror", 0}};
-    static const cli_column metric_cols[] = {
-        {"metric_id", CLI_COL_NUMBER}, {"parent_id", CLI_COL_NUMBER}, {"uniq_name", 0},
-        {"disp_name", 0}, {"dtype", 0}, {"uom", 0}, {"val", 0}, {"url", 0}, {"descr", 0}};
-    static const cli_column region_cols[] = {
-        {"region_id", CLI_COL_NUMBER}, {"name", 0}, {"module", 0},
-        {"begin_line", CLI_COL_NUMBER}, {"end_line", CLI_COL_NUMBER}, {"url", 0},
-        {"descr", 0}};
-    static const cli_column cnode_cols[] = {
-        {"cnode_id", CLI_COL_NUMBER},  {"parent_id", CLI_COL_NUMBER},
-        {"level", CLI_COL_NUMBER},     {"region_id", CLI_COL_NUMBER},
-        {"region", 0},                 {"call_path", 0},
-        {"call_site_module", 0},       {"call_site_line", CLI_COL_NUMBER}};
-    static const cli_column system_cols[] = {
-        {"kind", 0}, {"id", CLI_COL_NUMBER}, {"parent_id", CLI_COL_NUMBER},
-        {"name", 0}, {"rank", CLI_COL_NUMBER}, {"location", CLI_COL_NUMBER}};
-    static const cli_column topo_cols[] = {
-        {"topology", CLI_COL_NUMBER}, {"name", 0}, {"dims", 0},   {"periodic", 0},
-        {"dim_names", 0},            {"kind", 0}, {"id", CLI_COL_NUMBER}, {"coords", 0}};
-    const cli_column *cols;
-    size_t ncols;
-    switch (sec) {
-    case SEC_ATTRIBUTES: cols = attr_cols, ncols = 2; break;
-    case SEC_MIRRORS: cols = mirror_cols, ncols = 1; break;
-    case SEC_METRICS: cols = metric_cols, ncols = 9; break;
-    case SEC_REGIONS: cols = region_cols, ncols = 7; break;
-    case SEC_CALLTREE: cols = cnode_cols, ncols = 8; break;
-    case SEC_SYSTEMTREE: cols = system_cols, ncols = 6; break;
-    default: cols = topo_cols, ncols = 8; break;
+    for (size_t i = 0; i < cube_num_attrs(c); i++) {
+        cli_table_text(t, cube_attr_key(c, i));
+        cli_table_text(t, cube_attr_value(c, i));
+        cli_table_end_row(t);
     }
-    cli_table *t = cli_table_begin(fp, format, cols, ncols, CLI_TABLE_NO_NEWLINE);
-    if (!t)
+    return 0;
+}
+
+static int write_mirrors(cli_table *t, const cube_t *c)
+{
+    for (size_t i = 0; i < cube_num_mirrors(c); i++) {
+        cli_table_text(t, cube_mirror(c, i));
+        cli_table_end_row(t);
+    }
+    return 0;
+}
+
+static int write_metrics(cli_table *t, const cube_t *c)
+{
+    for (size_t i = 0; i < cube_num_metrics(c); i++) {
+        const cube_metric *m = cube_get_metric(c, i);
+        cli_table_int(t, (long long)m->id);
+        put_id_or_absent(t, m->parent != NULL, m->parent ? (long long)m->parent->id : 0);
+        cli_table_text(t, m->uniq_name);
+        cli_table_text(t, m->disp_name);
+        cli_table_text(t, m->dtype);
+        cli_table_text(t, m->uom);
+        cli_table_text(t, m->val);
+        cli_table_text(t, m->url);
+        cli_table_text(t, m->descr);
+        cli_table_end_row(t);
+    }
+    return 0;
+}
+
+static int write_regions(cli_table *t, const cube_t *c)
+{
+    for (size_t i = 0; i < cube_num_regions(c); i++) {
+        const cube_region *r = cube_get_region(c, i);
+        cli_table_int(t, (long long)r->id);
+        cli_table_text(t, r->name);
+        cli_table_text(t, r->mod);
+        put_line(t, r->begin_line);
+        put_line(t, r->end_line);
+        cli_table_text(t, r->url);
+        cli_table_text(t, r->descr);
+        cli_table_end_row(t);
+    }
+    return 0;
+}
+
+/* The call tree depth first, each node with its call path from the root. */
+static int write_calltree(cli_table *t, const cube_t *c)
+{
+    path_buf path = {0};
+    cube_tree_walk *walk = cube_tree_walk_start(c);
+    tree_entry entry;
+    const tree_entry *e = &entry;
+    int rc = walk ? 0 : -1, got = 0;
+    while (!rc && (got = next_entry(walk, &entry)) == 1) {
+        if (path_enter(&path, e) != 0) {
+            rc = -1;
+            break;
+        }
+        const cube_cnode *cn = e->cnode;
+        cli_table_int(t, (long long)cn->id);
+        put_id_or_absent(t, cn->parent != NULL, cn->parent ? (long long)cn->parent->id : 0);
+        cli_table_int(t, (long long)e->level);
+        cli_table_int(t, (long long)cn->callee->id);
+        cli_table_text(t, cn->callee->name);
+        cli_table_text(t, path.s);
+        cli_table_text(t, cn->mod);
+        put_line(t, cn->line);
+        cli_table_end_row(t);
+    }
+    cube_tree_walk_free(walk);
+    free(path.s);
+    free(path.at_level);
+    if (rc || got < 0) {
+        cli_error("out of memory");
         return -1;
-    switch (sec) {
-    case SEC_ATTRIBUTES:
-        for (size_t i = 0; i < cube_num_attrs(c); i++) {
-            cli_table_text(t, cube_attr_key(c, i));
-            cli_table_text(t, cube_attr_value(c, i));
-            cli_table_end_row(t);
+    }
+    return 0;
+}
+
+/* Machines, nodes, processes and threads, each after its parent. */
+static int write_systemtree(cli_table *t, const cube_t *c)
+{
+    for (size_t i = 0; i < cube_num_machines(c); i++) {
+        const cube_machine *m = cube_get_machine(c, i);
+        system_row(t, "machine", m->id, NULL, m->name, NULL, NULL);
+        for (size_t k = 0; k < m->num_nodes; k++) {
+            const cube_node *n = m->nodes[k];
+            system_row(t, "node", n->id, &m->id, n->name, NULL, NULL);
+            for (size_t q = 0; q < n->num_processes; q++) {
+                const cube_process *pr = n->processes[q];
+                system_row(t, "process", pr->id, &n->id, pr->name, &pr->rank, NULL);
+                for (size_t h = 0; h < pr->num_threads; h++) {
+                    const cube_thread *th = pr->threads[h];
+                    system_row(t, "thread", th->id, &pr->id, th->name, &th->rank, &th->index);
+                }
+            }
         }
-        break;
-    case SEC_MIRRORS:
-        for (size_t i = 0; i < cube_num_mirrors(c); i++) {
-            cli_table_text(t, cube_mirror(c, i));
-            cli_table_end_row(t);
-        }
-        break;
-    case SEC_METRICS:
-        for (size_t i = 0; i < cube_num_metrics(c); i++) {
-            const cube_metric *m = cube_get_metric(c, i);
-            cli_table_int(t, (long long)m->id);
-            put_id_or_absent(t, m->parent != NULL, m->parent ? (long long)m->parent->id : 0);
-            cli_table_text(t, m->uniq_name);
-            cli_table_text(t, m->disp_name);
-            cli_table_text(t, m->dtype);
-            cli_table_text(t, m->uom);
-            cli_table_text(t, m->val);
-            cli_table_text(t, m->url);
-            cli_table_text(t, m->descr);
-            cli_table_end_row(t);
-        }
-        break;
-    case SEC_REGIONS:
-        for (size_t i = 0; i < cube_num_regions(c); i++) {
-            const cube_region *r = cube_get_region(c, i);
-            cli_table_int(t, (long long)r->id);
-            cli_table_text(t, r->name);
-            cli_table_text(t, r->mod);
-            put_line(t, r->begin_line);
-            put_line(t, r->end_line);
-            cli_table_text(t, r->url);
-            cli_table_text(t, r->descr);
-            cli_table_end_row(t);
-        }
-        break;
-    case SEC_CALLTREE: {
-        path_buf path = {0};
-        cube_tree_walk *walk = cube_tree_walk_start(c);
-        tree_entry entry;
-        const tree_entry *e = &entry;
-        int rc = walk ? 0 : -1, got = 0;
-        while (!rc && (got = next_entry(walk, &entry)) == 1) {
-            if (path_enter(&path, e) != 0) {
+    }
+    return 0;
+}
+
+/* v[0..n) comma-separated into buf (cap: large enough). */
+static void join_longs(char *buf, size_t cap, const long *v, long n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (long d = 0; d < n; d++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%ld", d ? "," : "", v[d]);
+}
+
+/* The topology's own columns: index, name, and its lists comma-separated
+ * (dims, periodic as 0/1, dim_names) in buf (cap: large enough). */
+static void topology_prefix(cli_table *t, size_t i, const cube_cartesian *ct, char *buf,
+                            size_t cap)
+{
+    cli_table_int(t, (long long)i);
+    cli_table_text(t, ct->name);
+    join_longs(buf, cap, ct->dims, ct->ndims);
+    cli_table_text(t, buf);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (long d = 0; d < ct->ndims; d++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%d", d ? "," : "",
+                                ct->periods[d] ? 1 : 0);
+    cli_table_text(t, buf);
+    len = 0;
+    buf[0] = '\0';
+    for (long d = 0; ct->dim_names && d < ct->ndims; d++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", d ? "," : "",
+                                ct->dim_names[d] ? ct->dim_names[d] : "");
+    cli_table_text(t, buf);
+}
+
+/* One row per coordinate (or one with the coordinate absent when the
+ * topology has none): the topology, then the entity and its place. */
+static int write_topologies(cli_table *t, const cube_t *c)
+{
+    static const char *const kinds[] = {"thread", "process", "node", "machine"};
+    char *buf = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < cube_num_carts(c); i++) {
+        const cube_cartesian *ct = cube_get_cart(c, i);
+        /* room for the longest list */
+        size_t need = 64 + 24 * (size_t)(ct->ndims > 0 ? ct->ndims : 0);
+        for (long d = 0; ct->dim_names && d < ct->ndims; d++)
+            need += ct->dim_names[d] ? strlen(ct->dim_names[d]) + 1 : 1;
+        if (need > cap) {
+            char *b = realloc(buf, need);
+            if (!b) {
                 rc = -1;
                 break;
             }
-            const cube_cnode *cn = e->cnode;
-            cli_table_int(t, (long long)cn->id);
-            put_id_or_absent(t, cn->parent != NULL, cn->parent ? (long long)cn->parent->id : 0);
-            cli_table_int(t, (long long)e->level);
-            cli_table_int(t, (long long)cn->callee->id);
-            cli_table_text(t, cn->callee->name);
-            cli_table_text(t, path.s);
-            cli_table_text(t, cn->mod);
-            put_line(t, cn->line);
+            buf = b;
+            cap = need;
+        }
+        size_t nrows = ct->num_coords ? ct->num_coords : 1;
+        for (size_t k = 0; k < nrows; k++) {
+            topology_prefix(t, i, ct, buf, cap);
+            if (!ct->num_coords) {
+                cli_table_absent(t, "");
+                cli_table_absent(t, "");
+                cli_table_absent(t, "");
+                cli_table_end_row(t);
+                continue;
+            }
+            const cube_coord *co = &ct->coords[k];
+            int64_t id = 0;
+            switch (co->kind) {
+            case CUBE_COORD_THREAD: id = ((const cube_thread *)co->entity)->id; break;
+            case CUBE_COORD_PROCESS: id = ((const cube_process *)co->entity)->id; break;
+            case CUBE_COORD_NODE: id = ((const cube_node *)co->entity)->id; break;
+            case CUBE_COORD_MACHINE: id = ((const cube_machine *)co->entity)->id; break;
+            }
+            cli_table_text(t, kinds[co->kind]);
+            cli_table_int(t, (long long)id);
+            join_longs(buf, cap, co->coords, ct->ndims);
+            cli_table_text(t, buf);
             cli_table_end_row(t);
         }
-        cube_tree_walk_free(walk);
-        free(path.s);
-        free(path.at_level);
-        if (rc || got < 0) {
-            cli_error("out of memory");
-            cli_table_end(t);
-            return -1;
-        }
-        break;
     }
-    case SEC_SYSTEMTREE:
-        for (size_t i = 0; i < cube_num_machines(c); i++) {
-            const cube_machine *m = cube_get_machine(c, i);
-            system_row(t, "machine", m->id, NULL, m->name, NULL, NULL);
-            for (size_t k = 0; k < m->num_nodes; k++) {
-                const cube_node *n = m->nodes[k];
-                system_row(t, "node", n->id, &m->id, n->name, NULL, NULL);
-                for (size_t q = 0; q < n->num_processes; q++) {
-                    const cube_process *pr = n->processes[q];
-                    system_row(t, "process", pr->id, &n->id, pr->name, &pr->rank, NULL);
-                    for (size_t h = 0; h < pr->num_threads; h++) {
-                        const cube_thread *th = pr->threads[h];
-                        system_row(t, "thread", th->id, &pr->id, th->name, &th->rank,
-                                   &th->index);
-                    }
-                }
-            }
-        }
-        break;
-    default: {
-        static const char *const kinds[] = {"thread", "process", "node", "machine"};
-        char *buf = NULL;
-        size_t cap = 0;
-        int rc = 0;
-        for (size_t i = 0; !rc && i < cube_num_carts(c); i++) {
-            const cube_cartesian *ct = cube_get_cart(c, i);
-            /* the lists, comma-separated: dims, periodic (0/1), dim_names */
-            size_t need = 64 + 24 * (size_t)(ct->ndims > 0 ? ct->ndims : 0);
-            for (long d = 0; ct->dim_names && d < ct->ndims; d++)
-                need += ct->dim_names[d] ? strlen(ct->dim_names[d]) + 1 : 1;
-            if (need > cap) {
-                char *b = realloc(buf, need);
-                if (!b) {
-                    rc = -1;
-                    break;
-                }
-                buf = b;
-                cap = need;
-            }
-            size_t nrows = ct->num_coords ? ct->num_coords : 1;
-            for (size_t k = 0; k < nrows; k++) {
-                cli_table_int(t, (long long)i);
-                cli_table_text(t, ct->name);
-                size_t len = 0;
-                buf[0] = '\0';
-                for (long d = 0; d < ct->ndims; d++)
-                    len += (size_t)snprintf(buf + len, cap - len, "%s%ld", d ? "," : "",
-                                            ct->dims[d]);
-                cli_table_text(t, buf);
-                len = 0;
-                buf[0] = '\0';
-                for (long d = 0; d < ct->ndims; d++)
-                    len += (size_t)snprintf(buf + len, cap - len, "%s%d", d ? "," : "",
-                                            ct->periods[d] ? 1 : 0);
-                cli_table_text(t, buf);
-                len = 0;
-                buf[0] = '\0';
-                for (long d = 0; ct->dim_names && d < ct->ndims; d++)
-                    len += (size_t)snprintf(buf + len, cap - len, "%s%s", d ? "," : "",
-                                            ct->dim_names[d] ? ct->dim_names[d] : "");
-                cli_table_text(t, buf);
-                if (!ct->num_coords) {
-                    cli_table_absent(t, "");
-                    cli_table_absent(t, "");
-                    cli_table_absent(t, "");
-                    cli_table_end_row(t);
-                    continue;
-                }
-                const cube_coord *co = &ct->coords[k];
-                int64_t id = 0;
-                switch (co->kind) {
-                case CUBE_COORD_THREAD: id = ((const cube_thread *)co->entity)->id; break;
-                case CUBE_COORD_PROCESS: id = ((const cube_process *)co->entity)->id; break;
-                case CUBE_COORD_NODE: id = ((const cube_node *)co->entity)->id; break;
-                case CUBE_COORD_MACHINE: id = ((const cube_machine *)co->entity)->id; break;
-                }
-                cli_table_text(t, kinds[co->kind]);
-                cli_table_int(t, (long long)id);
-                len = 0;
-                buf[0] = '\0';
-                for (long d = 0; d < ct->ndims; d++)
-                    len += (size_t)snprintf(buf + len, cap - len, "%s%ld", d ? "," : "",
-                                            co->coords[d]);
-                cli_table_text(t, buf);
-                cli_table_end_row(t);
-            }
-        }
-        free(buf);
-        if (rc) {
-            cli_error("out of memory");
-            cli_table_end(t);
-            return -1;
-        }
-        break;
+    free(buf);
+    if (rc) {
+        cli_error("out of memory");
+        return -1;
     }
+    return 0;
+}
+
+static const cli_column attr_cols[] = {{"key", 0}, {"value", 0}};
+static const cli_column mirror_cols[] = {{"mirror", 0}};
+static const cli_column metric_cols[] = {
+    {"metric_id", CLI_COL_NUMBER}, {"parent_id", CLI_COL_NUMBER}, {"uniq_name", 0},
+    {"disp_name", 0}, {"dtype", 0}, {"uom", 0}, {"val", 0}, {"url", 0}, {"descr", 0}};
+static const cli_column region_cols[] = {
+    {"region_id", CLI_COL_NUMBER}, {"name", 0}, {"module", 0},
+    {"begin_line", CLI_COL_NUMBER}, {"end_line", CLI_COL_NUMBER}, {"url", 0},
+    {"descr", 0}};
+static const cli_column cnode_cols[] = {
+    {"cnode_id", CLI_COL_NUMBER},  {"parent_id", CLI_COL_NUMBER},
+    {"level", CLI_COL_NUMBER},     {"region_id", CLI_COL_NUMBER},
+    {"region", 0},                 {"call_path", 0},
+    {"call_site_module", 0},       {"call_site_line", CLI_COL_NUMBER}};
+static const cli_column system_cols[] = {
+    {"kind", 0}, {"id", CLI_COL_NUMBER}, {"parent_id", CLI_COL_NUMBER},
+    {"name", 0}, {"rank", CLI_COL_NUMBER}, {"location", CLI_COL_NUMBER}};
+static const cli_column topo_cols[] = {
+    {"topology", CLI_COL_NUMBER}, {"name", 0}, {"dims", 0},   {"periodic", 0},
+    {"dim_names", 0},            {"kind", 0}, {"id", CLI_COL_NUMBER}, {"coords", 0}};
+
+#define COLUMNS(cols) cols, sizeof cols / sizeof cols[0]
+
+/* The sections in the order of section_names (bit i of -w's set). */
+static const struct {
+    const cli_column *cols;
+    size_t ncols;
+    int (*write)(cli_table *t, const cube_t *c);
+} sections[NUM_SECTIONS] = {
+    {COLUMNS(attr_cols), write_attributes},   {COLUMNS(mirror_cols), write_mirrors},
+    {COLUMNS(metric_cols), write_metrics},    {COLUMNS(region_cols), write_regions},
+    {COLUMNS(cnode_cols), write_calltree},    {COLUMNS(system_cols), write_systemtree},
+    {COLUMNS(topo_cols), write_topologies}};
+
+#undef COLUMNS
+
+/* Section i (its index in section_names) as a table. */
+static int print_section(const cube_t *c, unsigned i, cli_format format, FILE *fp)
+{
+    cli_table *t = cli_table_begin(fp, format, sections[i].cols, sections[i].ncols,
+                                   CLI_TABLE_NO_NEWLINE);
+    if (!t)
+        return -1;
+    if (sections[i].write(t, c) != 0) {
+        cli_table_end(t);
+        return -1;
     }
     return cli_table_end(t);
 }
@@ -1327,7 +1368,7 @@ static int print_structure(const cube_t *c, const options *o, FILE *fp)
             break;
         }
         first = 0;
-        rc = print_section(c, sec, o->format, fp);
+        rc = print_section(c, i, o->format, fp);
     }
     if (o->format == CLI_FORMAT_JSON)
         fputs("}\n", fp);

@@ -534,78 +534,77 @@ static const char *host_of(const cube_linktest *lt, size_t r)
 
 /* ---- the picture -------------------------------------------------------- */
 
-int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
-                       const cube_linktest_link *slowest, size_t num_slowest, size_t num_bins)
-{
-    size_t n = cube_linktest_num_ranks(lt);
-    size_t m = cube_linktest_num_permutations(lt);
-    const cube_linktest_header *hdr = cube_linktest_get_header(lt);
-    size_t b = n <= MAX_CELLS ? 1 : (n + MAX_CELLS - 1) / MAX_CELLS;
-    size_t g = n ? (n + b - 1) / b : 0;
-    double ppr = n ? MATRIX_PX / (double)n : MATRIX_PX; /* px per rank */
-
-    svg_out *o = malloc(sizeof *o);
-    float *grid = malloc((g ? g * g : 1) * sizeof *grid);
-    unsigned char *lev = malloc(g ? g * g : 1);
-    size_t *seg = malloc((n ? n : 1) * sizeof *seg); /* first rank of each host segment */
-    int bins_ok = num_bins < SIZE_MAX / sizeof(double) - 1;
-    double *edges = bins_ok ? malloc((num_bins + 1) * sizeof *edges) : NULL;
-    uint64_t *counts = bins_ok ? malloc((num_bins ? num_bins : 1) * sizeof *counts) : NULL;
+/* What the parts of the page share: the run, its layout and its numbers. */
+typedef struct {
+    svg_out *o;
+    cube_linktest *lt;
+    const cube_linktest_header *hdr;
+    const char *title;
+    size_t n;      /* ranks */
+    size_t m;      /* iterations (permutations) */
+    size_t b;      /* ranks per cell (1: not binned) */
+    size_t g;      /* cells per side */
+    double ppr;    /* px per rank */
+    size_t count;  /* measurements */
+    size_t nhosts; /* distinct host names */
+    size_t *seg;   /* first rank of each host segment */
+    size_t nseg;
+    size_t every; /* draw every k-th host boundary */
+    const cube_linktest_link *slowest;
+    size_t num_slowest;
+    const double *edges; /* the histogram, when have_hist */
+    const uint64_t *counts;
+    size_t num_bins;
+    int have_hist;
     cube_linktest_stats st;
-    int rc = -1;
-    if (!o || !grid || !lev || !seg || !edges || !counts)
-        goto oom;
-    o->fp = fp;
-    o->len = 0;
-    o->oom = 0;
-    o->point[0] = '\0';
-    {
-        const char *dp = localeconv()->decimal_point;
-        if (dp && strcmp(dp, ".") != 0 && strlen(dp) < sizeof o->point)
-            strcpy(o->point, dp);
-    }
-
-    /* the numbers */
-    double lo_pos, hi;
-    size_t count;
-    if (build_grid(lt, n, b, g, grid, &lo_pos, &hi, &count) != 0)
-        goto done;
-    int have_hist = count > 0 && num_bins > 0;
-    if (cube_linktest_time_stats(lt, CUBE_LINKTEST_ALL_ITERATIONS, &st) != 0 ||
-        (have_hist && cube_linktest_histogram(lt, num_bins, edges, counts) != 0)) {
-        cli_error("%s", cube_linktest_error(lt));
-        goto done;
-    }
-
     time_scale ts;
+    double tk[12]; /* the time ticks (us), shared by the colour bar and the histogram */
+    size_t ntk;
+} svg_page;
+
+/* The log scale from the fastest positive to the slowest measurement, and
+ * each cell's level on it (LEVELS: no measurement). */
+static void make_scale(svg_page *pg, double lo_pos, double hi, const float *grid,
+                       unsigned char *lev)
+{
+    time_scale *ts = &pg->ts;
     if (!(lo_pos <= hi)) /* no positive time */
         lo_pos = hi = 1e-6;
-    ts.lg0 = log10(lo_pos);
-    ts.lg1 = log10(hi);
-    if (ts.lg1 - ts.lg0 < 1e-6) { /* one value: a decade around it */
-        ts.lg0 -= 0.5;
-        ts.lg1 += 0.5;
+    ts->lg0 = log10(lo_pos);
+    ts->lg1 = log10(hi);
+    if (ts->lg1 - ts->lg0 < 1e-6) { /* one value: a decade around it */
+        ts->lg0 -= 0.5;
+        ts->lg1 += 0.5;
     }
     for (int l = 0; l < LEVELS; l++)
-        scale_colour(((double)l + 0.5) / LEVELS, ts.colour[l]);
-    for (size_t i = 0; i < g * g; i++)
-        lev[i] = isnan(grid[i]) ? LEVELS : (unsigned char)scale_level(&ts, grid[i]);
+        scale_colour(((double)l + 0.5) / LEVELS, ts->colour[l]);
+    for (size_t i = 0; i < pg->g * pg->g; i++)
+        lev[i] = isnan(grid[i]) ? LEVELS : (unsigned char)scale_level(ts, grid[i]);
+}
 
-    /* hosts: runs of consecutive ranks with one name, and how many names */
-    size_t nseg = 0, nhosts = cube_linktest_num_hosts(lt);
-    if (nhosts == (size_t)-1)
-        goto oom;
-    for (size_t r = 0; r < n; r++)
-        if (r == 0 || strcmp(host_of(lt, r), host_of(lt, r - 1)) != 0)
-            seg[nseg++] = r;
+/* Hosts: runs of consecutive ranks with one name, and how many of their
+ * boundaries are drawn (every k-th beyond MAX_HOST_LINES). */
+static void find_host_segments(svg_page *pg)
+{
+    pg->nseg = 0;
+    for (size_t r = 0; r < pg->n; r++)
+        if (r == 0 || strcmp(host_of(pg->lt, r), host_of(pg->lt, r - 1)) != 0)
+            pg->seg[pg->nseg++] = r;
+    size_t nseg = pg->nseg;
+    pg->every = nseg - (nseg > 0) > MAX_HOST_LINES
+                    ? (nseg - 1 + MAX_HOST_LINES - 1) / MAX_HOST_LINES
+                    : 1;
+}
 
-    /* ---- header ---- */
+static void write_head(svg_page *pg)
+{
+    svg_out *o = pg->o;
     emit(o,
          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%f\" "
          "height=\"%f\" viewBox=\"0 0 %f %f\">\n<title>",
          PAGE_W, PAGE_H, PAGE_W, PAGE_H);
-    out_text(o, title ? title : "LinkTest", 0);
+    out_text(o, pg->title ? pg->title : "LinkTest", 0);
     out_str(o, "</title>\n<style>\n"
                "text { font-family: sans-serif; font-size: 12px; fill: black; }\n"
                "text.title { font-size: 16px; font-weight: bold; }\n"
@@ -626,10 +625,16 @@ int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
                "</style>\n");
     emit(o, "<rect x=\"0\" y=\"0\" width=\"%f\" height=\"%f\" fill=\"white\"/>\n", PAGE_W,
          PAGE_H);
+}
 
-    /* ---- title ---- */
+/* The file name, the run, and the time statistics. */
+static void write_title(svg_page *pg)
+{
+    svg_out *o = pg->o;
+    const cube_linktest_header *hdr = pg->hdr;
+    size_t n = pg->n, m = pg->m, nhosts = pg->nhosts, count = pg->count;
     emit(o, "<text class=\"title\" x=\"%f\" y=\"24\">", MX);
-    out_text(o, title ? title : "LinkTest", 150);
+    out_text(o, pg->title ? pg->title : "LinkTest", 150);
     emit(o, "</text>\n<text x=\"%f\" y=\"44\">LinkTest %u.%u.%u", MX,
          (unsigned long long)hdr->major, (unsigned long long)hdr->minor,
          (unsigned long long)hdr->patch);
@@ -642,22 +647,22 @@ int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
     out_bytes(o, hdr->message_size);
     emit(o, " \xC2\xB7 %z iteration%s \xC2\xB7 %z measurement%s</text>\n", m,
          m == 1 ? "" : "s", count, count == 1 ? "" : "s");
-    if (st.count)
+    if (pg->st.count)
         emit(o,
              "<text x=\"%f\" y=\"62\">time min %g \xC2\xB7 median %g \xC2\xB7 max %g \xC2\xB5s "
              "(mean %g \xC2\xB5s)</text>\n",
-             MX, st.min * 1e6, st.median * 1e6, st.max * 1e6, st.mean * 1e6);
+             MX, pg->st.min * 1e6, pg->st.median * 1e6, pg->st.max * 1e6, pg->st.mean * 1e6);
     else
         emit(o, "<text x=\"%f\" y=\"62\">no measurements</text>\n", MX);
+}
 
-    /* ---- the matrix ---- */
-    out_str(o, "<g id=\"matrix\">\n");
-    if (g)
-        draw_cells(o, lev, g, &ts, ppr, b);
-    /* host boundaries */
-    size_t every = nseg - (nseg > 0) > MAX_HOST_LINES
-                       ? (nseg - 1 + MAX_HOST_LINES - 1) / MAX_HOST_LINES
-                       : 1;
+/* The host boundaries across the matrix, then its frame, then the host
+ * names above the columns where they fit. */
+static void write_hosts(svg_page *pg)
+{
+    svg_out *o = pg->o;
+    size_t nseg = pg->nseg, every = pg->every, *seg = pg->seg;
+    double ppr = pg->ppr;
     if (nseg > 1) {
         /* fainter when they are close: the cells matter more */
         size_t drawn = (nseg - 2) / every + 1;
@@ -675,23 +680,27 @@ int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
     }
     emit(o, "<rect class=\"frame\" x=\"%f\" y=\"%f\" width=\"%f\" height=\"%f\"/>\n", MX, MY,
          MATRIX_PX, MATRIX_PX);
-    /* host names above the columns, where they fit */
     if (nseg <= 64)
         for (size_t s = 0; s < nseg; s++) {
-            size_t end = s + 1 < nseg ? seg[s + 1] : n;
+            size_t end = s + 1 < nseg ? seg[s + 1] : pg->n;
             double w = (double)(end - seg[s]) * ppr;
             size_t chars = (size_t)((w - 10) / 7);
             if (chars < 3)
                 continue;
             emit(o, "<text class=\"host\" x=\"%f\" y=\"%f\" text-anchor=\"middle\">",
                  MX + (double)seg[s] * ppr + w / 2, MY - 6);
-            out_text(o, cube_linktest_hostname(lt, seg[s]), chars);
+            out_text(o, cube_linktest_hostname(pg->lt, seg[s]), chars);
             out_str(o, "</text>\n");
         }
-    /* rank ticks */
-    size_t step = rank_step(n);
-    for (size_t r = 0; r < n; r += step) {
-        double p = ((double)r + 0.5) * ppr;
+}
+
+/* The rank ticks on both sides of the matrix and the axis titles. */
+static void write_rank_axes(svg_page *pg)
+{
+    svg_out *o = pg->o;
+    size_t step = rank_step(pg->n);
+    for (size_t r = 0; r < pg->n; r += step) {
+        double p = ((double)r + 0.5) * pg->ppr;
         emit(o,
              "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\"/>"
              "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%z</text>\n"
@@ -706,7 +715,16 @@ int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
          "<text class=\"axis\" x=\"%f\" y=\"%f\" text-anchor=\"middle\">partner</text>\n",
          MX - 46, MY + MATRIX_PX / 2, MX - 46, MY + MATRIX_PX / 2, MX + MATRIX_PX / 2,
          MY + MATRIX_PX + 36);
-    /* the notes */
+}
+
+/* Two lines below the matrix saying what the colours, the white lines and
+ * the red circles mean. */
+static void write_matrix_notes(svg_page *pg)
+{
+    svg_out *o = pg->o;
+    size_t m = pg->m, b = pg->b, g = pg->g, nseg = pg->nseg, every = pg->every;
+    size_t num_slowest = pg->num_slowest;
+    const cube_linktest_link *slowest = pg->slowest;
     emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\">", MX, MY + MATRIX_PX + 58);
     if (m > 1)
         emit(o, "Colour: time of the link, the mean over the %z iterations", m);
@@ -742,171 +760,206 @@ int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
         out_str(o, ", numbered slowest first.");
     }
     out_str(o, "</text>\n");
-    /* the slowest, circled; the slowest last, so that it is on top */
-    if (num_slowest && n) {
-        double cell = ppr * (double)b;
-        double rad = 0.45 * cell < 6 ? 6 : 0.45 * cell > 24 ? 24 : 0.45 * cell;
-        out_str(o, "<g class=\"slowest\">\n");
-        for (size_t i = num_slowest; i-- > 0;) {
-            const cube_linktest_link *s = &slowest[i];
-            if (s->rank >= n || s->partner >= n)
-                continue;
-            double cx = MX + ((double)s->partner + 0.5) * ppr;
-            double cy = MY + ((double)s->rank + 0.5) * ppr;
-            emit(o, "<g><title>#%z: rank %z (%t) with partner %z (%t)", i + 1, s->rank,
-                 host_of(lt, s->rank), s->partner, host_of(lt, s->partner));
-            if (m > 1)
-                emit(o, ", iteration %z", s->iteration);
-            emit(o, ": %g \xC2\xB5s", s->time * 1e6);
-            if (!isnan(s->retested))
-                emit(o, ", retested %g \xC2\xB5s", s->retested * 1e6);
-            emit(o,
-                 "</title><circle class=\"halo\" cx=\"%f\" cy=\"%f\" r=\"%f\"/>"
-                 "<circle class=\"ring\" cx=\"%f\" cy=\"%f\" r=\"%f\"/></g>\n",
-                 cx, cy, rad, cx, cy, rad);
-        }
-        /* numbers, the first time a cell is listed, for the first
-         * LABELS_MAX: beside the circle, at the first corner (NE, NW, SE,
-         * SW) where the number stays inside the matrix and off the numbers
-         * placed before (those of slower measurements) */
-        double box[LABELS_MAX][4]; /* x0 y0 x1 y1 */
-        size_t placed = 0;
-        for (size_t i = 0; i < num_slowest && i < LABELS_MAX; i++) {
-            const cube_linktest_link *s = &slowest[i];
-            if (s->rank >= n || s->partner >= n)
-                continue;
-            size_t j = 0;
-            while (j < i && (slowest[j].rank != s->rank || slowest[j].partner != s->partner))
-                j++;
-            if (j < i)
-                continue;
-            double cx = MX + ((double)s->partner + 0.5) * ppr;
-            double cy = MY + ((double)s->rank + 0.5) * ppr;
-            double d = rad * 0.72 + 2, w = i + 1 < 10 ? 8 : 15;
-            double cand[4][2] = {{cx + d, cy - d}, {cx - d - w, cy - d},
-                                 {cx + d, cy + d + 10}, {cx - d - w, cy + d + 10}};
-            int pick = -1, inside = -1;
-            for (int c = 0; c < 4 && pick < 0; c++) {
-                double x0 = cand[c][0], y0 = cand[c][1] - 10, x1 = x0 + w, y1 = cand[c][1] + 1;
-                if (x0 < MX + 1 || x1 > MX + MATRIX_PX - 1 || y0 < MY + 1 ||
-                    y1 > MY + MATRIX_PX - 1)
-                    continue;
-                if (inside < 0)
-                    inside = c;
-                size_t k = 0;
-                while (k < placed && (x1 <= box[k][0] || x0 >= box[k][2] || y1 <= box[k][1] ||
-                                      y0 >= box[k][3]))
-                    k++;
-                if (k == placed)
-                    pick = c;
-            }
-            if (pick < 0)
-                pick = inside < 0 ? 0 : inside;
-            box[placed][0] = cand[pick][0];
-            box[placed][1] = cand[pick][1] - 10;
-            box[placed][2] = cand[pick][0] + w;
-            box[placed][3] = cand[pick][1] + 1;
-            placed++;
-            emit(o, "<text class=\"num\" x=\"%f\" y=\"%f\">%z</text>\n", cand[pick][0],
-                 cand[pick][1], i + 1);
-        }
-        out_str(o, "</g>\n");
-    }
-    out_str(o, "</g>\n");
+}
 
-    /* ---- the colour bar ---- */
-    double lo_us = pow(10, ts.lg0) * 1e6, hi_us = pow(10, ts.lg1) * 1e6;
-    double tk[12];
-    size_t ntk = log_ticks(lo_us, hi_us, tk);
+/* The numbers of the circled cells, the first time a cell is listed, for
+ * the first LABELS_MAX: beside the circle (radius rad), at the first corner
+ * (NE, NW, SE, SW) where the number stays inside the matrix and off the
+ * numbers placed before (those of slower measurements). */
+static void write_slowest_numbers(svg_page *pg, double rad)
+{
+    const cube_linktest_link *slowest = pg->slowest;
+    double box[LABELS_MAX][4]; /* x0 y0 x1 y1 */
+    size_t placed = 0;
+    for (size_t i = 0; i < pg->num_slowest && i < LABELS_MAX; i++) {
+        const cube_linktest_link *s = &slowest[i];
+        if (s->rank >= pg->n || s->partner >= pg->n)
+            continue;
+        size_t j = 0;
+        while (j < i && (slowest[j].rank != s->rank || slowest[j].partner != s->partner))
+            j++;
+        if (j < i)
+            continue;
+        double cx = MX + ((double)s->partner + 0.5) * pg->ppr;
+        double cy = MY + ((double)s->rank + 0.5) * pg->ppr;
+        double d = rad * 0.72 + 2, w = i + 1 < 10 ? 8 : 15;
+        double cand[4][2] = {{cx + d, cy - d}, {cx - d - w, cy - d},
+                             {cx + d, cy + d + 10}, {cx - d - w, cy + d + 10}};
+        int pick = -1, inside = -1;
+        for (int c = 0; c < 4 && pick < 0; c++) {
+            double x0 = cand[c][0], y0 = cand[c][1] - 10, x1 = x0 + w, y1 = cand[c][1] + 1;
+            if (x0 < MX + 1 || x1 > MX + MATRIX_PX - 1 || y0 < MY + 1 ||
+                y1 > MY + MATRIX_PX - 1)
+                continue;
+            if (inside < 0)
+                inside = c;
+            size_t k = 0;
+            while (k < placed && (x1 <= box[k][0] || x0 >= box[k][2] || y1 <= box[k][1] ||
+                                  y0 >= box[k][3]))
+                k++;
+            if (k == placed)
+                pick = c;
+        }
+        if (pick < 0)
+            pick = inside < 0 ? 0 : inside;
+        box[placed][0] = cand[pick][0];
+        box[placed][1] = cand[pick][1] - 10;
+        box[placed][2] = cand[pick][0] + w;
+        box[placed][3] = cand[pick][1] + 1;
+        placed++;
+        emit(pg->o, "<text class=\"num\" x=\"%f\" y=\"%f\">%z</text>\n", cand[pick][0],
+             cand[pick][1], i + 1);
+    }
+}
+
+/* The slowest, circled, with a tooltip each; the slowest last, so that it
+ * is on top; then their numbers. */
+static void write_slowest_circles(svg_page *pg)
+{
+    svg_out *o = pg->o;
+    double cell = pg->ppr * (double)pg->b;
+    double rad = 0.45 * cell < 6 ? 6 : 0.45 * cell > 24 ? 24 : 0.45 * cell;
+    out_str(o, "<g class=\"slowest\">\n");
+    for (size_t i = pg->num_slowest; i-- > 0;) {
+        const cube_linktest_link *s = &pg->slowest[i];
+        if (s->rank >= pg->n || s->partner >= pg->n)
+            continue;
+        double cx = MX + ((double)s->partner + 0.5) * pg->ppr;
+        double cy = MY + ((double)s->rank + 0.5) * pg->ppr;
+        emit(o, "<g><title>#%z: rank %z (%t) with partner %z (%t)", i + 1, s->rank,
+             host_of(pg->lt, s->rank), s->partner, host_of(pg->lt, s->partner));
+        if (pg->m > 1)
+            emit(o, ", iteration %z", s->iteration);
+        emit(o, ": %g \xC2\xB5s", s->time * 1e6);
+        if (!isnan(s->retested))
+            emit(o, ", retested %g \xC2\xB5s", s->retested * 1e6);
+        emit(o,
+             "</title><circle class=\"halo\" cx=\"%f\" cy=\"%f\" r=\"%f\"/>"
+             "<circle class=\"ring\" cx=\"%f\" cy=\"%f\" r=\"%f\"/></g>\n",
+             cx, cy, rad, cx, cy, rad);
+    }
+    write_slowest_numbers(pg, rad);
+    out_str(o, "</g>\n");
+}
+
+static void write_matrix(svg_page *pg, const unsigned char *lev)
+{
+    out_str(pg->o, "<g id=\"matrix\">\n");
+    if (pg->g)
+        draw_cells(pg->o, lev, pg->g, &pg->ts, pg->ppr, pg->b);
+    write_hosts(pg);
+    write_rank_axes(pg);
+    write_matrix_notes(pg);
+    if (pg->num_slowest && pg->n)
+        write_slowest_circles(pg);
+    out_str(pg->o, "</g>\n");
+}
+
+static void write_colour_bar(svg_page *pg)
+{
+    svg_out *o = pg->o;
+    const time_scale *ts = &pg->ts;
     emit(o, "<g id=\"colour-bar\">\n<g shape-rendering=\"crispEdges\">\n");
     for (int l = 0; l < LEVELS; l++) {
         double y0 = MY + MATRIX_PX * (1 - (double)(l + 1) / LEVELS);
         emit(o, "<rect x=\"%f\" y=\"%f\" width=\"%f\" height=\"%f\" fill=\"%s\"/>\n", BAR_X,
-             y0, BAR_W, MATRIX_PX / LEVELS + (l + 1 < LEVELS ? 0.5 : 0), ts.colour[l]);
+             y0, BAR_W, MATRIX_PX / LEVELS + (l + 1 < LEVELS ? 0.5 : 0), ts->colour[l]);
     }
     emit(o, "</g>\n<rect class=\"frame\" x=\"%f\" y=\"%f\" width=\"%f\" height=\"%f\"/>\n",
          BAR_X, MY, BAR_W, MATRIX_PX);
-    for (size_t i = 0; i < ntk; i++) {
-        double y = MY + MATRIX_PX * (1 - scale_pos(&ts, tk[i] * 1e-6));
+    for (size_t i = 0; i < pg->ntk; i++) {
+        double y = MY + MATRIX_PX * (1 - scale_pos(ts, pg->tk[i] * 1e-6));
         emit(o,
              "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\"/><text x=\"%f\" y=\"%f\">", BAR_X +
              BAR_W, y, BAR_X + BAR_W + 5, y, BAR_X + BAR_W + 8, y + 4);
-        out_tick_label(o, tk[i]);
+        out_tick_label(o, pg->tk[i]);
         out_str(o, "</text>\n");
     }
     emit(o,
          "<text class=\"axis\" x=\"%f\" y=\"%f\" text-anchor=\"middle\">\xC2\xB5s</text>\n"
          "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"middle\">(log)</text>\n</g>\n",
          BAR_X + BAR_W / 2, MY - 20, BAR_X + BAR_W / 2, MY - 6);
+}
 
-    /* ---- the histogram ---- */
-    out_str(o, "<g id=\"histogram\">\n");
-    emit(o, "<text class=\"axis\" x=\"%f\" y=\"%f\">Histogram of the %z measurement%s</text>\n",
-         HX - 50, HY - 10, count, count == 1 ? "" : "s");
-    double pad = 0.03 * (ts.lg1 - ts.lg0), ax0 = ts.lg0 - pad, ax1 = ts.lg1 + pad;
-    uint64_t cmax = 0;
-    for (size_t k = 0; have_hist && k < num_bins; k++)
-        cmax = counts[k] > cmax ? counts[k] : cmax;
-    double ly0 = log10(0.5), ly1 = cmax ? log10((double)cmax) : 1;
-    ly1 += 0.08 * (ly1 - ly0);
-    if (ly1 < 1)
-        ly1 = 1;
-#define HIST_X(lg) (HX + HW * ((lg) - ax0) / (ax1 - ax0))
-#define HIST_Y(c) (HY + HH * (1 - (log10(c) - ly0) / (ly1 - ly0)))
-    if (have_hist) {
-        out_str(o, "<g shape-rendering=\"crispEdges\">\n");
-        for (size_t k = 0; k < num_bins; k++) {
-            if (!counts[k])
-                continue;
-            double e0 = edges[k] > 0 ? log10(edges[k]) : ts.lg0;
-            double e1 = edges[k + 1] > 0 ? log10(edges[k + 1]) : ts.lg0;
-            /* whole pixels, so that neighbours share their edge (no seam
-             * between crisp edges) */
-            double x0 = floor(HIST_X(e0) + 0.5), x1 = floor(HIST_X(e1) + 0.5);
-            if (x1 - x0 < 1) { /* one value, or a bin narrower than a pixel */
-                double c = floor((HIST_X(e0) + HIST_X(e1)) / 2);
-                x0 = e1 - e0 < 1e-12 ? c - 4 : c;
-                x1 = e1 - e0 < 1e-12 ? c + 5 : c + 1;
-            }
-            double y = HIST_Y((double)counts[k]);
-            const char *col = ts.colour[scale_level(&ts, pow(10, (e0 + e1) / 2))];
-            emit(o,
-                 "<rect x=\"%f\" y=\"%f\" width=\"%f\" height=\"%f\" fill=\"%s\"><title>%g "
-                 "to %g \xC2\xB5s: %u</title></rect>\n",
-                 x0, y, x1 - x0, HY + HH - y, col, edges[k] * 1e6, edges[k + 1] * 1e6,
-                 (unsigned long long)counts[k]);
+/* The histogram's axes: x the log10 of the time (seconds) from ax0 to ax1,
+ * y the log10 of the count from ly0 to ly1. */
+typedef struct {
+    double ax0, ax1, ly0, ly1;
+} hist_axes;
+
+static double hist_x(const hist_axes *a, double lg)
+{
+    return HX + HW * (lg - a->ax0) / (a->ax1 - a->ax0);
+}
+
+static double hist_y(const hist_axes *a, double c)
+{
+    return HY + HH * (1 - (log10(c) - a->ly0) / (a->ly1 - a->ly0));
+}
+
+/* A bar per non-empty bin in the colour of its centre, and the median. */
+static void write_histogram_bars(svg_page *pg, const hist_axes *a)
+{
+    svg_out *o = pg->o;
+    const time_scale *ts = &pg->ts;
+    const double *edges = pg->edges;
+    out_str(o, "<g shape-rendering=\"crispEdges\">\n");
+    for (size_t k = 0; k < pg->num_bins; k++) {
+        if (!pg->counts[k])
+            continue;
+        double e0 = edges[k] > 0 ? log10(edges[k]) : ts->lg0;
+        double e1 = edges[k + 1] > 0 ? log10(edges[k + 1]) : ts->lg0;
+        /* whole pixels, so that neighbours share their edge (no seam
+         * between crisp edges) */
+        double x0 = floor(hist_x(a, e0) + 0.5), x1 = floor(hist_x(a, e1) + 0.5);
+        if (x1 - x0 < 1) { /* one value, or a bin narrower than a pixel */
+            double c = floor((hist_x(a, e0) + hist_x(a, e1)) / 2);
+            x0 = e1 - e0 < 1e-12 ? c - 4 : c;
+            x1 = e1 - e0 < 1e-12 ? c + 5 : c + 1;
         }
-        out_str(o, "</g>\n");
-        double xm = HIST_X(log10(st.median > 0 ? st.median : pow(10, ts.lg0)));
+        double y = hist_y(a, (double)pg->counts[k]);
+        const char *col = ts->colour[scale_level(ts, pow(10, (e0 + e1) / 2))];
         emit(o,
-             "<line class=\"median\" x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\"/>"
-             "<text class=\"label\" x=\"%f\" y=\"%f\" text-anchor=\"%s\">median %g "
-             "\xC2\xB5s</text>\n",
-             xm, HY + HH, xm, HY, xm + (xm > HX + HW - 110 ? -4 : 4), HY + 10,
-             xm > HX + HW - 110 ? "end" : "start", st.median * 1e6);
-    } else
-        emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\">no measurements</text>\n", HX + 10,
-             HY + 20);
-    /* axes */
+             "<rect x=\"%f\" y=\"%f\" width=\"%f\" height=\"%f\" fill=\"%s\"><title>%g "
+             "to %g \xC2\xB5s: %u</title></rect>\n",
+             x0, y, x1 - x0, HY + HH - y, col, edges[k] * 1e6, edges[k + 1] * 1e6,
+             (unsigned long long)pg->counts[k]);
+    }
+    out_str(o, "</g>\n");
+    double median = pg->st.median;
+    double xm = hist_x(a, log10(median > 0 ? median : pow(10, ts->lg0)));
+    emit(o,
+         "<line class=\"median\" x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\"/>"
+         "<text class=\"label\" x=\"%f\" y=\"%f\" text-anchor=\"%s\">median %g "
+         "\xC2\xB5s</text>\n",
+         xm, HY + HH, xm, HY, xm + (xm > HX + HW - 110 ? -4 : 4), HY + 10,
+         xm > HX + HW - 110 ? "end" : "start", median * 1e6);
+}
+
+/* The axes with the time ticks (those of the colour bar) and the count
+ * ticks (whole numbers only), and their titles. */
+static void write_histogram_axes(svg_page *pg, const hist_axes *a)
+{
+    svg_out *o = pg->o;
     emit(o,
          "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\"/>"
          "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\"/>\n",
          HX, HY, HX, HY + HH, HX, HY + HH, HX + HW, HY + HH);
-    for (size_t i = 0; i < ntk; i++) {
-        double x = HIST_X(log10(tk[i] * 1e-6));
+    for (size_t i = 0; i < pg->ntk; i++) {
+        double x = hist_x(a, log10(pg->tk[i] * 1e-6));
         emit(o,
              "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\"/>"
              "<text x=\"%f\" y=\"%f\" text-anchor=\"middle\">",
              x, HY + HH, x, HY + HH + 5, x, HY + HH + 18);
-        out_tick_label(o, tk[i]);
+        out_tick_label(o, pg->tk[i]);
         out_str(o, "</text>\n");
     }
     double ctk[12];
-    size_t nctk = log_ticks(1, pow(10, ly1), ctk);
+    size_t nctk = log_ticks(1, pow(10, a->ly1), ctk);
     for (size_t i = 0; i < nctk; i++) {
         if (ctk[i] < 1 || ctk[i] != floor(ctk[i]))
             continue;
-        double y = HIST_Y(ctk[i]);
+        double y = hist_y(a, ctk[i]);
         emit(o,
              "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\"/>"
              "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">",
@@ -920,55 +973,151 @@ int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
          "<text class=\"axis\" x=\"%f\" y=\"%f\" text-anchor=\"middle\" "
          "transform=\"rotate(-90 %f %f)\">measurements (log)</text>\n</g>\n",
          HX + HW / 2, HY + HH + 36, HX - 58, HY + HH / 2, HX - 58, HY + HH / 2);
-#undef HIST_X
-#undef HIST_Y
+}
 
-    /* ---- the slowest, listed ---- */
-    if (num_slowest) {
-        double x0 = HX - 50, y = LIST_Y;
-        emit(o, "<g id=\"slowest-list\">\n<text class=\"axis\" x=\"%f\" y=\"%f\">The %z slowest "
-                "measurement%s</text>\n",
-             x0, y, num_slowest, num_slowest == 1 ? "" : "s");
-        y += LIST_LINE + 4;
+static void write_histogram(svg_page *pg)
+{
+    svg_out *o = pg->o;
+    out_str(o, "<g id=\"histogram\">\n");
+    emit(o, "<text class=\"axis\" x=\"%f\" y=\"%f\">Histogram of the %z measurement%s</text>\n",
+         HX - 50, HY - 10, pg->count, pg->count == 1 ? "" : "s");
+    /* x: the colour bar's scale with a little room at both ends; y: from
+     * half a count (a single count stays visible) to a little above the
+     * largest, at least one decade */
+    hist_axes a;
+    double pad = 0.03 * (pg->ts.lg1 - pg->ts.lg0);
+    a.ax0 = pg->ts.lg0 - pad;
+    a.ax1 = pg->ts.lg1 + pad;
+    uint64_t cmax = 0;
+    for (size_t k = 0; pg->have_hist && k < pg->num_bins; k++)
+        cmax = pg->counts[k] > cmax ? pg->counts[k] : cmax;
+    a.ly0 = log10(0.5);
+    a.ly1 = cmax ? log10((double)cmax) : 1;
+    a.ly1 += 0.08 * (a.ly1 - a.ly0);
+    if (a.ly1 < 1)
+        a.ly1 = 1;
+    if (pg->have_hist)
+        write_histogram_bars(pg, &a);
+    else
+        emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\">no measurements</text>\n", HX + 10,
+             HY + 20);
+    write_histogram_axes(pg, &a);
+}
+
+/* The slowest as a table below the histogram: the first LIST_MAX, or
+ * LIST_MAX - 1 and a line saying how many more there are. */
+static void write_slowest_list(svg_page *pg)
+{
+    svg_out *o = pg->o;
+    size_t n = pg->n, num_slowest = pg->num_slowest;
+    double x0 = HX - 50, y = LIST_Y;
+    emit(o, "<g id=\"slowest-list\">\n<text class=\"axis\" x=\"%f\" y=\"%f\">The %z slowest "
+            "measurement%s</text>\n",
+         x0, y, num_slowest, num_slowest == 1 ? "" : "s");
+    y += LIST_LINE + 4;
+    emit(o,
+         "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"end\">#</text>"
+         "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"end\">\xC2\xB5s</text>"
+         "<text class=\"note\" x=\"%f\" y=\"%f\">rank \xE2\x86\x92 partner</text>"
+         "<text class=\"note\" x=\"%f\" y=\"%f\">hosts</text>",
+         x0 + 18, y, x0 + 82, y, x0 + 94, y, x0 + 196, y);
+    if (pg->m > 1)
+        emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"end\">iter.</text>",
+             x0 + 420, y);
+    emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"end\">retest</text>\n",
+         x0 + 476, y);
+    size_t shown = num_slowest <= LIST_MAX ? num_slowest : LIST_MAX - 1;
+    for (size_t i = 0; i < shown; i++) {
+        const cube_linktest_link *s = &pg->slowest[i];
+        y += LIST_LINE;
         emit(o,
-             "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"end\">#</text>"
-             "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"end\">\xC2\xB5s</text>"
-             "<text class=\"note\" x=\"%f\" y=\"%f\">rank \xE2\x86\x92 partner</text>"
-             "<text class=\"note\" x=\"%f\" y=\"%f\">hosts</text>",
-             x0 + 18, y, x0 + 82, y, x0 + 94, y, x0 + 196, y);
-        if (m > 1)
-            emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"end\">iter.</text>",
-                 x0 + 420, y);
-        emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\" text-anchor=\"end\">retest</text>\n",
-             x0 + 476, y);
-        size_t shown = num_slowest <= LIST_MAX ? num_slowest : LIST_MAX - 1;
-        for (size_t i = 0; i < shown; i++) {
-            const cube_linktest_link *s = &slowest[i];
-            y += LIST_LINE;
-            emit(o,
-                 "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%z</text>"
-                 "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%g</text>"
-                 "<text x=\"%f\" y=\"%f\">%z \xE2\x86\x92 %z</text><text x=\"%f\" y=\"%f\">",
-                 x0 + 18, y, i + 1, x0 + 82, y, s->time * 1e6, x0 + 94, y, s->rank, s->partner,
-                 x0 + 196, y);
-            out_text(o, s->rank < n ? host_of(lt, s->rank) : "?", 14);
-            out_str(o, " \xE2\x86\x92 ");
-            out_text(o, s->partner < n ? host_of(lt, s->partner) : "?", 14);
-            out_str(o, "</text>");
-            if (m > 1)
-                emit(o, "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%z</text>", x0 + 420, y,
-                     s->iteration);
-            if (!isnan(s->retested))
-                emit(o, "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%g</text>", x0 + 476, y,
-                     s->retested * 1e6);
-            out_str(o, "\n");
-        }
-        if (shown < num_slowest)
-            emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\">\xE2\x80\xA6 and %z more (circled)"
-                    "</text>\n",
-                 x0 + 94, y + LIST_LINE, num_slowest - shown);
-        out_str(o, "</g>\n");
+             "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%z</text>"
+             "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%g</text>"
+             "<text x=\"%f\" y=\"%f\">%z \xE2\x86\x92 %z</text><text x=\"%f\" y=\"%f\">",
+             x0 + 18, y, i + 1, x0 + 82, y, s->time * 1e6, x0 + 94, y, s->rank, s->partner,
+             x0 + 196, y);
+        out_text(o, s->rank < n ? host_of(pg->lt, s->rank) : "?", 14);
+        out_str(o, " \xE2\x86\x92 ");
+        out_text(o, s->partner < n ? host_of(pg->lt, s->partner) : "?", 14);
+        out_str(o, "</text>");
+        if (pg->m > 1)
+            emit(o, "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%z</text>", x0 + 420, y,
+                 s->iteration);
+        if (!isnan(s->retested))
+            emit(o, "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%g</text>", x0 + 476, y,
+                 s->retested * 1e6);
+        out_str(o, "\n");
     }
+    if (shown < num_slowest)
+        emit(o, "<text class=\"note\" x=\"%f\" y=\"%f\">\xE2\x80\xA6 and %z more (circled)"
+                "</text>\n",
+             x0 + 94, y + LIST_LINE, num_slowest - shown);
+    out_str(o, "</g>\n");
+}
+
+int linktest_svg_write(FILE *fp, cube_linktest *lt, const char *title,
+                       const cube_linktest_link *slowest, size_t num_slowest, size_t num_bins)
+{
+    svg_page pg;
+    memset(&pg, 0, sizeof pg);
+    pg.lt = lt;
+    pg.hdr = cube_linktest_get_header(lt);
+    pg.title = title;
+    pg.slowest = slowest;
+    pg.num_slowest = num_slowest;
+    pg.num_bins = num_bins;
+    size_t n = pg.n = cube_linktest_num_ranks(lt);
+    pg.m = cube_linktest_num_permutations(lt);
+    size_t b = pg.b = n <= MAX_CELLS ? 1 : (n + MAX_CELLS - 1) / MAX_CELLS;
+    size_t g = pg.g = n ? (n + b - 1) / b : 0;
+    pg.ppr = n ? MATRIX_PX / (double)n : MATRIX_PX;
+
+    svg_out *o = pg.o = malloc(sizeof *o);
+    float *grid = malloc((g ? g * g : 1) * sizeof *grid);
+    unsigned char *lev = malloc(g ? g * g : 1);
+    pg.seg = malloc((n ? n : 1) * sizeof *pg.seg);
+    int bins_ok = num_bins < SIZE_MAX / sizeof(double) - 1;
+    double *edges = bins_ok ? malloc((num_bins + 1) * sizeof *edges) : NULL;
+    uint64_t *counts = bins_ok ? malloc((num_bins ? num_bins : 1) * sizeof *counts) : NULL;
+    pg.edges = edges;
+    pg.counts = counts;
+    int rc = -1;
+    if (!o || !grid || !lev || !pg.seg || !edges || !counts)
+        goto oom;
+    o->fp = fp;
+    o->len = 0;
+    o->oom = 0;
+    o->point[0] = '\0';
+    {
+        const char *dp = localeconv()->decimal_point;
+        if (dp && strcmp(dp, ".") != 0 && strlen(dp) < sizeof o->point)
+            strcpy(o->point, dp);
+    }
+
+    /* the numbers */
+    double lo_pos, hi;
+    if (build_grid(lt, n, b, g, grid, &lo_pos, &hi, &pg.count) != 0)
+        goto done;
+    pg.have_hist = pg.count > 0 && num_bins > 0;
+    if (cube_linktest_time_stats(lt, CUBE_LINKTEST_ALL_ITERATIONS, &pg.st) != 0 ||
+        (pg.have_hist && cube_linktest_histogram(lt, num_bins, edges, counts) != 0)) {
+        cli_error("%s", cube_linktest_error(lt));
+        goto done;
+    }
+    make_scale(&pg, lo_pos, hi, grid, lev);
+    pg.nhosts = cube_linktest_num_hosts(lt);
+    if (pg.nhosts == (size_t)-1)
+        goto oom;
+    find_host_segments(&pg);
+    pg.ntk = log_ticks(pow(10, pg.ts.lg0) * 1e6, pow(10, pg.ts.lg1) * 1e6, pg.tk);
+
+    write_head(&pg);
+    write_title(&pg);
+    write_matrix(&pg, lev);
+    write_colour_bar(&pg);
+    write_histogram(&pg);
+    if (num_slowest)
+        write_slowest_list(&pg);
     out_str(o, "</svg>\n");
     out_flush(o);
     if (o->oom)
@@ -981,7 +1130,7 @@ done:
     free(o);
     free(grid);
     free(lev);
-    free(seg);
+    free(pg.seg);
     free(edges);
     free(counts);
     return rc;

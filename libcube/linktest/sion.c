@@ -124,13 +124,9 @@ static int rd64s(const sion_file *f, uint64_t *out, uint64_t n, uint64_t off, co
     return 0;
 }
 
-/* Open one physical file and read both metadata blocks.  `mapping` is set
- * (allocated) for file 0 of a multi-file set. */
-static int file_open(sion_file *f, const char *name, int filenumber, int32_t **mapping,
-                     int32_t *mapping_size, char *err, size_t errlen)
+/* Open the file, keep its name for the messages, and take its size. */
+static int file_open_fd(sion_file *f, const char *name, char *err, size_t errlen)
 {
-    memset(f, 0, sizeof *f);
-    f->fd = -1;
     f->name = malloc(strlen(name) + 1);
     if (!f->name) {
         err_printf(err, errlen, "%s: out of memory", name);
@@ -148,7 +144,15 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         return -1;
     }
     f->size = (uint64_t)st.st_size;
+    return 0;
+}
 
+/* The fixed part of metadata block 1: magic, byte order, format, block
+ * size, the number of tasks and files, this file's number (`filenumber`
+ * expected), and the key-value flag, each checked. */
+static int read_header(sion_file *f, int filenumber, char *err, size_t errlen)
+{
+    const char *name = f->name;
     unsigned char h[META1_FIXED];
     if (rd(f, h, 8, 0, "magic \"sion\"", err, errlen) != 0)
         return -1;
@@ -198,6 +202,15 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
             return -1;
         }
     }
+    return 0;
+}
+
+/* The per-task tables of metadata block 1 (global ranks, chunk sizes),
+ * then maxchunks and where metadata block 2 starts; `start_of_data`: the
+ * first block boundary after block 1. */
+static int read_chunk_tables(sion_file *f, uint64_t *start_of_data, char *err, size_t errlen)
+{
+    const char *name = f->name;
     f->globalrank = malloc((size_t)f->n * sizeof *f->globalrank);
     f->chunksize = malloc((size_t)f->n * sizeof *f->chunksize);
     f->startptr = malloc((size_t)f->n * sizeof *f->startptr);
@@ -209,6 +222,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     if (rd64s(f, (uint64_t *)f->globalrank, f->n, META1_FIXED, "globalrank", err, errlen) != 0 ||
         rd64s(f, f->chunksize, f->n, META1_FIXED + 8 * f->n, "chunksize", err, errlen) != 0)
         return -1;
+    unsigned char h[12];
     uint64_t tail_off = META1_FIXED + 16 * f->n;
     if (rd(f, h, 12, tail_off, "maxchunks/start_of_varheader", err, errlen) != 0)
         return -1;
@@ -216,7 +230,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     f->sov = get64(h + 4, f->be);
     uint64_t fsb = (uint64_t)f->fsblksize;
     uint64_t meta1 = META1_FIXED + 16 * f->n + 12;
-    uint64_t start_of_data = (meta1 + fsb - 1) / fsb * fsb;
+    *start_of_data = (meta1 + fsb - 1) / fsb * fsb;
     if (f->sov == 0) {
         /* The writer never closed the file: no block counts, no byte
          * counts.  Take each task's chunk in block 0 as far as the file
@@ -224,7 +238,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         f->unclosed = 1;
         f->sov = f->size;
         maxchunks = 1;
-    } else if (maxchunks < 0 || f->sov < start_of_data || f->sov > f->size ||
+    } else if (maxchunks < 0 || f->sov < *start_of_data || f->sov > f->size ||
                (uint64_t)maxchunks + 1 > (f->size - f->sov) / 8 / f->n) {
         err_printf(err, errlen,
                "%s: offset %llu: maxchunks/start_of_varheader: maxchunks %d and metadata at %llu "
@@ -234,8 +248,15 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         return -1;
     }
     f->maxchunks = (uint64_t)maxchunks;
+    return 0;
+}
 
-    /* start pointers: chunks back to back from start_of_data */
+/* Where each task's chunk of block 0 starts: the chunks lie back to back
+ * from start_of_data (format 3 rounds each up to the block size); a block
+ * spans them all (globalskip). */
+static int lay_out_chunks(sion_file *f, uint64_t start_of_data, char *err, size_t errlen)
+{
+    uint64_t fsb = (uint64_t)f->fsblksize;
     uint64_t pos = start_of_data;
     for (uint64_t t = 0; t < f->n; t++) {
         uint64_t L = f->chunksize[t];
@@ -245,7 +266,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
             L = pos < f->size ? f->size - pos : 0; /* the file ends inside */
         if (L > f->sov || pos > f->sov - L) {
             err_printf(err, errlen, "%s: offset %llu: chunksize[%llu]: %llu runs past the data area",
-                   name, (unsigned long long)(META1_FIXED + 8 * f->n + 8 * t),
+                   f->name, (unsigned long long)(META1_FIXED + 8 * f->n + 8 * t),
                    (unsigned long long)t, (unsigned long long)f->chunksize[t]);
             return -1;
         }
@@ -254,28 +275,34 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         pos += L;
     }
     f->globalskip = pos - start_of_data;
+    return 0;
+}
 
-    if (f->unclosed) {
-        f->bytes = malloc((size_t)f->n * 8);
-        if (!f->bytes) {
-            err_printf(err, errlen, "%s: out of memory", name);
-            return -1;
-        }
-        for (uint64_t t = 0; t < f->n; t++) {
-            f->blockcount[t] = 1;
-            f->bytes[t] = f->chunksize[t];
-        }
-        *mapping_size = 0;
-        return 0;
+/* An unclosed file: one block per task, its whole chunk. */
+static int assume_one_block(sion_file *f, char *err, size_t errlen)
+{
+    f->bytes = malloc((size_t)f->n * 8);
+    if (!f->bytes) {
+        err_printf(err, errlen, "%s: out of memory", f->name);
+        return -1;
     }
+    for (uint64_t t = 0; t < f->n; t++) {
+        f->blockcount[t] = 1;
+        f->bytes[t] = f->chunksize[t];
+    }
+    return 0;
+}
 
-    /* META2 */
+/* Metadata block 2: the blocks per task and the bytes written in each
+ * block, checked against the chunks; `end`: the offset after it. */
+static int read_meta2(sion_file *f, uint64_t *end, char *err, size_t errlen)
+{
     if (rd64s(f, f->blockcount, f->n, f->sov, "blockcount", err, errlen) != 0)
         return -1;
     uint64_t nb = f->maxchunks * f->n;
     f->bytes = malloc(nb ? (size_t)nb * 8 : 1);
     if (!f->bytes) {
-        err_printf(err, errlen, "%s: out of memory", name);
+        err_printf(err, errlen, "%s: out of memory", f->name);
         return -1;
     }
     uint64_t bytes_off = f->sov + 8 * f->n;
@@ -284,7 +311,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     for (uint64_t t = 0; t < f->n; t++) {
         if (f->blockcount[t] > f->maxchunks) {
             err_printf(err, errlen, "%s: offset %llu: blockcount[%llu]: %llu exceeds maxchunks %llu",
-                   name, (unsigned long long)(f->sov + 8 * t), (unsigned long long)t,
+                   f->name, (unsigned long long)(f->sov + 8 * t), (unsigned long long)t,
                    (unsigned long long)f->blockcount[t], (unsigned long long)f->maxchunks);
             return -1;
         }
@@ -295,46 +322,82 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
                 err_printf(err, errlen,
                        "%s: offset %llu: bytes written[block %llu][task %llu]: %llu does not fit "
                        "in its chunk of %llu bytes at %llu",
-                       name, (unsigned long long)(bytes_off + 8 * (b * f->n + t)),
+                       f->name, (unsigned long long)(bytes_off + 8 * (b * f->n + t)),
                        (unsigned long long)b, (unsigned long long)t, (unsigned long long)v,
                        (unsigned long long)f->chunksize[t], (unsigned long long)start);
                 return -1;
             }
         }
     }
-    uint64_t end = bytes_off + 8 * nb;
+    *end = bytes_off + 8 * nb;
+    return 0;
+}
+
+/* File 0 of a multi-file set: the mapping of global ranks to (file,
+ * task) after metadata block 2 at *end, which moves past it. */
+static int read_mapping(sion_file *f, uint64_t *end, int32_t **mapping, int32_t *mapping_size,
+                        char *err, size_t errlen)
+{
+    unsigned char h[4];
+    f->mapping_off = *end;
+    if (rd(f, h, 4, *end, "mapping_size", err, errlen) != 0)
+        return -1;
+    int32_t ms = (int32_t)get32(h, f->be);
+    if (ms <= 0 || (uint64_t)ms > (f->size - *end - 4) / 8) {
+        err_printf(err, errlen, "%s: offset %llu: mapping_size: %d does not fit in the file",
+                   f->name, (unsigned long long)*end, (int)ms);
+        return -1;
+    }
+    int32_t *m = malloc((size_t)ms * 2 * sizeof *m);
+    unsigned char *buf = malloc((size_t)ms * 8);
+    if (!m || !buf) {
+        free(m);
+        free(buf);
+        err_printf(err, errlen, "%s: out of memory", f->name);
+        return -1;
+    }
+    if (rd(f, buf, (size_t)ms * 8, *end + 4, "mapping", err, errlen) != 0) {
+        free(m);
+        free(buf);
+        return -1;
+    }
+    for (int32_t i = 0; i < 2 * ms; i++)
+        m[i] = (int32_t)get32(buf + 4 * i, f->be);
+    free(buf);
+    *mapping = m;
+    *mapping_size = ms;
+    *end += 4 + 8 * (uint64_t)ms;
+    return 0;
+}
+
+/* Open one physical file and read both metadata blocks.  `mapping` is set
+ * (allocated) for file 0 of a multi-file set. */
+static int file_open(sion_file *f, const char *name, int filenumber, int32_t **mapping,
+                     int32_t *mapping_size, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    uint64_t start_of_data;
+    if (file_open_fd(f, name, err, errlen) != 0 || read_header(f, filenumber, err, errlen) != 0 ||
+        read_chunk_tables(f, &start_of_data, err, errlen) != 0 ||
+        lay_out_chunks(f, start_of_data, err, errlen) != 0)
+        return -1;
+    if (f->unclosed) {
+        if (assume_one_block(f, err, errlen) != 0)
+            return -1;
+        *mapping_size = 0;
+        return 0;
+    }
+    uint64_t end;
+    if (read_meta2(f, &end, err, errlen) != 0)
+        return -1;
     *mapping_size = 0;
     if (f->nfiles > 1 && f->filenumber == 0) {
-        f->mapping_off = end;
-        if (rd(f, h, 4, end, "mapping_size", err, errlen) != 0)
+        if (read_mapping(f, &end, mapping, mapping_size, err, errlen) != 0)
             return -1;
-        int32_t ms = (int32_t)get32(h, f->be);
-        if (ms <= 0 || (uint64_t)ms > (f->size - end - 4) / 8) {
-            err_printf(err, errlen, "%s: offset %llu: mapping_size: %d does not fit in the file", name,
-                   (unsigned long long)end, (int)ms);
-            return -1;
-        }
-        int32_t *m = malloc((size_t)ms * 2 * sizeof *m);
-        unsigned char *buf = malloc((size_t)ms * 8);
-        if (!m || !buf) {
-            free(m);
-            free(buf);
-            err_printf(err, errlen, "%s: out of memory", name);
-            return -1;
-        }
-        if (rd(f, buf, (size_t)ms * 8, end + 4, "mapping", err, errlen) != 0) {
-            free(m);
-            free(buf);
-            return -1;
-        }
-        for (int32_t i = 0; i < 2 * ms; i++)
-            m[i] = (int32_t)get32(buf + 4 * i, f->be);
-        free(buf);
-        *mapping = m;
-        *mapping_size = ms;
-        end += 4 + 8 * (uint64_t)ms;
     } else if (f->size == end + 4) {
         /* serial API: an i32 mapping_size = 0 follows META2 */
+        unsigned char h[4];
         if (rd(f, h, 4, end, "mapping_size", err, errlen) != 0)
             return -1;
         if (get32(h, f->be) != 0) {

@@ -959,6 +959,91 @@ static void start_row(cube_reader *r, const xmlChar **attrs, int nattrs)
     r->text_line = current_line(r);
 }
 
+/* A child of <cube>: an attribute, or one of its sections.  1 when it
+ * was taken (or failed), 0 when <cube> has no such child. */
+static int start_in_cube(cube_reader *r, const char *name, const xmlChar **attrs, int na)
+{
+    /* The definitions must be complete when <severity> opens: the row
+     * width and the thread order are fixed there, and the streaming
+     * reader has already handed the definitions out.  (Metrics, cnodes
+     * or threads defined later were accepted silently, with rows read
+     * before them not matching; a second <severity> leaked the first
+     * one's buffers.) */
+    if (r->defs_done && (strcmp(name, "metrics") == 0 || strcmp(name, "program") == 0 ||
+                         strcmp(name, "system") == 0 || strcmp(name, "severity") == 0)) {
+        fail(r, "expected </cube> after </severity>, found <%s> (the definitions must "
+                "come before the severity data, and there is only one <severity>)", name);
+        return 1;
+    }
+    if (strcmp(name, "attr") == 0) {
+        strbuf buf = {0}, buf2 = {0};
+        const char *key = get_attr(r, attrs, na, "key", 0, &buf);
+        const char *value = r->failed ? NULL : get_attr(r, attrs, na, "value", 0, &buf2);
+        if (!r->failed && (!key || !value))
+            fail(r, "<attr> needs the attributes key and value");
+        else if (!r->failed && model_set_attr(r->cube, key, value) != 0)
+            fail_oom(r);
+        strbuf_free(&buf);
+        strbuf_free(&buf2);
+        push(r, E_ATTR);
+        return 1;
+    }
+    if (strcmp(name, "doc") == 0)
+        { push(r, E_DOC); return 1; }
+    if (strcmp(name, "metrics") == 0)
+        { push(r, E_METRICS); return 1; }
+    if (strcmp(name, "program") == 0)
+        { push(r, E_PROGRAM); return 1; }
+    if (strcmp(name, "system") == 0)
+        { push(r, E_SYSTEM); return 1; }
+    if (strcmp(name, "severity") == 0) {
+        prepare_severity(r);
+        push(r, E_SEVERITY);
+        return 1;
+    }
+    return 0;
+}
+
+/* A child of a metric, region or system entity (frame f): a nested
+ * entity of the next level, or one of its text fields.  1 when it was
+ * taken (or failed), 0 when the entity has no such child. */
+static int start_in_entity(cube_reader *r, frame *f, const char *name, const xmlChar **attrs,
+                           int na)
+{
+    if (f->kind == E_METRIC && strcmp(name, "metric") == 0)
+        { start_metric(r, f, attrs, na); return 1; }
+    if (f->kind == E_MACHINE && strcmp(name, "node") == 0)
+        { start_system_item(r, f, E_NODE, name, attrs, na); return 1; }
+    if (f->kind == E_NODE && strcmp(name, "process") == 0)
+        { start_system_item(r, f, E_PROCESS, name, attrs, na); return 1; }
+    if (f->kind == E_PROCESS && strcmp(name, "thread") == 0)
+        { start_system_item(r, f, E_THREAD, name, attrs, na); return 1; }
+    int slot = text_slot(fields_of(f->kind), name);
+    if (slot >= 0 && f->entity) {
+        /* The entity was created when its first child element opened, so
+         * a text child after that has nothing to go into: an error, not a
+         * silent drop (a late <val>VOID</val> would let the metric's rows
+         * through). */
+        const char *child = f->kind == E_METRIC    ? "metric"
+                            : f->kind == E_MACHINE ? "node"
+                            : f->kind == E_NODE    ? "process"
+                                                   : "thread";
+        fail(r, "expected <%s> or </%s>, found <%s> (the text children of <%s> must "
+                "come before its <%s> children)",
+             child, elem_names[f->kind], name, elem_names[f->kind], child);
+        return 1;
+    }
+    if (slot >= 0) {
+        frame *t = push(r, E_TEXT);
+        if (t) {
+            t->field = slot;
+            strbuf_clear(&r->text);
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
                      const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
                      int nb_attributes, int nb_defaulted, const xmlChar **attrs)
@@ -977,52 +1062,14 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
             start_cube(r, attrs, na);
         return;
     }
-    const char *const *fields;
-    int slot;
     switch (f->kind) {
     case E_MATRIX: /* the hot path first */
         if (strcmp(name, "row") == 0)
             { start_row(r, attrs, na); return; }
         break;
     case E_CUBE:
-        /* The definitions must be complete when <severity> opens: the row
-         * width and the thread order are fixed there, and the streaming
-         * reader has already handed the definitions out.  (Metrics, cnodes
-         * or threads defined later were accepted silently, with rows read
-         * before them not matching; a second <severity> leaked the first
-         * one's buffers.) */
-        if (r->defs_done && (strcmp(name, "metrics") == 0 || strcmp(name, "program") == 0 ||
-                             strcmp(name, "system") == 0 || strcmp(name, "severity") == 0)) {
-            fail(r, "expected </cube> after </severity>, found <%s> (the definitions must "
-                    "come before the severity data, and there is only one <severity>)", name);
+        if (start_in_cube(r, name, attrs, na))
             return;
-        }
-        if (strcmp(name, "attr") == 0) {
-            strbuf buf = {0}, buf2 = {0};
-            const char *key = get_attr(r, attrs, na, "key", 0, &buf);
-            const char *value = r->failed ? NULL : get_attr(r, attrs, na, "value", 0, &buf2);
-            if (!r->failed && (!key || !value))
-                fail(r, "<attr> needs the attributes key and value");
-            else if (!r->failed && model_set_attr(r->cube, key, value) != 0)
-                fail_oom(r);
-            strbuf_free(&buf);
-            strbuf_free(&buf2);
-            push(r, E_ATTR);
-            return;
-        }
-        if (strcmp(name, "doc") == 0)
-            { push(r, E_DOC); return; }
-        if (strcmp(name, "metrics") == 0)
-            { push(r, E_METRICS); return; }
-        if (strcmp(name, "program") == 0)
-            { push(r, E_PROGRAM); return; }
-        if (strcmp(name, "system") == 0)
-            { push(r, E_SYSTEM); return; }
-        if (strcmp(name, "severity") == 0) {
-            prepare_severity(r);
-            push(r, E_SEVERITY);
-            return;
-        }
         break;
     case E_DOC:
         if (strcmp(name, "mirrors") == 0)
@@ -1070,45 +1117,13 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
             { start_matrix(r, attrs, na); return; }
         break;
     case E_METRIC:
-        if (strcmp(name, "metric") == 0)
-            { start_metric(r, f, attrs, na); return; }
-        /* the other children of a metric are text, as for the kinds below */
-        /* fall through */
     case E_REGION:
     case E_MACHINE:
     case E_NODE:
     case E_PROCESS:
     case E_THREAD:
-        if (f->kind == E_MACHINE && strcmp(name, "node") == 0)
-            { start_system_item(r, f, E_NODE, name, attrs, na); return; }
-        if (f->kind == E_NODE && strcmp(name, "process") == 0)
-            { start_system_item(r, f, E_PROCESS, name, attrs, na); return; }
-        if (f->kind == E_PROCESS && strcmp(name, "thread") == 0)
-            { start_system_item(r, f, E_THREAD, name, attrs, na); return; }
-        fields = fields_of(f->kind);
-        slot = text_slot(fields, name);
-        if (slot >= 0 && f->entity) {
-            /* The entity was created when its first child element opened, so
-             * a text child after that has nothing to go into: an error, not a
-             * silent drop (a late <val>VOID</val> would let the metric's rows
-             * through). */
-            const char *child = f->kind == E_METRIC    ? "metric"
-                                : f->kind == E_MACHINE ? "node"
-                                : f->kind == E_NODE    ? "process"
-                                                       : "thread";
-            fail(r, "expected <%s> or </%s>, found <%s> (the text children of <%s> must "
-                    "come before its <%s> children)",
-                 child, elem_names[f->kind], name, elem_names[f->kind], child);
+        if (start_in_entity(r, f, name, attrs, na))
             return;
-        }
-        if (slot >= 0) {
-            frame *t = push(r, E_TEXT);
-            if (t) {
-                t->field = slot;
-                strbuf_clear(&r->text);
-            }
-            return;
-        }
         break;
     default:
         break;
