@@ -965,10 +965,9 @@ static int start_in_cube(cube_reader *r, const char *name, const xmlChar **attrs
 {
     /* The definitions must be complete when <severity> opens: the row
      * width and the thread order are fixed there, and the streaming
-     * reader has already handed the definitions out.  (Metrics, cnodes
-     * or threads defined later were accepted silently, with rows read
-     * before them not matching; a second <severity> leaked the first
-     * one's buffers.) */
+     * reader has already handed the definitions out, so a metric, call
+     * path or thread defined later could not match the rows read before
+     * it, and a second <severity> would start over rows already given. */
     if (r->defs_done && (strcmp(name, "metrics") == 0 || strcmp(name, "program") == 0 ||
                          strcmp(name, "system") == 0 || strcmp(name, "severity") == 0)) {
         fail(r, "expected </cube> after </severity>, found <%s> (the definitions must "
