@@ -154,6 +154,26 @@ const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char
     return NULL;
 }
 
+int cli_each_listed_metric(const cube_t *c, const char *file, const char *opt, const char *list,
+                           int (*each)(void *user, const cube_metric *m), void *user)
+{
+    for (const char *s = list;;) {
+        size_t k = strcspn(s, ",");
+        char *name = strndup(s, k);
+        if (!name) {
+            cli_error("out of memory");
+            return -1;
+        }
+        const cube_metric *m = cli_find_metric(c, file, opt, name);
+        free(name);
+        if (!m || each(user, m) != 0)
+            return -1;
+        if (!s[k])
+            return 0;
+        s += k + 1;
+    }
+}
+
 void cli_print_double(FILE *fp, double v)
 {
     char buf[CUBE_DOUBLE_BUFSIZE];

@@ -51,6 +51,12 @@ void cli_print_warnings(const cube_t *c);
  * several metrics share (their unique names listed), or VOID. */
 const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char *opt,
                                    const char *name);
+/* Each metric of the comma-separated `list` given with option `opt`, found
+ * by cli_find_metric, passed to `each` in the order of the list.  0, or -1
+ * after printing why (a name not found, out of memory) or when `each`
+ * returned -1 (it prints its own error). */
+int cli_each_listed_metric(const cube_t *c, const char *file, const char *opt, const char *list,
+                           int (*each)(void *user, const cube_metric *m), void *user);
 
 /* Print a double in the shortest form that reads back exactly. */
 void cli_print_double(FILE *fp, double v);

@@ -448,6 +448,22 @@ static const cube_metric *root_metric(const cube_metric *m)
     return m;
 }
 
+/* The metrics chosen so far, each once (room for every metric). */
+typedef struct {
+    const cube_metric **items;
+    size_t count;
+} metric_list;
+
+static int add_once(void *user, const cube_metric *m)
+{
+    metric_list *l = user;
+    for (size_t i = 0; i < l->count; i++)
+        if (l->items[i] == m)
+            return 0;
+    l->items[l->count++] = m;
+    return 0;
+}
+
 /* The metrics of -m, in order, without repeats; NULL after an error. */
 static const cube_metric **select_metrics(const cube_t *c, const char *arg, const char *name,
                                           size_t *count)
@@ -481,30 +497,12 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
         *count = n;
         return out;
     }
-    for (const char *p = arg;;) {
-        size_t k = strcspn(p, ",");
-        char *uniq = strndup(p, k);
-        if (!uniq) {
-            free(out);
-            cli_error("out of memory");
-            return NULL;
-        }
-        const cube_metric *m = cli_find_metric(c, name, "-m", uniq);
-        free(uniq);
-        if (!m) {
-            free(out);
-            return NULL;
-        }
-        int seen = 0;
-        for (size_t i = 0; i < n; i++)
-            seen |= out[i] == m;
-        if (!seen)
-            out[n++] = m;
-        if (!p[k])
-            break;
-        p += k + 1;
+    metric_list list = {out, 0};
+    if (cli_each_listed_metric(c, name, "-m", arg, add_once, &list) != 0) {
+        free(out);
+        return NULL;
     }
-    *count = n;
+    *count = list.count;
     return out;
 }
 

@@ -117,27 +117,10 @@ static int add_metric(plan *p, const cube_metric *met)
     return 0;
 }
 
-/* The metrics of -m, appended; -1 after an error. */
-static int add_named_metrics(plan *p, const char *list)
+/* One metric of -m, appended (cli_each_listed_metric); -1 after an error. */
+static int add_listed_metric(void *user, const cube_metric *m)
 {
-    const char *name = p->o->input;
-    for (const char *s = list;;) {
-        size_t k = strcspn(s, ",");
-        char *uniq = strndup(s, k);
-        if (!uniq) {
-            cli_error("out of memory");
-            return -1;
-        }
-        const cube_metric *m = cli_find_metric(p->defs, name, "-m", uniq);
-        free(uniq);
-        if (!m)
-            return -1;
-        if (add_metric(p, m) != 0)
-            return -1;
-        if (!s[k])
-            return 0;
-        s += k + 1;
-    }
+    return add_metric(user, m);
 }
 
 /* The call paths of -r (every call path calling a named region, in the
@@ -204,7 +187,8 @@ static int plan_setup(void *user, const cube_t *defs)
             return -1;
     }
     if (o->metrics) {
-        if (add_named_metrics(p, o->metrics) != 0)
+        if (cli_each_listed_metric(p->defs, p->o->input, "-m", o->metrics, add_listed_metric,
+                                   p) != 0)
             return -1;
     } else if (o->mode != MODE_TOP) {
         /* CubeLib's default: time, else the metric with id 0 */
