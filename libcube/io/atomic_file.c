@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "io/atomic_file_private.h"
+#include "io/temp_files_private.h"
 #include "cube.h"
 #include "core/util_private.h"
 #include "io/xml_out_private.h"
@@ -40,7 +41,12 @@ static mode_t current_umask(void)
     return mask;
 }
 
-int atomic_file_create(const char *path, temp_file **tmp_out, char *err, size_t errlen)
+/* Create the temporary file for `path` ("PATH.tmp.XXXXXX", registered in
+ * temp_files_private.h so that a signal handler can remove it), with the mode the
+ * output will have (that of the file it replaces, or 0666 less the
+ * umask).  Returns its descriptor and sets *tmp, or -1 with the message
+ * ("out of memory" or "PATH: cannot create the output: ...") in `err`. */
+static int atomic_file_create(const char *path, temp_file **tmp_out, char *err, size_t errlen)
 {
     size_t n = strlen(path);
     char *name = malloc(n + 16);
@@ -70,7 +76,10 @@ int atomic_file_create(const char *path, temp_file **tmp_out, char *err, size_t 
     return fd;
 }
 
-int atomic_file_commit(temp_file *tmp, const char *path, char *err, size_t errlen)
+/* Sync the written, closed temporary file and rename it over `path`.  0,
+ * or -1 with "PATH: cannot replace the output: ..." in `err` (the
+ * temporary file is then removed).  Releases `tmp` in both cases. */
+static int atomic_file_commit(temp_file *tmp, const char *path, char *err, size_t errlen)
 {
     int rc = 0;
     const char *name = temp_file_path(tmp);
@@ -90,7 +99,8 @@ int atomic_file_commit(temp_file *tmp, const char *path, char *err, size_t errle
     return rc;
 }
 
-void atomic_file_abort(temp_file *tmp)
+/* Remove the temporary file after a failed write and release it. */
+static void atomic_file_abort(temp_file *tmp)
 {
     if (!tmp)
         return;
