@@ -45,8 +45,8 @@
  * shared library's soname (libcube.so.MAJOR); MINOR with additions; PATCH
  * with fixes that change no interface.
  * ------------------------------------------------------------------------ */
-#define CUBE_VERSION_MAJOR 0
-#define CUBE_VERSION_MINOR 1
+#define CUBE_VERSION_MAJOR 1
+#define CUBE_VERSION_MINOR 0
 #define CUBE_VERSION_PATCH 0
 
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for comparisons in #if */
@@ -72,11 +72,63 @@ extern "C" {
 CUBE_API const char *cube_version(void);
 
 /* ------------------------------------------------------------------------
- * The entities of the performance space.  Their fields are public so that
- * tools can read them directly; change them only through the functions
- * below.  Every entity has `id` (the label read from a file, or assigned in
- * creation order) and `index` (its position in definition order, dense from
- * 0; what rows and arrays are indexed by).
+ * Errors: one model for every function (libcube(3), ERRORS).
+ *
+ *  - A function that fails says so by its return value: -1 for int, NULL
+ *    for a pointer (some also return NULL when there is nothing to
+ *    return; each says so), as documented with each function.
+ *  - Why, as a stable code and a one-line message, is kept by the handle
+ *    the function works on: cube_error_code() and cube_error() for a
+ *    cube_t, cube_reader_error_code() and cube_reader_error() for a
+ *    reader, and so on for every handle that a failing function changes.
+ *    The next successful call on the handle clears them (CUBE_OK, "").
+ *  - Functions without such a handle (those that create one from a path,
+ *    those that only read a const handle and may run in several threads
+ *    at once, and those that work on plain values) take a last argument
+ *    `cube_status *status`: set to CUBE_OK and "" on success, to the code
+ *    and message on failure; NULL when the caller does not want them.
+ *  - Functions that take no argument to report through (cube_create,
+ *    cube_union_create, cube_statfile_create, cube_tree_walk_start,
+ *    cube_call_path, cube_xml_escape) fail only for lack of memory:
+ *    NULL means CUBE_ENOMEM.
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+    CUBE_OK = 0,
+    CUBE_ENOMEM = 1,       /* out of memory */
+    CUBE_EIO = 2,          /* opening, reading, writing or renaming a file failed */
+    CUBE_EFORMAT = 3,      /* the input is not a well-formed file of its format */
+    CUBE_EUNSUPPORTED = 4, /* a well-formed file of a kind or version libcube does not read */
+    CUBE_EINVAL = 5,       /* an invalid argument: NULL where a value is needed, an unknown
+                              name or enum value, an index out of range, NaN, text that is
+                              not a number */
+    CUBE_ESTATE = 6,       /* a call out of order (rows after cube_view_finish, ...) */
+    CUBE_EMISMATCH = 7,    /* experiments that cannot be lined up */
+    CUBE_ECANCELED = 8     /* cube_remove_temp_files ran: no more writing to paths */
+} cube_code;
+
+/* The size of a status message, terminating NUL included; longer
+ * messages are cut short. */
+#define CUBE_MESSAGE_SIZE 1024
+
+typedef struct cube_status {
+    cube_code code;
+    char message[CUBE_MESSAGE_SIZE]; /* "" with CUBE_OK */
+} cube_status;
+
+/* A short text for a code ("out of memory", ...); never NULL. */
+CUBE_API const char *cube_code_text(cube_code code);
+
+/* ------------------------------------------------------------------------
+ * The entities of the performance space.  They are opaque: the library
+ * allocates them, owns them until cube_free, and programs read them
+ * through the accessors below and change them only through the functions
+ * further down.  Every entity has an id (the label read from a file, or
+ * assigned in creation order) and an index (its position in definition
+ * order, dense from 0; what rows and arrays are indexed by).  Strings are
+ * never NULL ("" when absent) and live as long as the experiment.  An
+ * accessor given NULL returns 0, -1 (ids, lines), "" or NULL; a child or
+ * member index out of range gives NULL.
  * ------------------------------------------------------------------------ */
 
 typedef struct cube_t cube_t;
@@ -89,75 +141,77 @@ typedef struct cube_process cube_process;
 typedef struct cube_thread cube_thread;
 typedef struct cube_cartesian cube_cartesian;
 
-struct cube_metric {
-    int64_t id;
-    size_t index;
-    char *disp_name, *uniq_name, *dtype, *uom, *val, *url, *descr;
-    cube_metric *parent;
-    cube_metric **children;
-    size_t num_children, children_cap;
-    int is_void; /* val is VOID, or an ancestor's is: carries no data */
-};
+/* Metrics: a tree.  A metric is VOID when its value type (val) is "VOID"
+ * or an ancestor's is: it carries no data. */
+CUBE_API int64_t cube_metric_id(const cube_metric *m);
+CUBE_API size_t cube_metric_index(const cube_metric *m);
+CUBE_API const char *cube_metric_disp_name(const cube_metric *m);
+CUBE_API const char *cube_metric_uniq_name(const cube_metric *m);
+CUBE_API const char *cube_metric_dtype(const cube_metric *m);
+CUBE_API const char *cube_metric_uom(const cube_metric *m);
+CUBE_API const char *cube_metric_val(const cube_metric *m);
+CUBE_API const char *cube_metric_url(const cube_metric *m);
+CUBE_API const char *cube_metric_descr(const cube_metric *m);
+CUBE_API cube_metric *cube_metric_parent(const cube_metric *m); /* NULL for a root */
+CUBE_API size_t cube_metric_num_children(const cube_metric *m);
+CUBE_API cube_metric *cube_metric_child(const cube_metric *m, size_t i);
+CUBE_API int cube_metric_is_void(const cube_metric *m);
 
-struct cube_region {
-    int64_t id;
-    size_t index;
-    char *name, *mod, *url, *descr;
-    long begin_line, end_line; /* -1: unknown */
-};
+/* Regions (the program's functions, loops, ...). */
+CUBE_API int64_t cube_region_id(const cube_region *r);
+CUBE_API size_t cube_region_index(const cube_region *r);
+CUBE_API const char *cube_region_name(const cube_region *r);
+CUBE_API const char *cube_region_mod(const cube_region *r);
+CUBE_API const char *cube_region_url(const cube_region *r);
+CUBE_API const char *cube_region_descr(const cube_region *r);
+CUBE_API long cube_region_begin_line(const cube_region *r); /* -1: unknown */
+CUBE_API long cube_region_end_line(const cube_region *r);   /* -1: unknown */
 
-struct cube_cnode {
-    int64_t id;
-    size_t index;
-    cube_region *callee;
-    /* Call-site module, "" when unknown.  The string belongs to the model
-     * and is shared by every cnode with the same module (one copy each, a
-     * million call paths repeat a few hundred modules): read it, never
-     * modify, free or replace it; it lives until cube_free.  (char *, not
-     * const char *, only for compatibility with existing callers.)  The
-     * cnode itself is likewise the model's, allocated with the others in
-     * large blocks: never free or realloc one. */
-    char *mod;
-    long line;    /* call-site line, -1 when unknown */
-    cube_cnode *parent;
-    cube_cnode **children;
-    size_t num_children, children_cap;
-};
+/* Call-tree nodes (call paths).  The call-site module is shared by every
+ * cnode with the same module (one copy each). */
+CUBE_API int64_t cube_cnode_id(const cube_cnode *cn);
+CUBE_API size_t cube_cnode_index(const cube_cnode *cn);
+CUBE_API cube_region *cube_cnode_callee(const cube_cnode *cn);
+CUBE_API const char *cube_cnode_mod(const cube_cnode *cn); /* "" when unknown */
+CUBE_API long cube_cnode_line(const cube_cnode *cn);       /* -1 when unknown */
+CUBE_API cube_cnode *cube_cnode_parent(const cube_cnode *cn); /* NULL for a root */
+CUBE_API size_t cube_cnode_num_children(const cube_cnode *cn);
+CUBE_API cube_cnode *cube_cnode_child(const cube_cnode *cn, size_t i);
+/* 0 for a root, its parent's plus 1 otherwise. */
+CUBE_API size_t cube_cnode_depth(const cube_cnode *cn);
 
-struct cube_machine {
-    int64_t id;
-    size_t index;
-    char *name, *descr;
-    cube_node **nodes;
-    size_t num_nodes, nodes_cap;
-};
+/* The system tree: machines hold nodes, nodes processes, processes
+ * threads.  A thread's index is the position of its value in every
+ * severity row. */
+CUBE_API int64_t cube_machine_id(const cube_machine *m);
+CUBE_API size_t cube_machine_index(const cube_machine *m);
+CUBE_API const char *cube_machine_name(const cube_machine *m);
+CUBE_API const char *cube_machine_descr(const cube_machine *m);
+CUBE_API size_t cube_machine_num_nodes(const cube_machine *m);
+CUBE_API cube_node *cube_machine_node(const cube_machine *m, size_t i);
 
-struct cube_node {
-    int64_t id;
-    size_t index;
-    char *name;
-    cube_machine *machine;
-    cube_process **processes;
-    size_t num_processes, processes_cap;
-};
+CUBE_API int64_t cube_node_id(const cube_node *n);
+CUBE_API size_t cube_node_index(const cube_node *n);
+CUBE_API const char *cube_node_name(const cube_node *n);
+CUBE_API cube_machine *cube_node_machine(const cube_node *n);
+CUBE_API size_t cube_node_num_processes(const cube_node *n);
+CUBE_API cube_process *cube_node_process(const cube_node *n, size_t i);
 
-struct cube_process {
-    int64_t id;
-    size_t index;
-    char *name;
-    int64_t rank;
-    cube_node *node;
-    cube_thread **threads;
-    size_t num_threads, threads_cap;
-};
+CUBE_API int64_t cube_process_id(const cube_process *p);
+CUBE_API size_t cube_process_index(const cube_process *p);
+CUBE_API const char *cube_process_name(const cube_process *p);
+CUBE_API int64_t cube_process_rank(const cube_process *p);
+CUBE_API cube_node *cube_process_node(const cube_process *p);
+CUBE_API size_t cube_process_num_threads(const cube_process *p);
+CUBE_API cube_thread *cube_process_thread(const cube_process *p, size_t i);
 
-struct cube_thread {
-    int64_t id;
-    size_t index; /* position of this thread's value in every severity row */
-    char *name;
-    int64_t rank;
-    cube_process *process;
-};
+CUBE_API int64_t cube_thread_id(const cube_thread *t);
+CUBE_API size_t cube_thread_index(const cube_thread *t);
+CUBE_API const char *cube_thread_name(const cube_thread *t);
+CUBE_API int64_t cube_thread_rank(const cube_thread *t);
+CUBE_API cube_process *cube_thread_process(const cube_thread *t);
+
+/* Cartesian topologies. */
 
 /* What a topology coordinate refers to. */
 typedef enum {
@@ -167,26 +221,30 @@ typedef enum {
     CUBE_COORD_MACHINE
 } cube_coord_kind;
 
+/* One mapped entity (the library's, read-only). */
 typedef struct cube_coord {
     cube_coord_kind kind;
-    void *entity; /* cube_thread*, cube_process*, cube_node* or cube_machine* */
-    long *coords; /* ndims values */
+    void *entity;        /* cube_thread*, cube_process*, cube_node* or cube_machine* */
+    const long *coords;  /* ndims values */
 } cube_coord;
 
-struct cube_cartesian {
-    size_t index;
-    char *name;       /* "" when unnamed */
-    long ndims;
-    long *dims;       /* size of each dimension */
-    int *periods;     /* 1 periodic, 0 not */
-    char **dim_names; /* NULL, or ndims names */
-    cube_coord *coords;
-    size_t num_coords, coords_cap;
-};
+CUBE_API size_t cube_cart_index(const cube_cartesian *cart);
+CUBE_API const char *cube_cart_name(const cube_cartesian *cart); /* "" when unnamed */
+CUBE_API long cube_cart_ndims(const cube_cartesian *cart);
+/* Size of dimension d, and whether it is periodic (1) or not (0); 0 when
+ * d is out of range. */
+CUBE_API long cube_cart_dim(const cube_cartesian *cart, long d);
+CUBE_API int cube_cart_period(const cube_cartesian *cart, long d);
+/* Name of dimension d; NULL when the dimensions are unnamed. */
+CUBE_API const char *cube_cart_dim_name(const cube_cartesian *cart, long d);
+CUBE_API size_t cube_cart_num_coords(const cube_cartesian *cart);
+CUBE_API const cube_coord *cube_cart_coord(const cube_cartesian *cart, size_t i);
 
 /* ------------------------------------------------------------------------
  * The CUBE3 C writer API (CUBE3 manual, "Writer Library in C").
- * Functions returning a pointer return NULL on error (cube_error says why).
+ * Functions returning a pointer return NULL on error; those returning
+ * void, as the original API has them, fail only through the handle:
+ * cube_error_code() is not CUBE_OK after the call.
  * ------------------------------------------------------------------------ */
 
 CUBE_API cube_t *cube_create(void);
@@ -244,11 +302,14 @@ CUBE_API int cube_def_coords_of(cube_t *c, cube_cartesian *cart, cube_coord_kind
                                 const long *coordv);
 
 /* ------------------------------------------------------------------------
- * Errors and warnings.  Every failing call leaves a one-line message on the
- * handle, "FILE:LINE: what was expected, what was found" for input errors.
- * Warnings (recoverable oddities of an input) are collected in order.
+ * Errors and warnings of a cube_t.  A failing call leaves its code and a
+ * one-line message on the handle, "FILE:LINE: what was expected, what was
+ * found" for input errors; the next successful call that changes the
+ * handle clears them.  Warnings (recoverable oddities of an input) are
+ * collected in order.
  * ------------------------------------------------------------------------ */
 
+CUBE_API cube_code cube_error_code(const cube_t *c);
 CUBE_API const char *cube_error(const cube_t *c); /* "" when there was no error */
 CUBE_API size_t cube_num_warnings(const cube_t *c);
 CUBE_API const char *cube_warning(const cube_t *c, size_t i);
@@ -265,7 +326,9 @@ CUBE_API int cube_read_fd(cube_t *c, int fd, const char *name);
 
 /* Streaming: the definitions first, then one row at a time.  Rows of a
  * file come in file order; a (metric, cnode) pair may come more than once
- * when the file repeats it. */
+ * when the file repeats it.  The open functions return NULL only when out
+ * of memory; a file that cannot be opened or read gives a reader whose
+ * error is set (cube_reader_error_code). */
 typedef struct cube_reader cube_reader;
 CUBE_API cube_reader *cube_reader_open(const char *path);
 CUBE_API cube_reader *cube_reader_open_fd(int fd, const char *name);
@@ -285,7 +348,9 @@ CUBE_API cube_reader *cube_reader_open_fd_with(int fd, const char *name, unsigne
 CUBE_API const cube_t *cube_reader_definitions(cube_reader *r);
 CUBE_API cube_t *cube_reader_take_definitions(cube_reader *r);
 /* 1: a row (values has cube_num_threads() values, valid until the next
- * call); 0: end of file; -1: error (cube_reader_error). */
+ * call); 0: end of file; -1: error (cube_reader_error_code,
+ * cube_reader_error).  An error of a reader is final: every later call
+ * fails with it. */
 CUBE_API int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cnode **cnode,
                                   const double **values);
 /* The same with the row's metric and cnode as indexes into the
@@ -302,6 +367,7 @@ CUBE_API int cube_reader_select_metrics(cube_reader *r, const unsigned char *wan
  * row repeated inside one).  cube_read lets the later values win where
  * they are given; a streaming consumer that adds rows up must handle it. */
 CUBE_API int cube_reader_row_may_repeat(const cube_reader *r);
+CUBE_API cube_code cube_reader_error_code(const cube_reader *r);
 CUBE_API const char *cube_reader_error(const cube_reader *r);
 CUBE_API size_t cube_reader_num_warnings(const cube_reader *r);
 CUBE_API const char *cube_reader_warning(const cube_reader *r, size_t i);
@@ -332,16 +398,16 @@ CUBE_API int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, c
 /* Any other output written the same way: a stream to write into (stdio),
  * backed by a temporary file next to `path` that cube_output_close renames
  * into place.  "-" is standard output; an existing file that is not a
- * regular one (a FIFO, /dev/stderr) is written in place.  NULL with the
- * message in `err` when the output cannot be made. */
+ * regular one (a FIFO, /dev/stderr) is written in place.  NULL, with
+ * `status` set, when the output cannot be made. */
 typedef struct cube_output cube_output;
-CUBE_API cube_output *cube_output_open(const char *path, char *err, size_t errlen);
+CUBE_API cube_output *cube_output_open(const char *path, cube_status *status);
 CUBE_API FILE *cube_output_stream(const cube_output *out);
 /* Close the stream and free `out`.  With `commit` the output is put in
- * place: 0, or -1 with the message in `err` (a write or the rename failed;
- * the temporary file is removed).  Without it (the program's own error)
- * the temporary file is removed and 0 returned. */
-CUBE_API int cube_output_close(cube_output *out, int commit, char *err, size_t errlen);
+ * place: 0, or -1 with `status` set (a write or the rename failed; the
+ * temporary file is removed).  Without it (the program's own error) the
+ * temporary file is removed and 0 returned. */
+CUBE_API int cube_output_close(cube_output *out, int commit, cube_status *status);
 
 /* ------------------------------------------------------------------------
  * The temporary files of the process.  Every write to a path above has a
@@ -441,38 +507,38 @@ CUBE_API int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *c
  * compensated (Neumaier) and taken in the order the rows were stored, so
  * the same file always gives the same totals.  0, or -1 when out of
  * memory. */
-CUBE_API int cube_metric_totals(const cube_t *c, double *totals);
-/* Depth of the call tree (1 for roots only, 0 when empty or out of
- * memory). */
+CUBE_API int cube_metric_totals(const cube_t *c, double *totals, cube_status *status);
+/* Depth of the call tree: 1 for roots only, 0 when empty. */
 CUBE_API size_t cube_cnode_depth_max(const cube_t *c);
 /* The call tree in preorder (roots in order, each node's children in
  * order) without recursion: the walk holds one entry per level of the
  * current call path, never one per call path.
  *   cube_tree_walk *w = cube_tree_walk_start(c);
  *   while ((cn = cube_tree_walk_next(w, &level))) ...   (level 0: a root)
- *   if (cube_tree_walk_failed(w)) ... out of memory
  *   cube_tree_walk_free(w);
+ * The walk takes all the memory it needs at the start: only
+ * cube_tree_walk_start can fail.
  * cube_tree_walk_root: the root of the call path returned last.  The tree
  * must not change during the walk. */
 typedef struct cube_tree_walk cube_tree_walk;
 CUBE_API cube_tree_walk *cube_tree_walk_start(const cube_t *c); /* NULL: out of memory */
 CUBE_API const cube_cnode *cube_tree_walk_next(cube_tree_walk *w, size_t *level);
 CUBE_API const cube_cnode *cube_tree_walk_root(const cube_tree_walk *w);
-CUBE_API int cube_tree_walk_failed(const cube_tree_walk *w);
 CUBE_API void cube_tree_walk_free(cube_tree_walk *w);
 /* Drop regions that no call-tree node refers to, and the mirrors when no
- * URL uses "@mirror@" (cube_clean --prune); returns how many regions were
- * dropped.  Call it after cube_read, before writing. */
-CUBE_API size_t cube_prune(cube_t *c);
+ * URL uses "@mirror@" (cube_clean --prune).  Call it after cube_read,
+ * before writing.  0 with the number of regions dropped in *num_dropped
+ * (when not NULL), or -1. */
+CUBE_API int cube_prune(cube_t *c, size_t *num_dropped);
 /* Format a double in the shortest form that reads back to the same value.
  * `buf` must hold at least CUBE_DOUBLE_BUFSIZE bytes; returns the length. */
 #define CUBE_DOUBLE_BUFSIZE 32
 CUBE_API int cube_format_double(double v, char *buf);
 /* Parse exactly the `len` bytes at `s` as a finite double, in any form
  * strtod takes in the "C" locale, whatever locale the program set ("16.5"
- * is 16.5 under a German locale too).  0, or -1 when the text is not a
- * finite number (*out is then unchanged). */
-CUBE_API int cube_parse_double(const char *s, size_t len, double *out);
+ * is 16.5 under a German locale too).  0, or -1 (CUBE_EINVAL) when the
+ * text is not a finite number (*out is then unchanged). */
+CUBE_API int cube_parse_double(const char *s, size_t len, double *out, cube_status *status);
 
 /* ------------------------------------------------------------------------
  * The CUBE algebra (cube_diff, cube_merge, cube_mean, cube_cmp).
@@ -520,15 +586,16 @@ CUBE_API const size_t *cube_union_metric_map(const cube_union *u, size_t k);
 CUBE_API const size_t *cube_union_cnode_map(const cube_union *u, size_t k);
 CUBE_API const size_t *cube_union_thread_map(const cube_union *u, size_t k);
 /* How many metrics, call paths and threads input k had (the lengths of its
- * maps); 0, or -1 when there is no input k. */
+ * maps); 0, or -1 (CUBE_EINVAL) when there is no input k. */
 CUBE_API int cube_union_input_size(const cube_union *u, size_t k, size_t *metrics, size_t *cnodes,
-                                   size_t *threads);
+                                   size_t *threads, cube_status *status);
 /* Does input k have the result's metric / call path / thread?  "Metric
  * data": the input has the metric and it is not VOID there. */
 CUBE_API int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_metric);
 CUBE_API int cube_union_input_has_metric_data(const cube_union *u, size_t k, size_t result_metric);
 CUBE_API int cube_union_input_has_cnode(const cube_union *u, size_t k, size_t result_cnode);
 CUBE_API int cube_union_input_has_thread(const cube_union *u, size_t k, size_t result_thread);
+CUBE_API cube_code cube_union_error_code(const cube_union *u);
 CUBE_API const char *cube_union_error(const cube_union *u);
 CUBE_API void cube_union_free(cube_union *u);
 
@@ -543,12 +610,16 @@ typedef enum {
  * plus a bounded read-ahead (two threads read the next inputs' rows while
  * the current one is added up; the result is that of reading them in
  * order).  Returns the result, whose warnings are the readers' warnings
- * about the inputs, or NULL with the message in `err`. */
+ * about the inputs, or NULL with `status` set. */
 CUBE_API cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
-                              cube_match match, cube_system_rule rule, char *err, size_t errlen);
+                              cube_match match, cube_system_rule rule, cube_status *status);
 
-/* Comparing two experiments (cube_cmp). */
+/* Comparing two experiments (cube_cmp).  The options grow with new
+ * versions: start from cube_compare_options_init(), which sets `size` to
+ * the size the program was compiled with (the library reads no field
+ * beyond it) and every field to its default. */
 typedef struct {
+    size_t size;               /* sizeof(cube_compare_options), set by _init */
     double rel_tol;            /* |a-b| <= rel_tol * max(|a|,|b|) counts as equal */
     double abs_tol;            /* |a-b| <= abs_tol counts as equal */
     const char *const *metrics;/* NULL, or names to compare (NULL-terminated): unique
@@ -561,6 +632,10 @@ typedef struct {
     void *warn_user;
 } cube_compare_options;
 
+/* The defaults: 2 ulp (rel_tol 2 * DBL_EPSILON), abs_tol DBL_MIN, every
+ * metric, 10 differences reported, no warning callback. */
+CUBE_API void cube_compare_options_init(cube_compare_options *options);
+
 /* One difference: what/where, and both values (absent = 0).  `what` is
  * "value", or "metric only in A", "metric only in B", "call path only in A",
  * "call path only in B", "thread only in A" or "thread only in B" for a
@@ -570,13 +645,13 @@ typedef void (*cube_difference_fn)(void *user, const char *what, const char *met
                                    const char *call_path, long long process_rank,
                                    long long thread_rank, double a, double b);
 
-/* 0 equal, 1 not equal (differences reported), -1 error (message in err).
- * *num_differences counts them all.  `options` NULL: the defaults (2 ulp,
- * DBL_MIN, every metric, 10 reported). */
+/* 0 equal, 1 not equal (differences reported), -1 error (`status` set;
+ * CUBE_EINVAL when options->size is not that of a known version).
+ * *num_differences counts them all.  `options` NULL: the defaults. */
 CUBE_API int cube_compare(const char *path_a, const char *path_b, cube_match match,
                           cube_system_rule rule, const cube_compare_options *options,
-                          cube_difference_fn report, void *user, size_t *num_differences, char *err,
-                          size_t errlen);
+                          cube_difference_fn report, void *user, size_t *num_differences,
+                          cube_status *status);
 
 /* The call path of a node as "root/child/.../node" (region names); the
  * caller frees it.  NULL when out of memory. */

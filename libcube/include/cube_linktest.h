@@ -55,7 +55,10 @@ typedef struct {
     const double *all_to_all_times;      /* N entries, NULL without all-to-all */
 } cube_linktest_permutation;
 
-CUBE_API cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen);
+/* Open a LinkTest file ("-" is not accepted: the reader seeks); NULL with
+ * `status` set (CUBE_EIO, CUBE_EFORMAT naming the byte offset,
+ * CUBE_EUNSUPPORTED, CUBE_ENOMEM) when it cannot be read. */
+CUBE_API cube_linktest *cube_linktest_open(const char *path, cube_status *status);
 
 /* Flags of cube_linktest_open_with. */
 /* Do not keep the access patterns (access_pattern is NULL): 8 bytes less
@@ -68,8 +71,8 @@ CUBE_API cube_linktest *cube_linktest_open(const char *path, char *err, size_t e
  * 8 N^2 bytes per iteration).  The structure of every rank's data is
  * still checked at open.  Ignored for LinkTest 1.x files. */
 #define CUBE_LINKTEST_NO_MATRICES 2u
-CUBE_API cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *err,
-                                                size_t errlen);
+CUBE_API cube_linktest *cube_linktest_open_with(const char *path, unsigned flags,
+                                                cube_status *status);
 CUBE_API void cube_linktest_free(cube_linktest *lt);
 
 /* Warnings about what was read on a best-effort basis (a file whose
@@ -90,9 +93,11 @@ CUBE_API const cube_linktest_permutation *cube_linktest_get_permutation(const cu
  * row[N], from the matrix or, without one, from the file.  0, or -1 with
  * the reason in cube_linktest_error(). */
 CUBE_API int cube_linktest_read_row(cube_linktest *lt, size_t iteration, size_t rank, double *row);
-/* Why the last call on the handle that can fail after open failed ("out
- * of memory", or a read error naming the file and the offset).  A handle
- * is used by one thread at a time. */
+/* Why the last call that changed the handle failed (CUBE_ENOMEM, or
+ * CUBE_EIO / CUBE_EFORMAT for a read error naming the file and the
+ * offset); CUBE_OK and "" after a successful one.  The functions that
+ * take a non-const handle need it to themselves. */
+CUBE_API cube_code cube_linktest_error_code(const cube_linktest *lt);
 CUBE_API const char *cube_linktest_error(const cube_linktest *lt);
 
 /* The container. */
@@ -109,8 +114,9 @@ CUBE_API int cube_linktest_unclosed(const cube_linktest *lt);
  * `partner` (row, column), in seconds.  Bandwidth, where shown, is
  * message_size / time (LinkTest's own convention).  Without the matrices
  * (CUBE_LINKTEST_NO_MATRICES) every pass reads the rows from the file.
- * Each function returning -1 (or (size_t)-1, or NULL) leaves the reason
- * in cube_linktest_error(): "out of memory", or a read error.
+ * Each function returning -1 or NULL leaves the reason on the handle
+ * (cube_linktest_error_code, cube_linktest_error): CUBE_ENOMEM, or a read
+ * error.
  * ------------------------------------------------------------------------ */
 
 #define CUBE_LINKTEST_ALL_ITERATIONS ((size_t)-1)
@@ -140,9 +146,10 @@ typedef struct {
 } cube_linktest_link;
 
 /* The k slowest measurements, slowest first (ties: lower iteration, rank,
- * partner first) into out[k].  Returns how many were written, or
- * (size_t)-1. */
-CUBE_API size_t cube_linktest_slowest(cube_linktest *lt, size_t k, cube_linktest_link *out);
+ * partner first) into out[k], how many into *count (fewer than k when the
+ * run has fewer).  0, or -1. */
+CUBE_API int cube_linktest_slowest(cube_linktest *lt, size_t k, cube_linktest_link *out,
+                                   size_t *count);
 
 /* cube_linktest_time_stats over all iterations and cube_linktest_slowest
  * together, sharing their passes (what a run summary shows).  0, or -1. */
@@ -160,7 +167,7 @@ typedef struct {
                                   the hosts' medians; -1: below; 0 */
 } cube_linktest_host;
 
-/* The number of distinct host names; (size_t)-1 when out of memory. */
+/* The number of distinct host names (counted when the file is opened). */
 CUBE_API size_t cube_linktest_num_hosts(const cube_linktest *lt);
 
 /* The hosts in the order of their first rank; free() the array.  NULL on
@@ -181,10 +188,9 @@ CUBE_API int cube_linktest_histogram(cube_linktest *lt, size_t num_bins, double 
  * "CUBE EXPORT", for how the matrix maps onto the dimensions.  Written
  * atomically to `path` ("-": standard output; gzip with CUBE_WRITE_GZIP =
  * 1 or a name ending in ".gz"), row by row without building the severity
- * matrix in memory.  0, or -1 with the message in err.
+ * matrix in memory.  0, or -1 with the reason on the handle.
  * ------------------------------------------------------------------------ */
-CUBE_API int cube_linktest_write_cube(const cube_linktest *lt, const char *path, unsigned flags,
-                                      char *err, size_t errlen);
+CUBE_API int cube_linktest_write_cube(cube_linktest *lt, const char *path, unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -65,6 +65,9 @@ CUBE_API void cube_statfile_free(cube_statfile *s);
  * maximum, variance >= 0, enter <= exit, sum = count x mean within the
  * rounding of the printed digits) are warnings naming the line. */
 CUBE_API int cube_statfile_read(cube_statfile *s, const char *path);
+/* Why the last call that changed the handle failed; CUBE_OK and "" after
+ * a successful one. */
+CUBE_API cube_code cube_statfile_error_code(const cube_statfile *s);
 CUBE_API const char *cube_statfile_error(const cube_statfile *s);
 CUBE_API size_t cube_statfile_num_warnings(const cube_statfile *s);
 CUBE_API const char *cube_statfile_warning(const cube_statfile *s, size_t i);

@@ -41,11 +41,13 @@
  * inclusive value of the call-tree roots summed over all threads agrees
  * with the metric's total.  Maxima and minima are exact and need none.
  *
- * Errors are returned as codes (CUBE_VIEW_E*, all negative; 0 is success);
- * cube_view_strerror() names them.  Nothing here prints, exits or keeps
- * global state; objects may be used from different threads as long as one
- * object is not used by two at once.  A finished cube_view and a cube_flat
- * are read-only and may be shared.
+ * Errors follow the library's one model (cube.h, libcube(3) ERRORS): a
+ * function that changes a cube_view reports through it
+ * (cube_view_error_code, cube_view_error); those that create one, read a
+ * const handle or work on plain values take a `cube_status *`.  Nothing
+ * here prints, exits or keeps global state; objects may be used from
+ * different threads as long as one object is not used by two at once.  A
+ * finished cube_view and a cube_flat are read-only and may be shared.
  *
  * This header is meant to be included by cube.h; it can also be included
  * on its own.
@@ -60,20 +62,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ------------------------------------------------------------------------
- * Error codes.
- * ------------------------------------------------------------------------ */
-
-#define CUBE_VIEW_OK 0
-#define CUBE_VIEW_ENOMEM (-1) /* out of memory */
-#define CUBE_VIEW_EINVAL (-2) /* a NULL argument, an unknown enum value, NaN given to the
-                                 statistics (view rows are not checked) */
-#define CUBE_VIEW_ESTATE (-3) /* rows added after cube_view_finish, or read before it */
-#define CUBE_VIEW_ETREE (-4)  /* a call-tree node is defined before its parent */
-
-/* A short text for a code ("out of memory", ...); never NULL. */
-CUBE_API const char *cube_view_strerror(int code);
 
 /* ------------------------------------------------------------------------
  * How the values of a metric combine.
@@ -127,7 +115,7 @@ typedef enum {
  * (or one value per call path, summed over all threads).
  *
  *   cube_view *v = cube_view_create(defs, met, CUBE_METRIC_EXCLUSIVE,
- *                                   CUBE_CALL_INCLUSIVE, 0, &err);
+ *                                   CUBE_CALL_INCLUSIVE, 0, &status);
  *   then either   cube_view_add_stored(v)               (rows held in defs)
  *   or, streaming: while (cube_reader_next_row(r, &m, &n, &vals) == 1)
  *                      cube_view_add_row(v, m, n, vals); (others are ignored)
@@ -149,10 +137,12 @@ typedef struct cube_view cube_view;
 /* A view of metric `met` of the experiment whose definitions are `defs`
  * (a cube_t from cube_read, from the writer API or from
  * cube_reader_definitions).  `defs` and `met` must outlive the view.
- * NULL on error, with the code in *err when `err` is not NULL. */
+ * NULL on error, with `status` set (CUBE_EINVAL: a NULL argument or an
+ * unknown flavour; CUBE_ENOMEM). */
 CUBE_API cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
                                      cube_metric_flavour metric_flavour,
-                                     cube_call_flavour call_flavour, unsigned flags, int *err);
+                                     cube_call_flavour call_flavour, unsigned flags,
+                                     cube_status *status);
 /* Does a row of metric `met` contribute to the view?  The view's metric,
  * and in the metric-exclusive flavour its non-VOID child metrics. */
 CUBE_API int cube_view_wants(const cube_view *v, const cube_metric *met);
@@ -161,22 +151,27 @@ CUBE_API int cube_view_wants(const cube_view *v, const cube_metric *met);
  * view does not want are ignored (return 0), so a streaming loop may pass
  * every row.  Rows are combined (added up, or the maximum or minimum kept):
  * a (metric, call path) given twice counts twice (cube_read keeps the later
- * one instead; see cube_reader_row_may_repeat).  0 or an error code. */
+ * one instead; see cube_reader_row_may_repeat).  0, or -1 (CUBE_ESTATE
+ * after cube_view_finish, CUBE_EINVAL, CUBE_ENOMEM). */
 CUBE_API int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
                                const double *values);
 /* Add every row of the view's metric (and children) stored in `defs`.  It
  * looks at each stored row once (read-only, safe on a shared handle); a
  * tool that needs several metrics can instead pass each row of one pass
- * over cube_row_at() to every view with cube_view_add_row. */
+ * over cube_row_at() to every view with cube_view_add_row.  0 or -1. */
 CUBE_API int cube_view_add_stored(cube_view *v);
 /* Compute the flavour (the call-inclusive sums); after this the view is
- * read-only.  0 or an error code (CUBE_VIEW_ETREE when a call-tree node
- * comes before its parent in index order). */
+ * read-only.  0 or -1 (CUBE_ESTATE when finished already). */
 CUBE_API int cube_view_finish(cube_view *v);
-/* create + add_stored + finish. */
+/* create + add_stored + finish; NULL with `status` set on error. */
 CUBE_API cube_view *cube_view_compute(const cube_t *c, const cube_metric *met,
                                       cube_metric_flavour metric_flavour,
-                                      cube_call_flavour call_flavour, unsigned flags, int *err);
+                                      cube_call_flavour call_flavour, unsigned flags,
+                                      cube_status *status);
+/* Why the last call that changed the view failed; CUBE_OK and "" after a
+ * successful one. */
+CUBE_API cube_code cube_view_error_code(const cube_view *v);
+CUBE_API const char *cube_view_error(const cube_view *v);
 CUBE_API void cube_view_free(cube_view *v);
 
 CUBE_API const cube_metric *cube_view_metric(const cube_view *v);
@@ -202,17 +197,18 @@ CUBE_API double cube_view_value(const cube_view *v, const cube_cnode *cnode, siz
  * it): cube_view_width() values into `out`, each the sum of the
  * call-exclusive values of every call path (= the sum of the call-tree
  * roots' inclusive values), or for a MAXDOUBLE (MINDOUBLE) metric their
- * largest (smallest); 0 where no call path has a row.  0 or an error
- * code. */
-CUBE_API int cube_view_total(const cube_view *v, double *out);
+ * largest (smallest); 0 where no call path has a row.  0, or -1
+ * (CUBE_ESTATE before cube_view_finish, CUBE_EINVAL). */
+CUBE_API int cube_view_total(const cube_view *v, double *out, cube_status *status);
 
 /* Every metric's value over all call paths and threads, in the chosen
  * metric flavour, into values[metric index] (cube_num_metrics() values):
  * what the metric tree of the Cube display shows, for a collapsed
  * (inclusive) or expanded (exclusive) node, when it is the leftmost tree.
  * VOID metrics are 0.  Totals combine by dtype (cube_metric_totals).
- * Needs the rows in `c` (cube_read).  0 or an error code. */
-CUBE_API int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values);
+ * Needs the rows in `c` (cube_read).  0 or -1. */
+CUBE_API int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values,
+                                     cube_status *status);
 
 /* ------------------------------------------------------------------------
  * The system tree.  From one value per thread (thread index order), the
@@ -221,16 +217,18 @@ CUBE_API int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavou
  * whole experiment.  Any output may be NULL.  These are the inclusive
  * values of the system tree (collapsed nodes).  The exclusive value of an
  * expanded process, node or machine is undefined (the Cube display shows
- * it as "-"): only threads have values of their own.  0 or an error code.
+ * it as "-"): only threads have values of their own.  0 or -1.
  * ------------------------------------------------------------------------ */
 CUBE_API int cube_system_sums(const cube_t *c, const double *thread_values, double *process_values,
-                              double *node_values, double *machine_values, double *total);
+                              double *node_values, double *machine_values, double *total,
+                              cube_status *status);
 /* The same, combining the threads' values as `how` says (a MAXDOUBLE
  * metric's process value is the largest of its threads' values).  An item
  * without threads gets 0. */
 CUBE_API int cube_system_combine(const cube_t *c, cube_combine_rule how,
                                  const double *thread_values, double *process_values,
-                                 double *node_values, double *machine_values, double *total);
+                                 double *node_values, double *machine_values, double *total,
+                                 cube_status *status);
 
 /* ------------------------------------------------------------------------
  * The flat profile (Cube display, "Flat view"; `cube_dump -r`,
@@ -298,10 +296,10 @@ typedef enum {
     CUBE_FLAT_SUBROUTINES
 } cube_flat_part;
 
-/* NULL on error, with the code in *err when `err` is not NULL:
- * CUBE_VIEW_EINVAL for a call-inclusive view, CUBE_VIEW_ESTATE for an
- * unfinished one.  The view may be freed afterwards. */
-CUBE_API cube_flat *cube_flat_create(const cube_view *v, int *err);
+/* NULL on error, with `status` set: CUBE_EINVAL for a call-inclusive
+ * view, CUBE_ESTATE for an unfinished one, CUBE_ENOMEM.  The view may be
+ * freed afterwards. */
+CUBE_API cube_flat *cube_flat_create(const cube_view *v, cube_status *status);
 CUBE_API size_t cube_flat_width(const cube_flat *f);
 /* The row of one region (cube_flat_width() values); NULL means all zero
  * (a row that exists can be all zero as well). */
@@ -436,12 +434,13 @@ CUBE_API double cube_value_in_mode(cube_value_mode mode, double value, const cub
  * "system-root-percent", "system-selection-percent", "peer-percent",
  * "peer-distribution", "external-percent".  NULL for an unknown mode. */
 CUBE_API const char *cube_value_mode_name(cube_value_mode mode);
-/* The mode of a name above; 0, or CUBE_VIEW_EINVAL for an unknown name. */
-CUBE_API int cube_value_mode_parse(const char *name, cube_value_mode *mode);
+/* The mode of a name above; 0, or -1 (CUBE_EINVAL) for an unknown name. */
+CUBE_API int cube_value_mode_parse(const char *name, cube_value_mode *mode, cube_status *status);
 /* The smallest and largest of n values (the peer references of one level
- * of the system tree, e.g. from cube_system_sums).  CUBE_VIEW_EINVAL when
- * n is 0 or a value is NaN. */
-CUBE_API int cube_peer_range(const double *values, size_t n, double *min, double *max);
+ * of the system tree, e.g. from cube_system_sums).  0, or -1 (CUBE_EINVAL)
+ * when n is 0 or a value is NaN. */
+CUBE_API int cube_peer_range(const double *values, size_t n, double *min, double *max,
+                             cube_status *status);
 
 /* ------------------------------------------------------------------------
  * Statistics of a value across locations (`cube_stat -%`): computed
@@ -469,7 +468,7 @@ CUBE_API int cube_peer_range(const double *values, size_t n, double *min, double
  *            prints none for n < 5; these are exact for every n >= 1.
  *
  * For n = 0, count and sum are 0 and everything else is NaN.  Values must
- * not be NaN (CUBE_VIEW_EINVAL); infinities are allowed (the sum and mean
+ * not be NaN (CUBE_EINVAL); infinities are allowed (the sum and mean
  * are then infinite, or NaN when both signs occur, and the variance NaN,
  * as IEEE arithmetic gives).  A variance that rounding would make negative
  * is 0.
@@ -481,10 +480,12 @@ typedef struct {
 } cube_stats;
 
 /* Statistics of values[0..n-1] (not modified; a sorted copy is made).
- * 0 or an error code. */
-CUBE_API int cube_stats_compute(const double *values, size_t n, cube_stats *st);
+ * 0 or -1. */
+CUBE_API int cube_stats_compute(const double *values, size_t n, cube_stats *st,
+                                cube_status *status);
 /* The same on values the caller has sorted ascending (no copy). */
-CUBE_API int cube_stats_of_sorted(const double *sorted, size_t n, cube_stats *st);
+CUBE_API int cube_stats_of_sorted(const double *sorted, size_t n, cube_stats *st,
+                                  cube_status *status);
 /* The type-7 quantile p (0 <= p <= 1) of sorted values; NaN when n is 0
  * or p is outside [0, 1]. */
 CUBE_API double cube_quantile_sorted(const double *sorted, size_t n, double p);
