@@ -75,11 +75,11 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
     if (stdin_uses > 1)
         cli_usage_error(usage, "standard input ('-') can be read only once");
 
-    char err[1024];
+    cube_status st;
     cube_t *result =
-        cube_combine(op, (const char *const *)argv + optind, n, match, rule, err, sizeof err);
+        cube_combine(op, (const char *const *)argv + optind, n, match, rule, &st);
     if (!result) {
-        cli_error("%s", err);
+        cli_error("%s", st.message);
         return EXIT_TROUBLE;
     }
     cli_print_warnings(result); /* the readers' warnings about the inputs */

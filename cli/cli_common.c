@@ -138,7 +138,7 @@ const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char
 {
     size_t n = 0;
     const cube_metric *m = *name ? cube_find_metric_named(c, name, &n) : NULL;
-    if (m && m->is_void) {
+    if (m && cube_metric_is_void(m)) {
         cli_error("%s: metric '%s' is VOID: it has no values", file, name);
         return NULL;
     }
@@ -174,6 +174,14 @@ int cli_each_listed_metric(const cube_t *c, const char *file, const char *opt, c
     }
 }
 
+int cli_cart_has_dim_names(const cube_cartesian *cart)
+{
+    for (long d = 0; d < cube_cart_ndims(cart); d++)
+        if (cube_cart_dim_name(cart, d))
+            return 1;
+    return 0;
+}
+
 void cli_print_double(FILE *fp, double v)
 {
     char buf[CUBE_DOUBLE_BUFSIZE];
@@ -207,11 +215,11 @@ void cli_print_json_string(FILE *fp, const char *s)
 
 int cli_output_open(cli_output *o, const char *path)
 {
-    char err[1024];
-    o->out = cube_output_open(path, err, sizeof err);
+    cube_status st;
+    o->out = cube_output_open(path, &st);
     o->fp = o->out ? cube_output_stream(o->out) : NULL;
     if (!o->out) {
-        cli_error("%s", err);
+        cli_error("%s", st.message);
         return -1;
     }
     return 0;
@@ -221,12 +229,12 @@ int cli_output_close(cli_output *o, int commit)
 {
     if (!o->out)
         return 0;
-    char err[1024];
-    int rc = cube_output_close(o->out, commit, err, sizeof err);
+    cube_status st;
+    int rc = cube_output_close(o->out, commit, &st);
     o->out = NULL;
     o->fp = NULL;
     if (rc != 0)
-        cli_error("%s", err);
+        cli_error("%s", st.message);
     return commit ? rc : -1;
 }
 

@@ -58,6 +58,10 @@ const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char
 int cli_each_listed_metric(const cube_t *c, const char *file, const char *opt, const char *list,
                            int (*each)(void *user, const cube_metric *m), void *user);
 
+/* Is any dimension of the topology named?  (Then the tools list every
+ * dimension's name, "" for an unnamed one; else none.) */
+int cli_cart_has_dim_names(const cube_cartesian *cart);
+
 /* Print a double in the shortest form that reads back exactly. */
 void cli_print_double(FILE *fp, double v);
 /* A JSON string literal with the needed escapes. */

@@ -52,10 +52,9 @@ int main(int argc, char **argv)
     cube_t *c = cli_read(argv[optind]);
     if (!c)
         return EXIT_TROUBLE;
-    if (prune)
-        cube_prune(c);
     int rc = EXIT_OK;
-    if (cube_write_file(c, output, gzip ? CUBE_WRITE_GZIP : 0) != 0) {
+    if ((prune && cube_prune(c, NULL) != 0) ||
+        cube_write_file(c, output, gzip ? CUBE_WRITE_GZIP : 0) != 0) {
         cli_error("%s", cube_error(c));
         rc = EXIT_TROUBLE;
     }

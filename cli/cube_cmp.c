@@ -5,7 +5,6 @@
 #include "algebra_cli.h"
 
 #include <errno.h>
-#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -84,7 +83,9 @@ int main(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     cube_match match = CUBE_MATCH_FULL;
     cube_system_rule rule = CUBE_SYSTEM_AGREE;
-    cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 10, print_warning, NULL};
+    cube_compare_options o;
+    cube_compare_options_init(&o);
+    o.warn = print_warning;
     /* static: a usage error exits from inside the option loop, and the
      * list must not count as leaked then */
     static const char **metrics;
@@ -130,7 +131,8 @@ int main(int argc, char **argv)
 
     /* the table follows the verdict: collect it (at most max_reported
      * lines) and print it after */
-    char err[1024], *table = NULL;
+    cube_status st;
+    char *table = NULL;
     size_t count = 0, table_len = 0;
     FILE *lines = open_memstream(&table, &table_len);
     if (!lines) {
@@ -139,10 +141,10 @@ int main(int argc, char **argv)
         return EXIT_TROUBLE;
     }
     int rc = cube_compare(argv[optind], argv[optind + 1], match, rule, &o, report, lines,
-                          &count, err, sizeof err);
+                          &count, &st);
     fclose(lines);
     if (rc < 0)
-        cli_error("%s", err);
+        cli_error("%s", st.message);
     else if (!quiet && rc == 0)
         printf("Experiments are equal.\n");
     else if (!quiet) {

@@ -147,7 +147,7 @@ static void parse_mode(const char *arg, options *o)
             o->mode = mode_names[i].mode;
             found = 1;
         }
-    if (!found && cube_value_mode_parse(name, &o->mode) != 0)
+    if (!found && cube_value_mode_parse(name, &o->mode, NULL) != 0)
         cli_usage_error(usage,
                         "unknown value mode '%s' (absolute, ownroot, metricroot, metricsel, "
                         "callroot, callsel, sysroot, syssel, peer, peerdist, external=FILE)",
@@ -322,10 +322,10 @@ static int cnode_selected(const cnode_selection *s, const cube_cnode *cn, size_t
     if (s->all)
         return 1;
     if (s->has_regex)
-        return regexec(&s->regex, cn->callee->name, 0, NULL, 0) == 0;
-    if (s->leaves && cn->num_children == 0)
+        return regexec(&s->regex, cube_region_name(cube_cnode_callee(cn)), 0, NULL, 0) == 0;
+    if (s->leaves && cube_cnode_num_children(cn) == 0)
         return 1;
-    if (s->roots && !cn->parent)
+    if (s->roots && !cube_cnode_parent(cn))
         return 1;
     for (size_t i = 0; i < s->num_levels; i++) {
         long long n = s->levels[i].n, l = (long long)level;
@@ -333,7 +333,7 @@ static int cnode_selected(const cnode_selection *s, const cube_cnode *cn, size_t
             (s->levels[i].op == '>' && l > n))
             return 1;
     }
-    return in_ranges(s->ids, s->num_ids, (long long)cn->id);
+    return in_ranges(s->ids, s->num_ids, (long long)cube_cnode_id(cn));
 }
 
 /* ------------------------------------------------------------------------
@@ -347,13 +347,12 @@ typedef struct {
 } tree_entry;
 
 /* The next call path of a preorder walk (cube_tree_walk: memory grows
- * with the depth, not with the call paths): 1, 0 at the end, -1 when out
- * of memory. */
+ * with the depth, not with the call paths): 1, or 0 at the end. */
 static int next_entry(cube_tree_walk *w, tree_entry *e)
 {
     e->cnode = cube_tree_walk_next(w, &e->level);
     if (!e->cnode)
-        return cube_tree_walk_failed(w) ? -1 : 0;
+        return 0;
     e->root = cube_tree_walk_root(w);
     return 1;
 }
@@ -374,8 +373,8 @@ static const cube_metric **metrics_preorder(const cube_t *c)
     while (top && out < n) {
         const cube_metric *m = stack[--top];
         order[out++] = m;
-        for (size_t k = m->num_children; k-- > 0 && top < n;)
-            stack[top++] = m->children[k];
+        for (size_t k = cube_metric_num_children(m); k-- > 0 && top < n;)
+            stack[top++] = cube_metric_child(m, k);
     }
     free(stack);
     return order;
@@ -443,8 +442,8 @@ static int needs_incl_aggr(const options *o)
 
 static const cube_metric *root_metric(const cube_metric *m)
 {
-    while (m->parent)
-        m = m->parent;
+    while (cube_metric_parent(m))
+        m = cube_metric_parent(m);
     return m;
 }
 
@@ -491,7 +490,7 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
             return NULL;
         }
         for (size_t i = 0; i < nm; i++)
-            if (!pre[i]->is_void)
+            if (!cube_metric_is_void(pre[i]))
                 out[n++] = pre[i];
         free(pre);
         *count = n;
@@ -554,9 +553,10 @@ static int select_threads(plan *p)
     return 0;
 }
 
-static int view_error(const plan *p, int err)
+/* A view could not be made, filled or read: `message` is the library's. */
+static int view_error(const plan *p, const char *message)
 {
-    cli_error("%s: %s", p->name, cube_view_strerror(err));
+    cli_error("%s: %s", p->name, message);
     return -1;
 }
 
@@ -592,36 +592,35 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
     }
     for (size_t t = 0; t < nt; t++) {
         const cube_thread *th = cube_get_thread(defs, t);
-        const cube_machine *m = th->process && th->process->node ? th->process->node->machine
-                                                                  : NULL;
-        p->machine_of[t] = m ? m->index : SIZE_MAX;
+        const cube_machine *m = cube_node_machine(cube_process_node(cube_thread_process(th)));
+        p->machine_of[t] = m ? cube_machine_index(m) : SIZE_MAX;
     }
 
     unsigned flags = o->aggregate ? CUBE_VIEW_AGGREGATE : 0;
     cube_call_flavour main_call = o->flat ? CUBE_CALL_EXCLUSIVE : o->call_flavour;
-    int err;
+    cube_status st;
     for (size_t i = 0; i < n; i++) {
         metric_plan *m = &p->metrics[i];
-        m->main = cube_view_create(defs, m->met, o->metric_flavour, main_call, flags, &err);
+        m->main = cube_view_create(defs, m->met, o->metric_flavour, main_call, flags, &st);
         if (!m->main)
-            return view_error(p, err);
+            return view_error(p, st.message);
         if (needs_incl_aggr(o)) {
             m->incl_aggr = cube_view_create(defs, m->met, o->metric_flavour, CUBE_CALL_INCLUSIVE,
-                                            CUBE_VIEW_AGGREGATE, &err);
+                                            CUBE_VIEW_AGGREGATE, &st);
             if (!m->incl_aggr)
-                return view_error(p, err);
+                return view_error(p, st.message);
         }
         if (o->mode != CUBE_MODE_ABSOLUTE) {
             m->sel_aggr = cube_view_create(defs, m->met, o->metric_flavour, CUBE_CALL_EXCLUSIVE,
-                                           CUBE_VIEW_AGGREGATE, &err);
+                                           CUBE_VIEW_AGGREGATE, &st);
             if (!m->sel_aggr)
-                return view_error(p, err);
+                return view_error(p, st.message);
         }
         if (o->mode == CUBE_MODE_METRIC_ROOT_PERCENT) {
             m->root_aggr = cube_view_create(defs, root_metric(m->met), CUBE_METRIC_INCLUSIVE,
-                                            CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &err);
+                                            CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &st);
             if (!m->root_aggr)
-                return view_error(p, err);
+                return view_error(p, st.message);
         }
     }
 
@@ -663,17 +662,17 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
 static int plan_add_row(plan *p, const cube_metric *met, const cube_cnode *cnode,
                         const double *values)
 {
-    for (size_t k = p->feed_start[met->index]; k < p->feed_start[met->index + 1]; k++) {
-        int rc = cube_view_add_row(p->feed[k], met, cnode, values);
-        if (rc)
-            return view_error(p, rc);
-    }
+    size_t mi = cube_metric_index(met);
+    for (size_t k = p->feed_start[mi]; k < p->feed_start[mi + 1]; k++)
+        if (cube_view_add_row(p->feed[k], met, cnode, values) != 0)
+            return view_error(p, cube_view_error(p->feed[k]));
     return 0;
 }
 
 static int plan_wants(const plan *p, const cube_metric *met)
 {
-    return p->feed_start[met->index] < p->feed_start[met->index + 1];
+    size_t mi = cube_metric_index(met);
+    return p->feed_start[mi] < p->feed_start[mi + 1];
 }
 
 /* Finish the views and compute the references of the value mode. */
@@ -684,23 +683,20 @@ static int plan_finish(plan *p, const double *external_totals)
     for (size_t i = 0; i < p->num_metrics; i++) {
         metric_plan *m = &p->metrics[i];
         cube_view *views[4] = {m->main, m->incl_aggr, m->root_aggr, m->sel_aggr};
-        for (int v = 0; v < 4; v++) {
-            int rc = views[v] ? cube_view_finish(views[v]) : 0;
-            if (rc)
-                return view_error(p, rc);
-        }
-        int err;
+        for (int v = 0; v < 4; v++)
+            if (views[v] && cube_view_finish(views[v]) != 0)
+                return view_error(p, cube_view_error(views[v]));
+        cube_status st;
         if (o->flat) {
-            m->flat = cube_flat_create(m->main, &err);
+            m->flat = cube_flat_create(m->main, &st);
             if (!m->flat)
-                return view_error(p, err);
+                return view_error(p, st.message);
         }
         m->metric_root = m->metric_selection = m->external_root = NAN;
         if (o->mode == CUBE_MODE_ABSOLUTE)
             continue;
-        int rc = cube_view_total(m->sel_aggr, &m->metric_selection);
-        if (rc)
-            return view_error(p, rc);
+        if (cube_view_total(m->sel_aggr, &m->metric_selection, &st) != 0)
+            return view_error(p, st.message);
         if (!o->aggregate) {
             size_t nt = cube_num_threads(p->defs);
             m->thread_totals = malloc((nt ? nt : 1) * sizeof *m->thread_totals);
@@ -709,17 +705,15 @@ static int plan_finish(plan *p, const double *external_totals)
                 cli_error("out of memory");
                 return -1;
             }
-            rc = cube_view_total(m->main, m->thread_totals);
-            if (rc)
-                return view_error(p, rc);
+            if (cube_view_total(m->main, m->thread_totals, &st) != 0)
+                return view_error(p, st.message);
             cube_system_combine(p->defs, cube_metric_combine(m->met), m->thread_totals, NULL,
-                                NULL, m->machine_totals, NULL);
+                                NULL, m->machine_totals, NULL, NULL);
         }
         if (m->root_aggr) {
             double r;
-            rc = cube_view_total(m->root_aggr, &r);
-            if (rc)
-                return view_error(p, rc);
+            if (cube_view_total(m->root_aggr, &r, &st) != 0)
+                return view_error(p, st.message);
             m->metric_root = r;
         }
         if (external_totals)
@@ -743,21 +737,22 @@ static int external_totals(const plan *p, const char *path, double *out)
         return -1;
     size_t nm = cube_num_metrics(c);
     double *totals = malloc((nm ? nm : 1) * sizeof *totals);
-    if (!totals || cube_metric_totals(c, totals) != 0) {
+    /* cube_metric_totals fails only for lack of memory */
+    if (!totals || cube_metric_totals(c, totals, NULL) != 0) {
         free(totals);
         cube_free(c);
         cli_error("out of memory");
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        const char *uniq = root_metric(p->metrics[i].met)->uniq_name;
+        const char *uniq = cube_metric_uniq_name(root_metric(p->metrics[i].met));
         const cube_metric *m = cube_find_metric(c, uniq);
-        if (m && !m->is_void) {
-            out[i] = totals[m->index];
+        if (m && !cube_metric_is_void(m)) {
+            out[i] = totals[cube_metric_index(m)];
         } else {
             int told = 0;
             for (size_t k = 0; k < i; k++)
-                told |= strcmp(root_metric(p->metrics[k].met)->uniq_name, uniq) == 0;
+                told |= strcmp(cube_metric_uniq_name(root_metric(p->metrics[k].met)), uniq) == 0;
             if (!told)
                 fprintf(stderr, "%s: warning: %s: no metric '%s': its external percentages "
                                 "are undefined\n",
@@ -792,9 +787,9 @@ static void compute_row_refs(const plan *p, cube_combine_rule how, const double 
     if (mode == CUBE_MODE_CALL_SELECTION_PERCENT)
         r->sum = cube_combine_values(how, row, w);
     if (mode == CUBE_MODE_OWN_ROOT_PERCENT)
-        cube_system_combine(p->defs, how, row, NULL, NULL, r->machine, NULL);
+        cube_system_combine(p->defs, how, row, NULL, NULL, r->machine, NULL, NULL);
     if ((mode == CUBE_MODE_PEER_PERCENT || mode == CUBE_MODE_PEER_DISTRIBUTION) &&
-        cube_peer_range(row, w, &r->peer_min, &r->peer_max) != 0)
+        cube_peer_range(row, w, &r->peer_min, &r->peer_max, NULL) != 0)
         r->peer_min = r->peer_max = NAN;
 }
 
@@ -882,11 +877,11 @@ static void put_location(cli_table *t, const plan *p, size_t thread)
     }
     const cube_thread *th = cube_get_thread(p->defs, thread);
     cli_table_int(t, (long long)thread);
-    if (th->process)
-        cli_table_int(t, (long long)th->process->rank);
+    if (cube_thread_process(th))
+        cli_table_int(t, (long long)cube_process_rank(cube_thread_process(th)));
     else
         cli_table_absent(t, "");
-    cli_table_int(t, (long long)th->rank);
+    cli_table_int(t, (long long)cube_thread_rank(th));
 }
 
 /* A growing text buffer for the call path of the current preorder node. */
@@ -912,7 +907,7 @@ static int path_enter(path_buf *b, const tree_entry *e)
         b->levels_cap = cap;
     }
     size_t base = e->level ? b->at_level[e->level - 1] : 0;
-    const char *name = e->cnode->callee->name;
+    const char *name = cube_region_name(cube_cnode_callee(e->cnode));
     size_t n = strlen(name), need = base + 1 + n + 1;
     if (need > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
@@ -964,17 +959,17 @@ static int print_values(const plan *p, cli_table *t)
                 row = zeros;
             refs.call_root = m->incl_aggr ? cube_view_value(m->incl_aggr, e->root, 0) : NAN;
             compute_row_refs(p, cube_metric_combine(m->met), row, w, &refs);
-            const cube_region *reg = e->cnode->callee;
+            const cube_region *reg = cube_cnode_callee(e->cnode);
             size_t nrows = p->o->aggregate ? 1 : p->num_threads;
             for (size_t r = 0; r < nrows; r++) {
                 size_t th = p->o->aggregate ? 0 : p->threads[r];
                 if (r == 0 || !cli_table_reuse_prefix(t)) {
-                    cli_table_text(t, m->met->uniq_name);
-                    cli_table_int(t, (long long)e->cnode->id);
+                    cli_table_text(t, cube_metric_uniq_name(m->met));
+                    cli_table_int(t, (long long)cube_cnode_id(e->cnode));
                     cli_table_text(t, path.s);
-                    cli_table_text(t, reg->name);
-                    cli_table_text(t, reg->mod);
-                    put_line(t, reg->begin_line);
+                    cli_table_text(t, cube_region_name(reg));
+                    cli_table_text(t, cube_region_mod(reg));
+                    put_line(t, cube_region_begin_line(reg));
                     cli_table_keep_prefix(t);
                 }
                 put_location(t, p, th);
@@ -1017,7 +1012,8 @@ static int print_flat(const plan *p, cli_table *t)
         const metric_plan *m = &p->metrics[i];
         for (size_t ri = 0; ri < cube_num_regions(p->defs); ri++) {
             const cube_region *reg = cube_get_region(p->defs, ri);
-            if (p->sel.has_regex && regexec(&p->sel.regex, reg->name, 0, NULL, 0) != 0)
+            if (p->sel.has_regex &&
+                regexec(&p->sel.regex, cube_region_name(reg), 0, NULL, 0) != 0)
                 continue;
             const double *rows[3];
             for (int k = 0; k < 3; k++) {
@@ -1036,11 +1032,11 @@ static int print_flat(const plan *p, cli_table *t)
             for (size_t r = 0; r < nrows; r++) {
                 size_t th = p->o->aggregate ? 0 : p->threads[r];
                 if (r == 0 || !cli_table_reuse_prefix(t)) {
-                    cli_table_text(t, m->met->uniq_name);
-                    cli_table_int(t, (long long)reg->id);
-                    cli_table_text(t, reg->name);
-                    cli_table_text(t, reg->mod);
-                    put_line(t, reg->begin_line);
+                    cli_table_text(t, cube_metric_uniq_name(m->met));
+                    cli_table_int(t, (long long)cube_region_id(reg));
+                    cli_table_text(t, cube_region_name(reg));
+                    cli_table_text(t, cube_region_mod(reg));
+                    put_line(t, cube_region_begin_line(reg));
                     cli_table_keep_prefix(t);
                 }
                 put_location(t, p, th);
@@ -1117,15 +1113,16 @@ static int write_metrics(cli_table *t, const cube_t *c)
 {
     for (size_t i = 0; i < cube_num_metrics(c); i++) {
         const cube_metric *m = cube_get_metric(c, i);
-        cli_table_int(t, (long long)m->id);
-        put_id_or_absent(t, m->parent != NULL, m->parent ? (long long)m->parent->id : 0);
-        cli_table_text(t, m->uniq_name);
-        cli_table_text(t, m->disp_name);
-        cli_table_text(t, m->dtype);
-        cli_table_text(t, m->uom);
-        cli_table_text(t, m->val);
-        cli_table_text(t, m->url);
-        cli_table_text(t, m->descr);
+        const cube_metric *parent = cube_metric_parent(m);
+        cli_table_int(t, (long long)cube_metric_id(m));
+        put_id_or_absent(t, parent != NULL, (long long)cube_metric_id(parent));
+        cli_table_text(t, cube_metric_uniq_name(m));
+        cli_table_text(t, cube_metric_disp_name(m));
+        cli_table_text(t, cube_metric_dtype(m));
+        cli_table_text(t, cube_metric_uom(m));
+        cli_table_text(t, cube_metric_val(m));
+        cli_table_text(t, cube_metric_url(m));
+        cli_table_text(t, cube_metric_descr(m));
         cli_table_end_row(t);
     }
     return 0;
@@ -1135,13 +1132,13 @@ static int write_regions(cli_table *t, const cube_t *c)
 {
     for (size_t i = 0; i < cube_num_regions(c); i++) {
         const cube_region *r = cube_get_region(c, i);
-        cli_table_int(t, (long long)r->id);
-        cli_table_text(t, r->name);
-        cli_table_text(t, r->mod);
-        put_line(t, r->begin_line);
-        put_line(t, r->end_line);
-        cli_table_text(t, r->url);
-        cli_table_text(t, r->descr);
+        cli_table_int(t, (long long)cube_region_id(r));
+        cli_table_text(t, cube_region_name(r));
+        cli_table_text(t, cube_region_mod(r));
+        put_line(t, cube_region_begin_line(r));
+        put_line(t, cube_region_end_line(r));
+        cli_table_text(t, cube_region_url(r));
+        cli_table_text(t, cube_region_descr(r));
         cli_table_end_row(t);
     }
     return 0;
@@ -1154,27 +1151,28 @@ static int write_calltree(cli_table *t, const cube_t *c)
     cube_tree_walk *walk = cube_tree_walk_start(c);
     tree_entry entry;
     const tree_entry *e = &entry;
-    int rc = walk ? 0 : -1, got = 0;
-    while (!rc && (got = next_entry(walk, &entry)) == 1) {
+    int rc = walk ? 0 : -1;
+    while (!rc && next_entry(walk, &entry) == 1) {
         if (path_enter(&path, e) != 0) {
             rc = -1;
             break;
         }
-        const cube_cnode *cn = e->cnode;
-        cli_table_int(t, (long long)cn->id);
-        put_id_or_absent(t, cn->parent != NULL, cn->parent ? (long long)cn->parent->id : 0);
+        const cube_cnode *cn = e->cnode, *parent = cube_cnode_parent(cn);
+        const cube_region *callee = cube_cnode_callee(cn);
+        cli_table_int(t, (long long)cube_cnode_id(cn));
+        put_id_or_absent(t, parent != NULL, (long long)cube_cnode_id(parent));
         cli_table_int(t, (long long)e->level);
-        cli_table_int(t, (long long)cn->callee->id);
-        cli_table_text(t, cn->callee->name);
+        cli_table_int(t, (long long)cube_region_id(callee));
+        cli_table_text(t, cube_region_name(callee));
         cli_table_text(t, path.s);
-        cli_table_text(t, cn->mod);
-        put_line(t, cn->line);
+        cli_table_text(t, cube_cnode_mod(cn));
+        put_line(t, cube_cnode_line(cn));
         cli_table_end_row(t);
     }
     cube_tree_walk_free(walk);
     free(path.s);
     free(path.at_level);
-    if (rc || got < 0) {
+    if (rc) {
         cli_error("out of memory");
         return -1;
     }
@@ -1186,16 +1184,22 @@ static int write_systemtree(cli_table *t, const cube_t *c)
 {
     for (size_t i = 0; i < cube_num_machines(c); i++) {
         const cube_machine *m = cube_get_machine(c, i);
-        system_row(t, "machine", m->id, NULL, m->name, NULL, NULL);
-        for (size_t k = 0; k < m->num_nodes; k++) {
-            const cube_node *n = m->nodes[k];
-            system_row(t, "node", n->id, &m->id, n->name, NULL, NULL);
-            for (size_t q = 0; q < n->num_processes; q++) {
-                const cube_process *pr = n->processes[q];
-                system_row(t, "process", pr->id, &n->id, pr->name, &pr->rank, NULL);
-                for (size_t h = 0; h < pr->num_threads; h++) {
-                    const cube_thread *th = pr->threads[h];
-                    system_row(t, "thread", th->id, &pr->id, th->name, &th->rank, &th->index);
+        int64_t mid = cube_machine_id(m);
+        system_row(t, "machine", mid, NULL, cube_machine_name(m), NULL, NULL);
+        for (size_t k = 0; k < cube_machine_num_nodes(m); k++) {
+            const cube_node *n = cube_machine_node(m, k);
+            int64_t nid = cube_node_id(n);
+            system_row(t, "node", nid, &mid, cube_node_name(n), NULL, NULL);
+            for (size_t q = 0; q < cube_node_num_processes(n); q++) {
+                const cube_process *pr = cube_node_process(n, q);
+                int64_t pid = cube_process_id(pr), prank = cube_process_rank(pr);
+                system_row(t, "process", pid, &nid, cube_process_name(pr), &prank, NULL);
+                for (size_t h = 0; h < cube_process_num_threads(pr); h++) {
+                    const cube_thread *th = cube_process_thread(pr, h);
+                    int64_t trank = cube_thread_rank(th);
+                    size_t index = cube_thread_index(th);
+                    system_row(t, "thread", cube_thread_id(th), &pid, cube_thread_name(th),
+                               &trank, &index);
                 }
             }
         }
@@ -1212,27 +1216,52 @@ static void join_longs(char *buf, size_t cap, const long *v, long n)
         len += (size_t)snprintf(buf + len, cap - len, "%s%ld", d ? "," : "", v[d]);
 }
 
-/* The topology's own columns: index, name, and its lists comma-separated
- * (dims, periodic as 0/1, dim_names) in buf (cap: large enough). */
+/* One of a topology's lists, comma-separated into buf (cap: large enough):
+ * 'd' its dimensions' sizes, 'p' whether each is periodic (0/1), 'n' their
+ * names ("" when no dimension is named). */
+static void join_cart(char *buf, size_t cap, const cube_cartesian *ct, char list)
+{
+    long nd = cube_cart_ndims(ct);
+    size_t len = 0;
+    buf[0] = '\0';
+    if (list == 'n' && !cli_cart_has_dim_names(ct))
+        return;
+    for (long d = 0; d < nd; d++) {
+        const char *sep = d ? "," : "", *name = cube_cart_dim_name(ct, d);
+        if (list == 'd')
+            len += (size_t)snprintf(buf + len, cap - len, "%s%ld", sep, cube_cart_dim(ct, d));
+        else if (list == 'p')
+            len += (size_t)snprintf(buf + len, cap - len, "%s%d", sep,
+                                    cube_cart_period(ct, d) ? 1 : 0);
+        else
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", sep, name ? name : "");
+    }
+}
+
+/* The topology's own columns: index, name, and its lists (join_cart). */
 static void topology_prefix(cli_table *t, size_t i, const cube_cartesian *ct, char *buf,
                             size_t cap)
 {
     cli_table_int(t, (long long)i);
-    cli_table_text(t, ct->name);
-    join_longs(buf, cap, ct->dims, ct->ndims);
+    cli_table_text(t, cube_cart_name(ct));
+    join_cart(buf, cap, ct, 'd');
     cli_table_text(t, buf);
-    size_t len = 0;
-    buf[0] = '\0';
-    for (long d = 0; d < ct->ndims; d++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%d", d ? "," : "",
-                                ct->periods[d] ? 1 : 0);
+    join_cart(buf, cap, ct, 'p');
     cli_table_text(t, buf);
-    len = 0;
-    buf[0] = '\0';
-    for (long d = 0; ct->dim_names && d < ct->ndims; d++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", d ? "," : "",
-                                ct->dim_names[d] ? ct->dim_names[d] : "");
+    join_cart(buf, cap, ct, 'n');
     cli_table_text(t, buf);
+}
+
+/* The id of the entity a coordinate maps. */
+static int64_t coord_entity_id(const cube_coord *co)
+{
+    switch (co->kind) {
+    case CUBE_COORD_THREAD: return cube_thread_id(co->entity);
+    case CUBE_COORD_PROCESS: return cube_process_id(co->entity);
+    case CUBE_COORD_NODE: return cube_node_id(co->entity);
+    case CUBE_COORD_MACHINE: return cube_machine_id(co->entity);
+    }
+    return 0;
 }
 
 /* One row per coordinate (or one with the coordinate absent when the
@@ -1245,10 +1274,13 @@ static int write_topologies(cli_table *t, const cube_t *c)
     int rc = 0;
     for (size_t i = 0; !rc && i < cube_num_carts(c); i++) {
         const cube_cartesian *ct = cube_get_cart(c, i);
+        long nd = cube_cart_ndims(ct);
         /* room for the longest list */
-        size_t need = 64 + 24 * (size_t)(ct->ndims > 0 ? ct->ndims : 0);
-        for (long d = 0; ct->dim_names && d < ct->ndims; d++)
-            need += ct->dim_names[d] ? strlen(ct->dim_names[d]) + 1 : 1;
+        size_t need = 64 + 24 * (size_t)(nd > 0 ? nd : 0);
+        for (long d = 0; d < nd; d++) {
+            const char *name = cube_cart_dim_name(ct, d);
+            need += name ? strlen(name) + 1 : 1;
+        }
         if (need > cap) {
             char *b = realloc(buf, need);
             if (!b) {
@@ -1258,27 +1290,20 @@ static int write_topologies(cli_table *t, const cube_t *c)
             buf = b;
             cap = need;
         }
-        size_t nrows = ct->num_coords ? ct->num_coords : 1;
+        size_t ncoords = cube_cart_num_coords(ct), nrows = ncoords ? ncoords : 1;
         for (size_t k = 0; k < nrows; k++) {
             topology_prefix(t, i, ct, buf, cap);
-            if (!ct->num_coords) {
+            if (!ncoords) {
                 cli_table_absent(t, "");
                 cli_table_absent(t, "");
                 cli_table_absent(t, "");
                 cli_table_end_row(t);
                 continue;
             }
-            const cube_coord *co = &ct->coords[k];
-            int64_t id = 0;
-            switch (co->kind) {
-            case CUBE_COORD_THREAD: id = ((const cube_thread *)co->entity)->id; break;
-            case CUBE_COORD_PROCESS: id = ((const cube_process *)co->entity)->id; break;
-            case CUBE_COORD_NODE: id = ((const cube_node *)co->entity)->id; break;
-            case CUBE_COORD_MACHINE: id = ((const cube_machine *)co->entity)->id; break;
-            }
+            const cube_coord *co = cube_cart_coord(ct, k);
             cli_table_text(t, kinds[co->kind]);
-            cli_table_int(t, (long long)id);
-            join_longs(buf, cap, co->coords, ct->ndims);
+            cli_table_int(t, (long long)coord_entity_id(co));
+            join_longs(buf, cap, co->coords, nd);
             cli_table_text(t, buf);
             cli_table_end_row(t);
         }

@@ -33,7 +33,7 @@ static system_shape shape_of(const cube_t *c)
 {
     system_shape s = {0, 0};
     for (size_t i = 0; i < cube_num_processes(c); i++) {
-        size_t n = cube_get_process(c, i)->num_threads;
+        size_t n = cube_process_num_threads(cube_get_process(c, i));
         if (i == 0 || n < s.min_threads)
             s.min_threads = n;
         if (n > s.max_threads)
@@ -42,10 +42,19 @@ static system_shape shape_of(const cube_t *c)
     return s;
 }
 
+/* The threads of a node's processes. */
+static size_t node_threads(const cube_node *n)
+{
+    size_t threads = 0;
+    for (size_t p = 0; p < cube_node_num_processes(n); p++)
+        threads += cube_process_num_threads(cube_node_process(n, p));
+    return threads;
+}
+
 static size_t metric_depth(const cube_metric *m)
 {
     size_t d = 0;
-    for (; m->parent; m = m->parent)
+    for (m = cube_metric_parent(m); m; m = cube_metric_parent(m))
         d++;
     return d;
 }
@@ -66,8 +75,8 @@ static cube_metric **metrics_preorder(const cube_t *c)
     while (top) {
         cube_metric *m = stack[--top];
         order[out++] = m;
-        for (size_t k = m->num_children; k-- > 0;)
-            stack[top++] = m->children[k];
+        for (size_t k = cube_metric_num_children(m); k-- > 0;)
+            stack[top++] = cube_metric_child(m, k);
     }
     free(stack);
     return order;
@@ -77,14 +86,14 @@ static size_t count_void(const cube_t *c)
 {
     size_t n = 0;
     for (size_t i = 0; i < cube_num_metrics(c); i++)
-        n += cube_get_metric(c, i)->is_void != 0;
+        n += cube_metric_is_void(cube_get_metric(c, i)) != 0;
     return n;
 }
 
 static const char *coord_kind_name(const cube_cartesian *t)
 {
     static const char *const names[] = {"thread", "process", "node", "machine"};
-    return t->num_coords ? names[t->coords[0].kind] : "thread";
+    return cube_cart_num_coords(t) ? names[cube_cart_coord(t, 0)->kind] : "thread";
 }
 
 static void print_human(const char *path, const cube_t *c, const double *totals,
@@ -112,40 +121,38 @@ static void print_human(const char *path, const cube_t *c, const double *totals,
         printf(" (%zu to %zu per process)\n", s.min_threads, s.max_threads);
     for (size_t i = 0; i < cube_num_machines(c); i++) {
         const cube_machine *m = cube_get_machine(c, i);
-        printf("  machine %s: nodes %zu\n", m->name, m->num_nodes);
-        for (size_t k = 0; k < m->num_nodes; k++) {
-            const cube_node *n = m->nodes[k];
-            size_t threads = 0;
-            for (size_t p = 0; p < n->num_processes; p++)
-                threads += n->processes[p]->num_threads;
-            printf("    node %s: processes %zu, threads %zu\n", n->name, n->num_processes,
-                   threads);
+        printf("  machine %s: nodes %zu\n", cube_machine_name(m), cube_machine_num_nodes(m));
+        for (size_t k = 0; k < cube_machine_num_nodes(m); k++) {
+            const cube_node *n = cube_machine_node(m, k);
+            printf("    node %s: processes %zu, threads %zu\n", cube_node_name(n),
+                   cube_node_num_processes(n), node_threads(n));
         }
     }
     printf("topologies: %zu\n", cube_num_carts(c));
     for (size_t i = 0; i < cube_num_carts(c); i++) {
         const cube_cartesian *t = cube_get_cart(c, i);
-        printf("  %s:", t->name[0] ? t->name : "(unnamed)");
-        for (long d = 0; d < t->ndims; d++) {
-            printf("%s%ld", d ? " x " : " ", t->dims[d]);
-            if (t->dim_names && t->dim_names[d])
-                printf(" (%s)", t->dim_names[d]);
-            if (t->periods[d])
+        const char *name = cube_cart_name(t);
+        printf("  %s:", name[0] ? name : "(unnamed)");
+        for (long d = 0; d < cube_cart_ndims(t); d++) {
+            printf("%s%ld", d ? " x " : " ", cube_cart_dim(t, d));
+            if (cube_cart_dim_name(t, d))
+                printf(" (%s)", cube_cart_dim_name(t, d));
+            if (cube_cart_period(t, d))
                 printf(" periodic");
         }
-        printf(", %zu %s coordinates\n", t->num_coords, coord_kind_name(t));
+        printf(", %zu %s coordinates\n", cube_cart_num_coords(t), coord_kind_name(t));
     }
     printf("rows: %zu\n", cube_num_rows(c));
     printf("metric tree (unique name, display name, dtype, unit, total):\n");
     for (size_t i = 0; i < nm; i++) {
         const cube_metric *m = order[i];
         size_t depth = metric_depth(m);
-        printf("  %*s%s\t%s\t%s\t%s\t", (int)(2 * depth), "", m->uniq_name, m->disp_name,
-               m->dtype, m->uom);
-        if (m->is_void)
+        printf("  %*s%s\t%s\t%s\t%s\t", (int)(2 * depth), "", cube_metric_uniq_name(m),
+               cube_metric_disp_name(m), cube_metric_dtype(m), cube_metric_uom(m));
+        if (cube_metric_is_void(m))
             printf("VOID");
         else
-            cli_print_double(stdout, totals[m->index]);
+            cli_print_double(stdout, totals[cube_metric_index(m)]);
         putchar('\n');
     }
 }
@@ -201,25 +208,25 @@ static void print_json(const char *path, const cube_t *c, const double *totals,
     printf("[");
     for (size_t i = 0; i < cube_num_metrics(c); i++) {
         const cube_metric *m = order[i];
-        printf("%s{\"id\":%lld,\"uniq_name\":", i ? "," : "", (long long)m->id);
-        cli_print_json_string(stdout, m->uniq_name);
+        printf("%s{\"id\":%lld,\"uniq_name\":", i ? "," : "", (long long)cube_metric_id(m));
+        cli_print_json_string(stdout, cube_metric_uniq_name(m));
         printf(",\"disp_name\":");
-        cli_print_json_string(stdout, m->disp_name);
+        cli_print_json_string(stdout, cube_metric_disp_name(m));
         printf(",\"dtype\":");
-        cli_print_json_string(stdout, m->dtype);
+        cli_print_json_string(stdout, cube_metric_dtype(m));
         printf(",\"uom\":");
-        cli_print_json_string(stdout, m->uom);
+        cli_print_json_string(stdout, cube_metric_uom(m));
         printf(",\"parent\":");
-        if (m->parent)
-            cli_print_json_string(stdout, m->parent->uniq_name);
+        if (cube_metric_parent(m))
+            cli_print_json_string(stdout, cube_metric_uniq_name(cube_metric_parent(m)));
         else
             printf("null");
         printf(",\"depth\":%zu,\"void\":%s,\"total\":", metric_depth(m),
-               m->is_void ? "true" : "false");
-        if (m->is_void)
+               cube_metric_is_void(m) ? "true" : "false");
+        if (cube_metric_is_void(m))
             printf("null");
         else
-            json_number(totals[m->index]);
+            json_number(totals[cube_metric_index(m)]);
         printf("}");
     }
     printf("]");
@@ -228,16 +235,14 @@ static void print_json(const char *path, const cube_t *c, const double *totals,
     for (size_t i = 0; i < cube_num_machines(c); i++) {
         const cube_machine *m = cube_get_machine(c, i);
         printf("%s{\"machine\":", i ? "," : "");
-        cli_print_json_string(stdout, m->name);
+        cli_print_json_string(stdout, cube_machine_name(m));
         printf(",\"nodes\":[");
-        for (size_t k = 0; k < m->num_nodes; k++) {
-            const cube_node *n = m->nodes[k];
-            size_t threads = 0;
-            for (size_t p = 0; p < n->num_processes; p++)
-                threads += n->processes[p]->num_threads;
+        for (size_t k = 0; k < cube_machine_num_nodes(m); k++) {
+            const cube_node *n = cube_machine_node(m, k);
             printf("%s{\"node\":", k ? "," : "");
-            cli_print_json_string(stdout, n->name);
-            printf(",\"processes\":%zu,\"threads\":%zu}", n->num_processes, threads);
+            cli_print_json_string(stdout, cube_node_name(n));
+            printf(",\"processes\":%zu,\"threads\":%zu}", cube_node_num_processes(n),
+                   node_threads(n));
         }
         printf("]}");
     }
@@ -247,26 +252,28 @@ static void print_json(const char *path, const cube_t *c, const double *totals,
     for (size_t i = 0; i < cube_num_carts(c); i++) {
         const cube_cartesian *t = cube_get_cart(c, i);
         printf("%s{\"name\":", i ? "," : "");
-        cli_print_json_string(stdout, t->name);
+        cli_print_json_string(stdout, cube_cart_name(t));
         printf(",\"dims\":[");
-        for (long d = 0; d < t->ndims; d++)
-            printf("%s%ld", d ? "," : "", t->dims[d]);
+        for (long d = 0; d < cube_cart_ndims(t); d++)
+            printf("%s%ld", d ? "," : "", cube_cart_dim(t, d));
         printf("],\"periodic\":[");
-        for (long d = 0; d < t->ndims; d++)
-            printf("%s%s", d ? "," : "", t->periods[d] ? "true" : "false");
+        for (long d = 0; d < cube_cart_ndims(t); d++)
+            printf("%s%s", d ? "," : "", cube_cart_period(t, d) ? "true" : "false");
         printf("],\"dim_names\":");
-        if (t->dim_names) {
+        if (cli_cart_has_dim_names(t)) {
             printf("[");
-            for (long d = 0; d < t->ndims; d++) {
+            for (long d = 0; d < cube_cart_ndims(t); d++) {
+                const char *dim = cube_cart_dim_name(t, d);
                 if (d)
                     putchar(',');
-                cli_print_json_string(stdout, t->dim_names[d] ? t->dim_names[d] : "");
+                cli_print_json_string(stdout, dim ? dim : "");
             }
             printf("]");
         } else {
             printf("null");
         }
-        printf(",\"coords\":%zu,\"coord_kind\":\"%s\"}", t->num_coords, coord_kind_name(t));
+        printf(",\"coords\":%zu,\"coord_kind\":\"%s\"}", cube_cart_num_coords(t),
+               coord_kind_name(t));
     }
     printf("]");
     json_key("warnings", &first);
@@ -291,7 +298,8 @@ static int info(const char *path, int json, int *printed)
     double *totals = malloc((nm ? nm : 1) * sizeof *totals);
     cube_metric **order = metrics_preorder(c);
     int rc = EXIT_OK;
-    if (!totals || !order || cube_metric_totals(c, totals) != 0) {
+    if (!totals || !order || cube_metric_totals(c, totals, NULL) != 0) {
+        /* cube_metric_totals fails only for lack of memory */
         cli_error("%s: out of memory", path);
         rc = EXIT_TROUBLE;
     } else if (json) {

@@ -155,8 +155,7 @@ static cube_linktest_link *find_slowest(cube_linktest *lt, size_t k, size_t *got
         cli_error("out of memory");
         return NULL;
     }
-    *got = cube_linktest_slowest(lt, k, links);
-    if (*got == (size_t)-1) {
+    if (cube_linktest_slowest(lt, k, links, got) != 0) {
         cli_error("%s", cube_linktest_error(lt));
         free(links);
         return NULL;
@@ -670,10 +669,8 @@ static int write_svg(const options *o, cube_linktest *lt)
 
 static int write_cube(const options *o, cube_linktest *lt)
 {
-    char err[1024];
-    if (cube_linktest_write_cube(lt, o->cube, o->gzip ? CUBE_WRITE_GZIP : 0, err,
-                                 sizeof err) != 0) {
-        cli_error("%s", err);
+    if (cube_linktest_write_cube(lt, o->cube, o->gzip ? CUBE_WRITE_GZIP : 0) != 0) {
+        cli_error("%s", cube_linktest_error(lt));
         return -1;
     }
     return 0;
@@ -718,14 +715,14 @@ static int print_report(const options *o, cube_linktest *lt)
 
 static int run(const options *o)
 {
-    char err[1024];
+    cube_status st;
     /* the reports read the rows from the file as they go (their memory does
      * not grow with N^2); the picture and the export want the matrices */
     unsigned flags = o->svg || o->cube ? CUBE_LINKTEST_NO_ACCESS_PATTERN
                                        : CUBE_LINKTEST_NO_MATRICES;
-    cube_linktest *lt = cube_linktest_open_with(o->path, flags, err, sizeof err);
+    cube_linktest *lt = cube_linktest_open_with(o->path, flags, &st);
     if (!lt) {
-        cli_error("%s", err);
+        cli_error("%s", st.message);
         return EXIT_TROUBLE;
     }
     for (size_t i = 0; i < cube_linktest_num_warnings(lt); i++)

@@ -99,9 +99,9 @@ static const cube_metric *find_by_names(const cube_t *c, const char *uniq, const
 {
     const cube_metric *m = cube_find_metric(c, uniq);
     for (size_t i = 0; !m && i < cube_num_metrics(c); i++)
-        if (strcmp(cube_get_metric(c, i)->disp_name, disp) == 0)
+        if (strcmp(cube_metric_disp_name(cube_get_metric(c, i)), disp) == 0)
             m = cube_get_metric(c, i);
-    return m && !m->is_void ? m : NULL;
+    return m && !cube_metric_is_void(m) ? m : NULL;
 }
 
 static int add_metric(plan *p, const cube_metric *met)
@@ -143,7 +143,8 @@ static int select_cnodes(plan *p)
         size_t k = strcspn(s, ","), found = 0;
         for (size_t i = 0; i < n; i++) {
             const cube_cnode *cn = cube_get_cnode(c, i);
-            if (strlen(cn->callee->name) != k || strncmp(cn->callee->name, s, k) != 0)
+            const char *name = cube_region_name(cube_cnode_callee(cn));
+            if (strlen(name) != k || strncmp(name, s, k) != 0)
                 continue;
             found++;
             if (p->num_cnodes == cap) {
@@ -169,9 +170,10 @@ static int select_cnodes(plan *p)
     }
 }
 
-static int view_error(const plan *p, int err)
+/* A view could not be made or filled: `message` is the library's. */
+static int view_error(const plan *p, const char *message)
 {
-    cli_error("%s: %s", p->o->input, cube_view_strerror(err));
+    cli_error("%s: %s", p->o->input, message);
     return -1;
 }
 
@@ -194,11 +196,11 @@ static int plan_setup(void *user, const cube_t *defs)
         /* CubeLib's default: time, else the metric with id 0 */
         const cube_metric *m = cube_find_metric(defs, "time");
         for (size_t i = 0; !m && i < cube_num_metrics(defs); i++)
-            if (cube_get_metric(defs, i)->id == 0)
+            if (cube_metric_id(cube_get_metric(defs, i)) == 0)
                 m = cube_get_metric(defs, i);
-        for (size_t i = 0; (!m || m->is_void) && i < cube_num_metrics(defs); i++)
+        for (size_t i = 0; (!m || cube_metric_is_void(m)) && i < cube_num_metrics(defs); i++)
             m = cube_get_metric(defs, i);
-        if (!m || m->is_void) {
+        if (!m || cube_metric_is_void(m)) {
             cli_error("%s: the experiment has no metric with values", o->input);
             return -1;
         }
@@ -208,7 +210,7 @@ static int plan_setup(void *user, const cube_t *defs)
     if (o->mode != MODE_TOP && select_cnodes(p) != 0)
         return -1;
     unsigned flags = o->mode == MODE_STATISTICS ? 0 : CUBE_VIEW_AGGREGATE;
-    int err;
+    cube_status st;
     for (size_t i = 0; i < p->num_metrics; i++) {
         metric_views *m = &p->metrics[i];
         int twice = 0; /* a metric listed twice has views once */
@@ -217,15 +219,15 @@ static int plan_setup(void *user, const cube_t *defs)
         if (!m->met || twice)
             continue;
         m->excl = cube_view_create(defs, m->met, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE,
-                                   flags, &err);
+                                   flags, &st);
         if (!m->excl)
-            return view_error(p, err);
+            return view_error(p, st.message);
         if (o->mode == MODE_TOP)
             continue;
         m->incl = cube_view_create(defs, m->met, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE,
-                                   flags, &err);
+                                   flags, &st);
         if (!m->incl)
-            return view_error(p, err);
+            return view_error(p, st.message);
     }
     p->wanted = calloc(cube_num_metrics(defs) + 1, 1);
     if (!p->wanted) {
@@ -234,14 +236,14 @@ static int plan_setup(void *user, const cube_t *defs)
     }
     for (size_t i = 0; i < p->num_metrics; i++)
         if (p->metrics[i].met)
-            p->wanted[p->metrics[i].met->index] = 1;
+            p->wanted[cube_metric_index(p->metrics[i].met)] = 1;
     return 0;
 }
 
 static int plan_wants(void *user, const cube_metric *met)
 {
     const plan *p = user;
-    return p->wanted && p->wanted[met->index];
+    return p->wanted && p->wanted[cube_metric_index(met)];
 }
 
 static int plan_add(void *user, const cube_metric *met, const cube_cnode *cnode,
@@ -258,11 +260,10 @@ static int plan_add(void *user, const cube_metric *met, const cube_cnode *cnode,
             twice |= p->metrics[k].met == met;
         if (twice)
             continue;
-        int rc = cube_view_add_row(m->excl, met, cnode, values);
-        if (!rc && m->incl)
-            rc = cube_view_add_row(m->incl, met, cnode, values);
-        if (rc)
-            return view_error(p, rc);
+        if (cube_view_add_row(m->excl, met, cnode, values) != 0)
+            return view_error(p, cube_view_error(m->excl));
+        if (m->incl && cube_view_add_row(m->incl, met, cnode, values) != 0)
+            return view_error(p, cube_view_error(m->incl));
     }
     return 0;
 }
@@ -281,15 +282,15 @@ static int plan_finish(plan *p)
             twice |= p->metrics[k].met == m->met;
         if (!m->met || twice)
             continue;
-        int rc = cube_view_finish(m->excl);
-        if (!rc && m->incl)
-            rc = cube_view_finish(m->incl);
-        if (rc)
-            return view_error(p, rc);
+        if (cube_view_finish(m->excl) != 0)
+            return view_error(p, cube_view_error(m->excl));
+        if (m->incl && cube_view_finish(m->incl) != 0)
+            return view_error(p, cube_view_error(m->incl));
         if (p->o->mode == MODE_TOP) {
-            m->flat = cube_flat_create(m->excl, &rc);
+            cube_status st;
+            m->flat = cube_flat_create(m->excl, &st);
             if (!m->flat)
-                return view_error(p, rc);
+                return view_error(p, st.message);
         }
     }
     return 0;
@@ -323,12 +324,12 @@ static int print_profile(const plan *p, cli_table *t)
         const cube_cnode *cn = p->cnodes[b];
         if (b)
             cli_table_gap(t);
-        size_t nrows = 2 + cn->num_children;
+        size_t nrows = 2 + cube_cnode_num_children(cn);
         for (size_t r = 0; r < nrows; r++) {
-            const cube_cnode *row_cn = r < 2 ? cn : cn->children[r - 2];
+            const cube_cnode *row_cn = r < 2 ? cn : cube_cnode_child(cn, r - 2);
             const char *fmt = r == 0 ? "INCL(%s)" : r == 1 ? (p->o->pretty ? "  EXCL(%s)" : "EXCL(%s)")
                                                            : (p->o->pretty ? "  %s" : "%s");
-            char *label = routine_label(fmt, row_cn->callee->name);
+            char *label = routine_label(fmt, cube_region_name(cube_cnode_callee(row_cn)));
             if (!label) {
                 cli_error("out of memory");
                 return -1;
@@ -355,15 +356,15 @@ static int stat_row(const plan *p, cli_table *t, const metric_views *m, const cu
     size_t nt = cube_num_threads(p->defs);
     const double *row = cube_view_row(v, cn);
     cube_stats st;
-    int rc = cube_stats_compute(row ? row : zeros, nt, &st);
-    if (rc)
-        return view_error(p, rc);
-    char *label = routine_label(fmt, cn->callee->name);
+    cube_status status;
+    if (cube_stats_compute(row ? row : zeros, nt, &st, &status) != 0)
+        return view_error(p, status.message);
+    char *label = routine_label(fmt, cube_region_name(cube_cnode_callee(cn)));
     if (!label) {
         cli_error("out of memory");
         return -1;
     }
-    cli_table_text(t, m->met->uniq_name);
+    cli_table_text(t, cube_metric_uniq_name(m->met));
     cli_table_text(t, label);
     free(label);
     cli_table_int(t, (long long)st.count);
@@ -395,17 +396,17 @@ static int print_statistics(const plan *p, cli_table *t)
             const cube_cnode *cn = p->cnodes[b];
             if (blocks++)
                 cli_table_gap(t);
-            if (cn->num_children == 0) {
+            if (cube_cnode_num_children(cn) == 0) {
                 rc = stat_row(p, t, m, m->incl, cn, "LEAF(%s)", zeros);
                 continue;
             }
             rc = stat_row(p, t, m, m->incl, cn, "INCL(%s)", zeros);
             if (!rc)
                 rc = stat_row(p, t, m, m->excl, cn, excl_fmt, zeros);
-            for (size_t k = 0; !rc && k < cn->num_children; k++) {
-                const cube_cnode *ch = cn->children[k];
-                rc = stat_row(p, t, m, m->incl, ch, ch->num_children ? incl_fmt : leaf_fmt,
-                              zeros);
+            for (size_t k = 0; !rc && k < cube_cnode_num_children(cn); k++) {
+                const cube_cnode *ch = cube_cnode_child(cn, k);
+                rc = stat_row(p, t, m, m->incl, ch,
+                              cube_cnode_num_children(ch) ? incl_fmt : leaf_fmt, zeros);
             }
         }
     }
@@ -462,7 +463,7 @@ static int print_top(const plan *p, cli_table *t)
         return -1;
     }
     for (size_t i = 0; i < cube_num_cnodes(c); i++)
-        called[cube_get_cnode(c, i)->callee->index] = 1;
+        called[cube_region_index(cube_cnode_callee(cube_get_cnode(c, i)))] = 1;
     int any_shown = 0;
     for (size_t i = 0; i < p->num_metrics; i++)
         any_shown |= views_of(p, i)->met != NULL;
@@ -485,7 +486,7 @@ static int print_top(const plan *p, cli_table *t)
     qsort(order, n, sizeof *order, by_key_descending);
     for (size_t k = 0; k < n && k < p->o->top; k++) {
         const cube_region *reg = cube_get_region(c, order[k].region);
-        cli_table_text(t, reg->name);
+        cli_table_text(t, cube_region_name(reg));
         for (size_t i = 0; i < p->num_metrics; i++)
             cli_table_double(t, top_value(p, i, reg));
         cli_table_end_row(t);
@@ -513,7 +514,8 @@ static int print_output(const plan *p)
     case MODE_PROFILE:
         cols[ncols++] = (cli_column){"Routine", 0};
         for (size_t i = 0; i < p->num_metrics; i++)
-            cols[ncols++] = (cli_column){p->metrics[i].met->uniq_name, CLI_COL_NUMBER};
+            cols[ncols++] = (cli_column){cube_metric_uniq_name(p->metrics[i].met),
+                                         CLI_COL_NUMBER};
         break;
     case MODE_STATISTICS: {
         static const char *const names[] = {"Count",   "Sum",         "Mean",
@@ -534,7 +536,8 @@ static int print_output(const plan *p)
         cols[ncols++] = (cli_column){o->pretty ? "InclusiveTime" : "Inclusive Time",
                                      CLI_COL_NUMBER};
         for (size_t i = 3; i < p->num_metrics; i++)
-            cols[ncols++] = (cli_column){p->metrics[i].met->uniq_name, CLI_COL_NUMBER};
+            cols[ncols++] = (cli_column){cube_metric_uniq_name(p->metrics[i].met),
+                                         CLI_COL_NUMBER};
         break;
     }
     cli_output out;

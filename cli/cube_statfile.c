@@ -139,7 +139,7 @@ static const char *metric_label(const cube_statfile_pattern *p, const cube_metri
                                 const cube_t *c)
 {
     if (c)
-        return m ? m->uniq_name : NULL;
+        return m ? cube_metric_uniq_name(m) : NULL;
     return p->metric_id < 0 ? p->name : NULL;
 }
 
@@ -147,7 +147,7 @@ static long long metric_id_of(const cube_statfile_pattern *p, const cube_metric 
 {
     if (p->metric_id >= 0)
         return (long long)p->metric_id;
-    return m ? (long long)m->id : -1;
+    return m ? (long long)cube_metric_id(m) : -1;
 }
 
 /* ------------------------------------------------------------------------
@@ -601,7 +601,7 @@ static int from_cube(const options *o)
         if (strcmp(name, "all") == 0) {
             for (size_t k = 0; rc == EXIT_OK && k < cube_num_metrics(c); k++) {
                 const cube_metric *m = cube_get_metric(c, k);
-                if (!m->is_void && cube_statfile_add_from_cube(s, c, m, max) != 0) {
+                if (!cube_metric_is_void(m) && cube_statfile_add_from_cube(s, c, m, max) != 0) {
                     cli_error("out of memory");
                     rc = EXIT_TROUBLE;
                 }
