@@ -135,8 +135,10 @@ static void print_human(const char *path, const cube_t *c, const double *totals,
         printf("  %s:", name[0] ? name : "(unnamed)");
         for (long d = 0; d < cube_cart_ndims(t); d++) {
             printf("%s%ld", d ? " x " : " ", cube_cart_dim(t, d));
-            if (cube_cart_dim_name(t, d))
-                printf(" (%s)", cube_cart_dim_name(t, d));
+            /* "" also stands for an unnamed dimension among named ones */
+            const char *dim = cube_cart_dim_name(t, d);
+            if (dim && *dim)
+                printf(" (%s)", dim);
             if (cube_cart_period(t, d))
                 printf(" periodic");
         }
