@@ -380,6 +380,15 @@ if [ "$(head -n 1 "$TMP/out")" = "topology,name,dims,periodic,dim_names,kind,id,
     [ "$(tail -n +2 "$TMP/out" | wc -l)" -eq 256 ]; then
     ok "cube_dump -w topologies: one row per coordinate of the two topologies"
 else not_ok "cube_dump -w topologies: one row per coordinate of the two topologies"; fi
+# one named dimension: every dimension's name listed ("" for the others);
+# none for a topology without names
+sed '2373s#<dim #<dim name="x" #; 2375s#periodic="false"#periodic="true"#' \
+    testdata/cube/scalasca-bgpBT_experiment1.cube >"$TMP/named_dim.cube"
+run cube_dump -w topologies "$TMP/named_dim.cube"
+if [ "$(sed -n 2p "$TMP/out")" = '0,,"16,4,2","0,0,1","x,,",thread,0,"0,0,0"' ] &&
+    [ "$(sed -n 130p "$TMP/out")" = '1,,"4,1,32","0,0,0",,thread,0,"0,0,0"' ]; then
+    ok "cube_dump -w topologies lists dimension names only for a topology that has them"
+else not_ok "cube_dump -w topologies lists dimension names only for a topology that has them"; fi
 run cube_dump -w "$TAU"
 expect_rc 0 "cube_dump -w FILE prints every section"
 expect_grep '^region_id,name,module,begin_line,end_line,url,descr$' "$TMP/out" \

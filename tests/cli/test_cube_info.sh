@@ -81,3 +81,14 @@ printf '<html><body/></html>\n' >"$TMP/bad.cube"
 run cube_info "$TMP/bad.cube"
 expect_text_eq "cube_info: $TMP/bad.cube:1: not a CUBE file: expected the root element <cube>, found <html>" \
     "$TMP/err" "cube_info rejects a non-CUBE XML file with file and line"
+
+# a topology with one named dimension: only that one shows a name, in
+# --json the others are ""
+sed '2373s#<dim #<dim name="x" #; 2375s#periodic="false"#periodic="true"#' \
+    testdata/cube/scalasca-bgpBT_experiment1.cube >"$TMP/named_dim.cube"
+run cube_info "$TMP/named_dim.cube"
+expect_grep "^  (unnamed): 16 (x) x 4 x 2 periodic, 128 thread coordinates$" "$TMP/out" \
+    "cube_info names only the named dimension of a topology"
+run cube_info --json "$TMP/named_dim.cube"
+expect_grep '"dims":\[16,4,2\],"periodic":\[false,false,true\],"dim_names":\["x","",""\]' \
+    "$TMP/out" "cube_info --json lists every dimension name when one is named"
