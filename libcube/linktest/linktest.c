@@ -798,13 +798,9 @@ static cube_linktest *open_with(const char *path, unsigned flags, cube_status *s
         sion_set_close(s);
     return lt;
 fail:
-    {
-        static const char note[] =
-            " (the file was never closed: its payload may not be in the first blocks)";
-        size_t len = strlen(st->message);
-        if (lt->unclosed && len + 80 < sizeof st->message)
-            memcpy(st->message + len, note, sizeof note);
-    }
+    if (lt->unclosed && strlen(st->message) + 80 < sizeof st->message)
+        strcat(st->message,
+               " (the file was never closed: its payload may not be in the first blocks)");
     free(win);
     cube_linktest_free(lt);
     sion_set_close(s);
