@@ -245,8 +245,9 @@ static int add_row(combination *cb, const input_maps *im, const row_sink *sink, 
     /* The rows are read in a second pass over the file: a file replaced in
      * between must not index past the maps of the first. */
     if (metric >= im->num_metrics || cnode >= im->num_cnodes || nthreads != im->num_threads)
-        return fail(cb, CUBE_EFORMAT, "%s: the file changed while it was read (its rows do not match the "
-                        "definitions read first)",
+        return fail(cb, CUBE_EFORMAT,
+                    "%s: the file changed while it was read (its rows do not match the "
+                    "definitions read first)",
                     im->path);
     size_t rm = im->metric_map[metric], rc = im->cnode_map[cnode];
     if (rm == SIZE_MAX) /* a repeated unique name: its values are ignored */
@@ -435,8 +436,8 @@ static int sums_overflowed(const severity_store *s)
     return 0;
 }
 
-cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
-                     cube_match match, cube_system_rule rule, cube_status *status)
+cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube_match match,
+                     cube_system_rule rule, cube_status *status)
 {
     combination cb;
     memset(&cb, 0, sizeof cb);
@@ -452,8 +453,9 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
     } else if (!paths && n) {
         rc = fail(&cb, CUBE_EINVAL, "no paths given");
     } else if (n == 0 || (op == CUBE_OP_DIFF && n != 2)) {
-        rc = fail(&cb, CUBE_EINVAL, op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
-                                          : "no experiment given");
+        rc = fail(&cb, CUBE_EINVAL,
+                  op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
+                                     : "no experiment given");
     } else {
         rc = open_sources(&cb, paths);
         if (rc == 0)
@@ -590,10 +592,9 @@ static void compare_rows(const cube_t *res, const severity_store *mine,
     }
 }
 
-int cube_compare(const char *path_a, const char *path_b, cube_match match,
-                 cube_system_rule rule, const cube_compare_options *options,
-                 cube_difference_fn report, void *user, size_t *num_differences,
-                 cube_status *status)
+int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_system_rule rule,
+                 const cube_compare_options *options, cube_difference_fn report, void *user,
+                 size_t *num_differences, cube_status *status)
 {
     cube_compare_options defaults;
     cube_compare_options_init(&defaults);
@@ -650,11 +651,11 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
             if (by_display)
                 take[by_display->index] = 1;
             else if (n > 1 && cube_metric_name_candidates(res, *name, list, sizeof list))
-                rc = fail(&cb, CUBE_EINVAL, "--metric %s matches %zu metrics: %s; use a unique name", *name,
-                          n, list);
+                rc = fail(&cb, CUBE_EINVAL,
+                          "--metric %s matches %zu metrics: %s; use a unique name", *name, n, list);
             else if (!found)
-                rc = fail(&cb, CUBE_EINVAL, "no metric with the unique name '%s' in %s or %s", *name,
-                          path_a, path_b);
+                rc = fail(&cb, CUBE_EINVAL, "no metric with the unique name '%s' in %s or %s",
+                          *name, path_a, path_b);
         }
     }
     if (rc == 0) {

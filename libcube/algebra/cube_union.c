@@ -577,8 +577,7 @@ static int unite_agreeing(cube_union *u, union_input *ui, const cube_t *c)
                             "in %s; use -c to keep the first experiment's machines and "
                             "nodes, or -C to collapse all processes into one virtual node",
                             (long long)p->rank, there->name, there->machine->name,
-                            u->inputs[u->processes[rp].origin].name, n->name, m->name,
-                            ui->name);
+                            u->inputs[u->processes[rp].origin].name, n->name, m->name, ui->name);
                 }
                 if (map_threads(u, ui, p, rp) != 0)
                     return -1;

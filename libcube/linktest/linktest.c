@@ -76,15 +76,16 @@ static void cerr(cursor *c, cube_code code, const char *field, const char *fmt, 
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     status_set(c->st, code, "%s: offset %llu (rank %zu, stream byte %zu): %s: %s",
-           sion_set_task_file(c->s, c->rank),
-           (unsigned long long)sion_set_task_file_offset(c->s, c->rank, c->pos), c->rank, c->pos,
-           field, what);
+               sion_set_task_file(c->s, c->rank),
+               (unsigned long long)sion_set_task_file_offset(c->s, c->rank, c->pos), c->rank,
+               c->pos, field, what);
 }
 
 static int need(cursor *c, size_t k, const char *field)
 {
     if (k > c->len - c->pos) {
-        cerr(c, CUBE_EFORMAT, field, "%zu bytes needed, the stream of %zu bytes ends (truncated)", k, c->len);
+        cerr(c, CUBE_EFORMAT, field, "%zu bytes needed, the stream of %zu bytes ends (truncated)",
+             k, c->len);
         return -1;
     }
     return 0;
@@ -239,8 +240,8 @@ static int parse_header(cursor *c, cube_linktest *lt)
         return -1;
     if (h->major != 2 || h->minor != 1) {
         c->pos = vpos;
-        cerr(c, CUBE_EUNSUPPORTED, "LinkTest version", "%u.%u.%u is not supported (2.1.x)", (unsigned)h->major,
-             (unsigned)h->minor, (unsigned)h->patch);
+        cerr(c, CUBE_EUNSUPPORTED, "LinkTest version", "%u.%u.%u is not supported (2.1.x)",
+             (unsigned)h->major, (unsigned)h->minor, (unsigned)h->patch);
         return -1;
     }
     if (g_bytes(c, h->git_hash, 41, "LinkTest git hash") != 0)
@@ -513,8 +514,8 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
             return -1;
     if (ver[0] != 1 || ver[1] < 0) {
         c->pos = vpos;
-        cerr(c, CUBE_EUNSUPPORTED, "LinkTest 1.x version", "%d.%d.%d is not supported (1.x)", (int)ver[0],
-             (int)ver[1], (int)ver[2]);
+        cerr(c, CUBE_EUNSUPPORTED, "LinkTest 1.x version", "%d.%d.%d is not supported (1.x)",
+             (int)ver[0], (int)ver[1], (int)ver[2]);
         return -1;
     }
     if (rank == 0) {
@@ -566,7 +567,8 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
         for (size_t i = 0; i < n; i++)
             total += lt->ranks[i].bytes;
         if (n > (c->len - c->pos) / 12 || 12 * (uint64_t)n > total / n) {
-            cerr(c, CUBE_EFORMAT, "timings", "%zu ranks do not fit in the %zu bytes left", n, c->len - c->pos);
+            cerr(c, CUBE_EFORMAT, "timings", "%zu ranks do not fit in the %zu bytes left", n,
+                 c->len - c->pos);
             return -1;
         }
         lt->m = 1;
@@ -740,7 +742,8 @@ static cube_linktest *open_with(const char *path, unsigned flags, cube_status *s
             if (m == 0 || m > rest / 88) {
                 c.pos -= 10 + 16;
                 if (m == 0)
-                    cerr(&c, CUBE_EFORMAT, "number of randomized tasks", "0 (at least one iteration is stored)");
+                    cerr(&c, CUBE_EFORMAT, "number of randomized tasks",
+                         "0 (at least one iteration is stored)");
                 else
                     cerr(&c, CUBE_EFORMAT, "number of randomized tasks",
                          "%llu permutations do not fit in the %zu bytes left",
@@ -749,8 +752,8 @@ static cube_linktest *open_with(const char *path, unsigned flags, cube_status *s
             }
             if (d > rest / 32 / m) {
                 c.pos -= 10 + 40;
-                cerr(&c, CUBE_EFORMAT, "number of serial retests", "%llu retests do not fit in the %zu bytes left",
-                     (unsigned long long)d, rest);
+                cerr(&c, CUBE_EFORMAT, "number of serial retests",
+                     "%llu retests do not fit in the %zu bytes left", (unsigned long long)d, rest);
                 goto fail;
             }
             /* every rank stores 16(N-1) bytes per permutation */
@@ -842,10 +845,22 @@ const char *cube_linktest_warning(const cube_linktest *lt, size_t i)
     return i < lt->num_warnings ? lt->warnings[i] : NULL;
 }
 
-size_t cube_linktest_num_hosts(const cube_linktest *lt) { return lt->num_hosts; }
-cube_code cube_linktest_error_code(const cube_linktest *lt) { return lt->status.code; }
-const char *cube_linktest_error(const cube_linktest *lt) { return lt->status.message; }
-cube_status *linktest_status(cube_linktest *lt) { return &lt->status; }
+size_t cube_linktest_num_hosts(const cube_linktest *lt)
+{
+    return lt->num_hosts;
+}
+cube_code cube_linktest_error_code(const cube_linktest *lt)
+{
+    return lt->status.code;
+}
+const char *cube_linktest_error(const cube_linktest *lt)
+{
+    return lt->status.message;
+}
+cube_status *linktest_status(cube_linktest *lt)
+{
+    return &lt->status;
+}
 
 void linktest_set_helper_threshold(cube_linktest *lt, size_t min_values)
 {

@@ -249,8 +249,7 @@ int cube_linktest_write_cube(cube_linktest *lt, const char *path, unsigned flags
         return -1;
     }
     if (j.n > (size_t)0x7fffffff) {
-        status_set(st, CUBE_EUNSUPPORTED, "%s: %zu ranks are more than CUBE can number", path,
-                   j.n);
+        status_set(st, CUBE_EUNSUPPORTED, "%s: %zu ranks are more than CUBE can number", path, j.n);
         return -1;
     }
     cube_t *c = cube_create();

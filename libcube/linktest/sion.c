@@ -75,16 +75,18 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 }
 
 /* Read `len` bytes at `off`, checked against the file size. */
-static int rd(const sion_file *f, void *buf, size_t len, uint64_t off, const char *field, cube_status *st)
+static int rd(const sion_file *f, void *buf, size_t len, uint64_t off, const char *field,
+              cube_status *st)
 {
     if (off > f->size || len > f->size - off) {
-        status_set(st, CUBE_EFORMAT, "%s: offset %llu: %s: %zu bytes needed, file has %llu (truncated)",
-               f->name, (unsigned long long)off, field, len, (unsigned long long)f->size);
+        status_set(st, CUBE_EFORMAT,
+                   "%s: offset %llu: %s: %zu bytes needed, file has %llu (truncated)", f->name,
+                   (unsigned long long)off, field, len, (unsigned long long)f->size);
         return -1;
     }
     if (pread_all(f->fd, buf, len, off) != 0) {
-        status_set(st, CUBE_EIO, "%s: offset %llu: %s: read error", f->name, (unsigned long long)off,
-               field);
+        status_set(st, CUBE_EIO, "%s: offset %llu: %s: read error", f->name,
+                   (unsigned long long)off, field);
         return -1;
     }
     return 0;
@@ -135,8 +137,7 @@ static int file_open_fd(sion_file *f, const char *name, cube_status *st)
     f->fd = open(name, O_RDONLY | O_CLOEXEC);
     if (f->fd < 0) {
         int errnum = errno;
-        status_set(st, status_code_of_errno(errnum), "%s: cannot open: %s", name,
-                   strerror(errnum));
+        status_set(st, status_code_of_errno(errnum), "%s: cannot open: %s", name, strerror(errnum));
         return -1;
     }
     struct stat sb;
@@ -158,7 +159,8 @@ static int read_header(sion_file *f, int filenumber, cube_status *st)
     if (rd(f, h, 8, 0, "magic \"sion\"", st) != 0)
         return -1;
     if (memcmp(h, "sion", 4) != 0) {
-        status_set(st, CUBE_EFORMAT, "%s: offset 0: magic: not a SIONlib file (expected \"sion\")", name);
+        status_set(st, CUBE_EFORMAT, "%s: offset 0: magic: not a SIONlib file (expected \"sion\")",
+                   name);
         return -1;
     }
     f->be = h[4] & 1;
@@ -171,35 +173,39 @@ static int read_header(sion_file *f, int filenumber, cube_status *st)
     f->filenumber = (int32_t)get32(h + 32, f->be);
     uint64_t flag1 = get64(h + 36, f->be);
     if (f->fileformat < 3 || f->fileformat > 5) {
-        status_set(st, CUBE_EUNSUPPORTED, "%s: offset 16: fileformat: %d is not supported (3 to 5)", name,
-               (int)f->fileformat);
+        status_set(st, CUBE_EUNSUPPORTED, "%s: offset 16: fileformat: %d is not supported (3 to 5)",
+                   name, (int)f->fileformat);
         return -1;
     }
     if (f->fsblksize <= 0) {
-        status_set(st, CUBE_EFORMAT, "%s: offset 20: fsblksize: %d is not positive", name, (int)f->fsblksize);
+        status_set(st, CUBE_EFORMAT, "%s: offset 20: fsblksize: %d is not positive", name,
+                   (int)f->fsblksize);
         return -1;
     }
     if (n <= 0 || (uint64_t)n > (f->size - META1_FIXED) / 16) {
-        status_set(st, CUBE_EFORMAT, "%s: offset 24: ntasks: %d does not fit in a file of %llu bytes", name,
-               (int)n, (unsigned long long)f->size);
+        status_set(st, CUBE_EFORMAT,
+                   "%s: offset 24: ntasks: %d does not fit in a file of %llu bytes", name, (int)n,
+                   (unsigned long long)f->size);
         return -1;
     }
     f->n = (uint64_t)n;
     if (f->nfiles <= 0 || f->nfiles > 1000000) {
-        status_set(st, CUBE_EFORMAT, "%s: offset 28: nfiles: %d is out of range", name, (int)f->nfiles);
+        status_set(st, CUBE_EFORMAT, "%s: offset 28: nfiles: %d is out of range", name,
+                   (int)f->nfiles);
         return -1;
     }
     /* (a single file written through the serial API says 1 here) */
     if (f->nfiles > 1 && f->filenumber != filenumber) {
         status_set(st, CUBE_EFORMAT, "%s: offset 32: filenumber: %d, expected %d", name,
-                    (int)f->filenumber, filenumber);
+                   (int)f->filenumber, filenumber);
         return -1;
     }
     if (f->fileformat == 5) {
         uint32_t keyval = (uint32_t)(flag1 >> 32);
         if (keyval != 50 && keyval != 0) {
-            status_set(st, CUBE_EUNSUPPORTED, "%s: offset 36: flag1: key-value mode %u is not supported", name,
-                   (unsigned)keyval);
+            status_set(st, CUBE_EUNSUPPORTED,
+                       "%s: offset 36: flag1: key-value mode %u is not supported", name,
+                       (unsigned)keyval);
             return -1;
         }
     }
@@ -241,11 +247,12 @@ static int read_chunk_tables(sion_file *f, uint64_t *start_of_data, cube_status 
         maxchunks = 1;
     } else if (maxchunks < 0 || f->sov < *start_of_data || f->sov > f->size ||
                (uint64_t)maxchunks + 1 > (f->size - f->sov) / 8 / f->n) {
-        status_set(st, CUBE_EFORMAT,
-               "%s: offset %llu: maxchunks/start_of_varheader: maxchunks %d and metadata at %llu "
-               "do not fit in a file of %llu bytes",
-               name, (unsigned long long)tail_off, (int)maxchunks, (unsigned long long)f->sov,
-               (unsigned long long)f->size);
+        status_set(
+            st, CUBE_EFORMAT,
+            "%s: offset %llu: maxchunks/start_of_varheader: maxchunks %d and metadata at %llu "
+            "do not fit in a file of %llu bytes",
+            name, (unsigned long long)tail_off, (int)maxchunks, (unsigned long long)f->sov,
+            (unsigned long long)f->size);
         return -1;
     }
     f->maxchunks = (uint64_t)maxchunks;
@@ -266,9 +273,10 @@ static int lay_out_chunks(sion_file *f, uint64_t start_of_data, cube_status *st)
         if (f->unclosed && (L > f->size || pos > f->size - L))
             L = pos < f->size ? f->size - pos : 0; /* the file ends inside */
         if (L > f->sov || pos > f->sov - L) {
-            status_set(st, CUBE_EFORMAT, "%s: offset %llu: chunksize[%llu]: %llu runs past the data area",
-                   f->name, (unsigned long long)(META1_FIXED + 8 * f->n + 8 * t),
-                   (unsigned long long)t, (unsigned long long)f->chunksize[t]);
+            status_set(st, CUBE_EFORMAT,
+                       "%s: offset %llu: chunksize[%llu]: %llu runs past the data area", f->name,
+                       (unsigned long long)(META1_FIXED + 8 * f->n + 8 * t), (unsigned long long)t,
+                       (unsigned long long)f->chunksize[t]);
             return -1;
         }
         f->startptr[t] = pos;
@@ -311,21 +319,23 @@ static int read_meta2(sion_file *f, uint64_t *end, cube_status *st)
         return -1;
     for (uint64_t t = 0; t < f->n; t++) {
         if (f->blockcount[t] > f->maxchunks) {
-            status_set(st, CUBE_EFORMAT, "%s: offset %llu: blockcount[%llu]: %llu exceeds maxchunks %llu",
-                   f->name, (unsigned long long)(f->sov + 8 * t), (unsigned long long)t,
-                   (unsigned long long)f->blockcount[t], (unsigned long long)f->maxchunks);
+            status_set(st, CUBE_EFORMAT,
+                       "%s: offset %llu: blockcount[%llu]: %llu exceeds maxchunks %llu", f->name,
+                       (unsigned long long)(f->sov + 8 * t), (unsigned long long)t,
+                       (unsigned long long)f->blockcount[t], (unsigned long long)f->maxchunks);
             return -1;
         }
         for (uint64_t b = 0; b < f->blockcount[t]; b++) {
             uint64_t v = f->bytes[b * f->n + t];
             uint64_t start = f->startptr[t] + b * f->globalskip;
             if (v > f->chunksize[t] || start > f->sov || v > f->sov - start) {
-                status_set(st, CUBE_EFORMAT,
-                       "%s: offset %llu: bytes written[block %llu][task %llu]: %llu does not fit "
-                       "in its chunk of %llu bytes at %llu",
-                       f->name, (unsigned long long)(bytes_off + 8 * (b * f->n + t)),
-                       (unsigned long long)b, (unsigned long long)t, (unsigned long long)v,
-                       (unsigned long long)f->chunksize[t], (unsigned long long)start);
+                status_set(
+                    st, CUBE_EFORMAT,
+                    "%s: offset %llu: bytes written[block %llu][task %llu]: %llu does not fit "
+                    "in its chunk of %llu bytes at %llu",
+                    f->name, (unsigned long long)(bytes_off + 8 * (b * f->n + t)),
+                    (unsigned long long)b, (unsigned long long)t, (unsigned long long)v,
+                    (unsigned long long)f->chunksize[t], (unsigned long long)start);
                 return -1;
             }
         }
@@ -380,8 +390,7 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
     f->fd = -1;
     uint64_t start_of_data;
     if (file_open_fd(f, name, st) != 0 || read_header(f, filenumber, st) != 0 ||
-        read_chunk_tables(f, &start_of_data, st) != 0 ||
-        lay_out_chunks(f, start_of_data, st) != 0)
+        read_chunk_tables(f, &start_of_data, st) != 0 || lay_out_chunks(f, start_of_data, st) != 0)
         return -1;
     if (f->unclosed) {
         if (assume_one_block(f, st) != 0)
@@ -402,18 +411,18 @@ static int file_open(sion_file *f, const char *name, int filenumber, int32_t **m
         if (rd(f, h, 4, end, "mapping_size", st) != 0)
             return -1;
         if (get32(h, f->be) != 0) {
-            status_set(st, CUBE_EFORMAT, "%s: offset %llu: mapping_size: non-zero in a single file", name,
-                   (unsigned long long)end);
+            status_set(st, CUBE_EFORMAT, "%s: offset %llu: mapping_size: non-zero in a single file",
+                       name, (unsigned long long)end);
             return -1;
         }
         end += 4;
     }
     if (end != f->size) {
-        status_set(st, CUBE_EFORMAT,
-               "%s: offset %llu: end of metadata block 2: the file has %llu bytes, the metadata "
-               "says %llu",
-               name, (unsigned long long)end, (unsigned long long)f->size,
-               (unsigned long long)end);
+        status_set(
+            st, CUBE_EFORMAT,
+            "%s: offset %llu: end of metadata block 2: the file has %llu bytes, the metadata "
+            "says %llu",
+            name, (unsigned long long)end, (unsigned long long)f->size, (unsigned long long)end);
         return -1;
     }
     return 0;
@@ -468,8 +477,9 @@ sion_set *sion_set_open(const char *path, cube_status *st)
                 goto fail;
             }
             if (s->files[k].nfiles != nf || s->files[k].filenumber != k) {
-                status_set(st, CUBE_EFORMAT, "%s: offset 28: nfiles/filenumber: %d/%d, expected %d/%d", name,
-                       (int)s->files[k].nfiles, (int)s->files[k].filenumber, nf, k);
+                status_set(st, CUBE_EFORMAT,
+                           "%s: offset 28: nfiles/filenumber: %d/%d, expected %d/%d", name,
+                           (int)s->files[k].nfiles, (int)s->files[k].filenumber, nf, k);
                 free(name);
                 goto fail;
             }
@@ -494,10 +504,10 @@ sion_set *sion_set_open(const char *path, cube_status *st)
                 int64_t g = s->files[k].globalrank[t];
                 if (g < 0 || (uint64_t)g >= total || seen[g]) {
                     status_set(st, CUBE_EFORMAT,
-                                "%s: offset %llu: globalrank[%llu]: %lld is not a rank of the set "
-                                "(the file was never closed: no mapping)",
-                                s->files[k].name, (unsigned long long)(META1_FIXED + 8 * t),
-                                (unsigned long long)t, (long long)g);
+                               "%s: offset %llu: globalrank[%llu]: %lld is not a rank of the set "
+                               "(the file was never closed: no mapping)",
+                               s->files[k].name, (unsigned long long)(META1_FIXED + 8 * t),
+                               (unsigned long long)t, (long long)g);
                     free(seen);
                     goto fail;
                 }
@@ -507,18 +517,19 @@ sion_set *sion_set_open(const char *path, cube_status *st)
             }
     } else if (s->nfiles > 1) {
         if ((size_t)msize != total) {
-            status_set(st, CUBE_EFORMAT, "%s: offset %llu: mapping_size: %d, but the files hold %zu tasks",
-                        path, (unsigned long long)s->files[0].mapping_off,
-                   (int)msize, total);
+            status_set(st, CUBE_EFORMAT,
+                       "%s: offset %llu: mapping_size: %d, but the files hold %zu tasks", path,
+                       (unsigned long long)s->files[0].mapping_off, (int)msize, total);
             free(seen);
             goto fail;
         }
         for (size_t g = 0; g < total; g++) {
             int32_t fn = mapping[2 * g], lt = mapping[2 * g + 1];
             if (fn < 0 || fn >= s->nfiles || lt < 0 || (uint64_t)lt >= s->files[fn].n) {
-                status_set(st, CUBE_EFORMAT, "%s: offset %llu: mapping[%zu]: (%d, %d) is not a task of the set",
-                            path, (unsigned long long)(s->files[0].mapping_off + 4 + 8 * (uint64_t)g), g,
-                       (int)fn, (int)lt);
+                status_set(st, CUBE_EFORMAT,
+                           "%s: offset %llu: mapping[%zu]: (%d, %d) is not a task of the set", path,
+                           (unsigned long long)(s->files[0].mapping_off + 4 + 8 * (uint64_t)g), g,
+                           (int)fn, (int)lt);
                 free(seen);
                 goto fail;
             }
@@ -621,7 +632,7 @@ int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf,
     }
     if (len > 0) {
         status_set(st, CUBE_EFORMAT, "%s: rank %zu: stream byte %llu: past the end of the stream",
-                    f->name, rank, (unsigned long long)off);
+                   f->name, rank, (unsigned long long)off);
         return -1;
     }
     return 0;

@@ -43,6 +43,4 @@ uint64_t sion_set_task_file_offset(const sion_set *s, size_t rank, uint64_t off)
 int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf, size_t len,
                         cube_status *st);
 
-
-
 #endif
