@@ -18,11 +18,6 @@
 #define NONE ((size_t)-1)
 
 
-static const char *str(const char *s)
-{
-    return s ? s : "";
-}
-
 /* --- the two public helpers ------------------------------------------- */
 
 int cube_bench_parse_arg(const char *name, size_t *key_len, double *value)
@@ -41,7 +36,7 @@ int cube_bench_parse_arg(const char *name, size_t *key_len, double *value)
             return 0;
         const char *end = num + strlen(num);
         double v;
-        if (cube_parse_double(num, (size_t)(end - num), &v) != 0)
+        if (cube_parse_double(num, (size_t)(end - num), &v, NULL) != 0)
             return 0;
         for (const char *p = num; p < end; p++)
             if (*p == 'x' || *p == 'X')
@@ -143,11 +138,17 @@ static int same_key(const char *a, size_t alen, const char *b, size_t blen)
     return alen == blen && strncmp(a, b, alen) == 0;
 }
 
+/* The name of the region a call path calls. */
+static const char *callee_name(const cube_cnode *cn)
+{
+    return cube_region_name(cube_cnode_callee(cn));
+}
+
 static const cube_cnode *find_root(const cube_t *c)
 {
     for (size_t i = 0; i < cube_num_root_cnodes(c); i++) {
         const cube_cnode *r = cube_get_root_cnode(c, i);
-        if (r->callee && strcmp(str(r->callee->name), "cube_bench") == 0)
+        if (strcmp(callee_name(r), "cube_bench") == 0)
             return r;
     }
     return NULL;
@@ -220,6 +221,14 @@ static int check_runs(merge_t *m)
 
 /* --- the definitions of the result -------------------------------------- */
 
+/* Did the writer call just made on `c` fail?  The CUBE3 writer functions
+ * return nothing and the next successful call clears the handle's error,
+ * so each one is checked right after it. */
+static int failed(const cube_t *c)
+{
+    return cube_error_code(c) != CUBE_OK;
+}
+
 static int copy_attributes(merge_t *m)
 {
     const cube_t *c = m->runs[0].c;
@@ -229,17 +238,26 @@ static int copy_attributes(merge_t *m)
         if (strcmp(key, "merged runs") == 0 || strncmp(key, "merged from ", 12) == 0)
             continue;
         cube_def_attr(m->out, key, cube_attr_value(c, i));
+        if (failed(m->out))
+            return -1;
     }
     char buf[64];
     snprintf(buf, sizeof buf, "%zu", m->n);
     cube_def_attr(m->out, "merged runs", buf);
+    if (failed(m->out))
+        return -1;
     for (size_t k = 0; k < m->n; k++) {
         snprintf(buf, sizeof buf, "merged from %zu", k + 1);
         cube_def_attr(m->out, buf, m->runs[k].name);
+        if (failed(m->out))
+            return -1;
     }
-    for (size_t i = 0; i < cube_num_mirrors(c); i++)
+    for (size_t i = 0; i < cube_num_mirrors(c); i++) {
         cube_def_mirror(m->out, cube_mirror(c, i));
-    return *cube_error(m->out) ? -1 : 0;
+        if (failed(m->out))
+            return -1;
+    }
+    return 0;
 }
 
 /* Metrics by unique name; a run's metrics come in definition order, where
@@ -250,12 +268,13 @@ static int copy_metrics(merge_t *m)
         const cube_t *c = m->runs[k].c;
         for (size_t i = 0; i < cube_num_metrics(c); i++) {
             const cube_metric *x = cube_get_metric(c, i);
-            if (cube_find_metric(m->out, str(x->uniq_name)))
+            if (cube_find_metric(m->out, cube_metric_uniq_name(x)))
                 continue;
-            cube_metric *parent =
-                x->parent ? cube_find_metric(m->out, str(x->parent->uniq_name)) : NULL;
-            if (!cube_def_met(m->out, str(x->disp_name), str(x->uniq_name), str(x->dtype),
-                              str(x->uom), str(x->val), str(x->url), str(x->descr), parent))
+            const cube_metric *xp = cube_metric_parent(x);
+            cube_metric *parent = xp ? cube_find_metric(m->out, cube_metric_uniq_name(xp)) : NULL;
+            if (!cube_def_met(m->out, cube_metric_disp_name(x), cube_metric_uniq_name(x),
+                              cube_metric_dtype(x), cube_metric_uom(x), cube_metric_val(x),
+                              cube_metric_url(x), cube_metric_descr(x), parent))
                 return -1;
         }
     }
@@ -266,14 +285,14 @@ static int copy_metrics(merge_t *m)
     for (size_t i = 0; i < m->nmet; i++)
         m->omet[i] = cube_get_metric(m->out, i);
     /* check_runs made sure that every run has both */
-    m->time_index = cube_find_metric(m->out, "time")->index;
-    m->reps_index = cube_find_metric(m->out, "reps")->index;
+    m->time_index = cube_metric_index(cube_find_metric(m->out, "time"));
+    m->reps_index = cube_metric_index(cube_find_metric(m->out, "reps"));
     for (size_t k = 0; k < m->n; k++) {
         run_t *r = &m->runs[k];
         if (!(r->met = calloc(m->nmet ? m->nmet : 1, sizeof *r->met)))
             return -1;
         for (size_t i = 0; i < m->nmet; i++)
-            r->met[i] = cube_find_metric(r->c, str(m->omet[i]->uniq_name));
+            r->met[i] = cube_find_metric(r->c, cube_metric_uniq_name(m->omet[i]));
     }
     return 0;
 }
@@ -290,13 +309,15 @@ static int copy_regions(merge_t *m)
             const cube_region *x = cube_get_region(r->c, i);
             for (size_t j = 0; j < cube_num_regions(m->out) && !r->region[i]; j++) {
                 cube_region *y = cube_get_region(m->out, j);
-                if (strcmp(str(x->name), str(y->name)) == 0 && strcmp(str(x->mod), str(y->mod)) == 0)
+                if (strcmp(cube_region_name(x), cube_region_name(y)) == 0 &&
+                    strcmp(cube_region_mod(x), cube_region_mod(y)) == 0)
                     r->region[i] = y;
             }
             if (!r->region[i] &&
-                !(r->region[i] = cube_def_region(m->out, str(x->name), x->begin_line,
-                                                 x->end_line, str(x->url), str(x->descr),
-                                                 str(x->mod))))
+                !(r->region[i] = cube_def_region(m->out, cube_region_name(x),
+                                                 cube_region_begin_line(x),
+                                                 cube_region_end_line(x), cube_region_url(x),
+                                                 cube_region_descr(x), cube_region_mod(x))))
                 return -1;
         }
     }
@@ -317,22 +338,25 @@ static int copy_system(merge_t *m)
         goto done;
     for (size_t i = 0; i < nma; i++) {
         const cube_machine *x = cube_get_machine(c, i);
-        if (!(ma[i] = cube_def_mach(m->out, str(x->name), str(x->descr))))
+        if (!(ma[i] = cube_def_mach(m->out, cube_machine_name(x), cube_machine_descr(x))))
             goto done;
     }
     for (size_t i = 0; i < nno; i++) {
         const cube_node *x = cube_get_node(c, i);
-        if (!(no[i] = cube_def_node(m->out, str(x->name), ma[x->machine->index])))
+        if (!(no[i] = cube_def_node(m->out, cube_node_name(x),
+                                    ma[cube_machine_index(cube_node_machine(x))])))
             goto done;
     }
     for (size_t i = 0; i < npr; i++) {
         const cube_process *x = cube_get_process(c, i);
-        if (!(pr[i] = cube_def_proc(m->out, str(x->name), (int)x->rank, no[x->node->index])))
+        if (!(pr[i] = cube_def_proc(m->out, cube_process_name(x), (int)cube_process_rank(x),
+                                    no[cube_node_index(cube_process_node(x))])))
             goto done;
     }
     for (size_t i = 0; i < cube_num_threads(c); i++) {
         const cube_thread *x = cube_get_thread(c, i);
-        if (!cube_def_thrd(m->out, str(x->name), (int)x->rank, pr[x->process->index]))
+        if (!cube_def_thrd(m->out, cube_thread_name(x), (int)cube_thread_rank(x),
+                           pr[cube_process_index(cube_thread_process(x))]))
             goto done;
     }
     m->nthr = cube_num_threads(m->out);
@@ -346,14 +370,15 @@ static int copy_system(merge_t *m)
             goto done;
         for (size_t t = 0; t < m->nthr; t++) {
             const cube_thread *ot = m->othr[t];
-            const cube_process *op = ot->process;
+            const cube_process *op = cube_thread_process(ot);
             size_t pos = 0;
-            while (pos < op->num_threads && op->threads[pos] != ot)
+            while (pos < cube_process_num_threads(op) && cube_process_thread(op, pos) != ot)
                 pos++;
             for (size_t p = 0; p < cube_num_processes(r->c); p++) {
                 const cube_process *rp = cube_get_process(r->c, p);
-                if (rp->rank == op->rank && pos < rp->num_threads) {
-                    r->thr[t] = rp->threads[pos];
+                if (cube_process_rank(rp) == cube_process_rank(op) &&
+                    pos < cube_process_num_threads(rp)) {
+                    r->thr[t] = cube_process_thread(rp, pos);
                     break;
                 }
             }
@@ -363,12 +388,12 @@ static int copy_system(merge_t *m)
             const cube_process *rp = cube_get_process(r->c, p);
             int found = 0;
             for (size_t q = 0; q < npr && !found; q++)
-                found = cube_get_process(c, q)->rank == rp->rank;
+                found = cube_process_rank(cube_get_process(c, q)) == cube_process_rank(rp);
             if (!found) {
                 bench_err(m->err, m->errlen,
                        "%s has a process of rank %lld, %s has none; runs on different ranks "
                        "are not merged",
-                       r->name, (long long)rp->rank, m->runs[0].name);
+                       r->name, (long long)cube_process_rank(rp), m->runs[0].name);
                 rc = -2;
                 goto done;
             }
@@ -398,12 +423,12 @@ static msuite *collect_suites(const merge_t *m, size_t *count)
     size_t n = 0, cap = 0;
     for (size_t k = 0; k < m->n; k++) {
         const cube_cnode *root = m->runs[k].root;
-        for (size_t i = 0; i < root->num_children; i++) {
-            const cube_cnode *cn = root->children[i];
-            const char *name = str(cn->callee->name);
+        for (size_t i = 0; i < cube_cnode_num_children(root); i++) {
+            const cube_cnode *cn = cube_cnode_child(root, i);
+            const char *name = callee_name(cn);
             size_t occ = 0;
             for (size_t j = 0; j < i; j++)
-                occ += strcmp(str(root->children[j]->callee->name), name) == 0;
+                occ += strcmp(callee_name(cube_cnode_child(root, j)), name) == 0;
             size_t f = 0;
             while (f < n && !(s[f].occurrence == occ && strcmp(s[f].name, name) == 0))
                 f++;
@@ -464,9 +489,9 @@ static mpoint *collect_points(const merge_t *m, const msuite *s, size_t *count)
     size_t n = 0, cap = 0;
     for (size_t k = 0; k < m->n; k++) {
         const cube_cnode *sc = s->src[k];
-        for (size_t i = 0; sc && i < sc->num_children; i++) {
-            const cube_cnode *cn = sc->children[i];
-            const char *name = str(cn->callee->name);
+        for (size_t i = 0; sc && i < cube_cnode_num_children(sc); i++) {
+            const cube_cnode *cn = cube_cnode_child(sc, i);
+            const char *name = callee_name(cn);
             size_t key_len = 0;
             double x = 0.0;
             int numbered = cube_bench_parse_arg(name, &key_len, &x);
@@ -546,12 +571,12 @@ static int contribution(merge_t *m, size_t k, const msuite *s, const mpoint *p, 
     const cube_cnode *lo = NULL, *hi = NULL;
     double xlo = 0.0, xhi = 0.0;
     const cube_cnode *sc = s->src[k];
-    for (size_t i = 0; i < sc->num_children; i++) {
-        const cube_cnode *cn = sc->children[i];
+    for (size_t i = 0; i < cube_cnode_num_children(sc); i++) {
+        const cube_cnode *cn = cube_cnode_child(sc, i);
         size_t kl;
         double x;
-        if (!cube_bench_parse_arg(str(cn->callee->name), &kl, &x) ||
-            !same_key(str(cn->callee->name), kl, p->name, p->key_len) || !measured(r, cn, rt))
+        if (!cube_bench_parse_arg(callee_name(cn), &kl, &x) ||
+            !same_key(callee_name(cn), kl, p->name, p->key_len) || !measured(r, cn, rt))
             continue;
         if (x < p->x && (!lo || x > xlo))
             lo = cn, xlo = x;
@@ -591,13 +616,24 @@ static int merge_point(merge_t *m, const msuite *s, const mpoint *p, cube_cnode 
         const double *v = m->vals + j * m->nmet;
         /* the whole chosen record, not a mixture of runs; a metric that
          * run lacks stays without a value */
-        for (size_t i = 0; i < m->nmet; i++)
-            if (m->runs[j].met[i])
-                cube_set_sev(m->out, m->omet[i], ocn, m->othr[t], v[i]);
-        if (*cube_error(m->out))
-            return -1;
+        for (size_t i = 0; i < m->nmet; i++) {
+            if (!m->runs[j].met[i])
+                continue;
+            cube_set_sev(m->out, m->omet[i], ocn, m->othr[t], v[i]);
+            if (failed(m->out))
+                return -1;
+        }
     }
     return 0;
+}
+
+/* Run k's call path `cn` in the result, under `parent`: the result's
+ * region for its callee, its call site. */
+static cube_cnode *copy_cnode(merge_t *m, size_t k, const cube_cnode *cn, cube_cnode *parent)
+{
+    cube_region *callee = m->runs[k].region[cube_region_index(cube_cnode_callee(cn))];
+    return cube_def_cnode_cs(m->out, callee, cube_cnode_mod(cn), (int)cube_cnode_line(cn),
+                             parent);
 }
 
 static int merge_suites(merge_t *m, cube_cnode *oroot)
@@ -613,8 +649,7 @@ static int merge_suites(merge_t *m, cube_cnode *oroot)
         while (!s->src[k0])
             k0++;
         const cube_cnode *sc = s->src[k0];
-        cube_cnode *osc = cube_def_cnode_cs(m->out, m->runs[k0].region[sc->callee->index],
-                                            str(sc->mod), (int)sc->line, oroot);
+        cube_cnode *osc = copy_cnode(m, k0, sc, oroot);
         if (!osc) {
             rc = -1;
             break;
@@ -628,9 +663,7 @@ static int merge_suites(merge_t *m, cube_cnode *oroot)
         for (size_t j = 0; j < np && rc == 0; j++) {
             const mpoint *p = &pts[j];
             const cube_cnode *pc = p->src[p->run_of_def];
-            cube_cnode *opc =
-                cube_def_cnode_cs(m->out, m->runs[p->run_of_def].region[pc->callee->index],
-                                  str(pc->mod), (int)pc->line, osc);
+            cube_cnode *opc = copy_cnode(m, p->run_of_def, pc, osc);
             if (!opc || merge_point(m, s, p, opc) != 0)
                 rc = -1;
         }
@@ -705,15 +738,14 @@ cube_t *cube_bench_merge(cube_t *const *runs, const char *const *names, size_t n
     if (!m.vals || !m.times || !m.weights)
         goto done;
     const cube_cnode *root = m.runs[0].root;
-    cube_cnode *oroot = cube_def_cnode_cs(m.out, m.runs[0].region[root->callee->index],
-                                          str(root->mod), (int)root->line, NULL);
+    cube_cnode *oroot = copy_cnode(&m, 0, root, NULL);
     if (!oroot || merge_suites(&m, oroot) != 0)
         goto done;
     rc = 0;
 done:
     if (rc == -1)
         bench_err(err, errlen, "merging: %s",
-               m.out && *cube_error(m.out) ? cube_error(m.out) : "out of memory");
+               m.out && failed(m.out) ? cube_error(m.out) : "out of memory");
     cube_t *out = m.out;
     free_merge(&m);
     if (rc != 0) {

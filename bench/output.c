@@ -44,6 +44,23 @@ char *output_stat_path(const char *cube_path)
     return s;
 }
 
+/* The writer's functions return nothing: a failure shows as an error on
+ * the handle, which the next successful call clears.  The attributes and
+ * the values of a point are defined one after the other and checked
+ * once, so each call is skipped once one has failed, which keeps that
+ * error for the message. */
+static void def_attr(cube_t *c, const char *key, const char *value)
+{
+    if (cube_error_code(c) == CUBE_OK)
+        cube_def_attr(c, key, value);
+}
+
+static void set_sev(cube_t *c, cube_metric *met, cube_cnode *cn, cube_thread *t, double value)
+{
+    if (cube_error_code(c) == CUBE_OK)
+        cube_set_sev(c, met, cn, t, value);
+}
+
 /* An attribute value on one line: the writer keeps newlines, and XML
  * readers turn those in attribute values into spaces anyway. */
 static void def_attr_line(cube_t *c, const char *key, const char *value)
@@ -68,7 +85,7 @@ static void def_attr_line(cube_t *c, const char *key, const char *value)
     while (w > v && w[-1] == ' ')
         w--;
     *w = '\0';
-    cube_def_attr(c, key, v);
+    def_attr(c, key, v);
     free(v);
 }
 
@@ -87,13 +104,13 @@ static void def_attr_fmt(cube_t *c, const char *key, const char *fmt, ...)
         uselocale(saved);
         freelocale(c_locale);
     }
-    cube_def_attr(c, key, buf);
+    def_attr(c, key, buf);
 }
 
 static void def_attributes(cube_t *c, const bench_ctx *ctx, const bench_params *bp,
                            const output_info *info, size_t n)
 {
-    cube_def_attr(c, "cube_bench version", CUBE_BENCH_VERSION);
+    def_attr(c, "cube_bench version", CUBE_BENCH_VERSION);
     def_attr_line(c, "MPI library", info->mpi_library);
     def_attr_line(c, "MPI version", info->mpi_version);
     def_attr_fmt(c, "processes", "%d", ctx->size);
@@ -144,8 +161,8 @@ static void def_attributes(cube_t *c, const bench_ctx *ctx, const bench_params *
                  bp->time_suite_default / 60.0);
     def_attr_fmt(c, bench_section_name(BENCH_SEC_CUT_QUANTILE_DEFAULT), "%.17g",
                  bp->cut_quantile_default);
-    cube_def_attr(c, bench_section_name(BENCH_SEC_ABSOLUTE), bp->absolute ? "yes" : "no");
-    cube_def_attr(c, bench_section_name(BENCH_SEC_POST), bp->post_proc ? "yes" : "no");
+    def_attr(c, bench_section_name(BENCH_SEC_ABSOLUTE), bp->absolute ? "yes" : "no");
+    def_attr(c, bench_section_name(BENCH_SEC_POST), bp->post_proc ? "yes" : "no");
 }
 
 /* The argument regions are shared by name across suites (the name is the
@@ -158,7 +175,7 @@ typedef struct {
 static cube_region *arg_region(cube_t *c, region_set *rs, const char *name, const char *descr)
 {
     for (size_t i = 0; i < rs->n; i++)
-        if (strcmp(rs->regions[i]->name, name) == 0)
+        if (strcmp(cube_region_name(rs->regions[i]), name) == 0)
             return rs->regions[i];
     cube_region **grown = bench_grow(rs->regions, rs->n, &rs->cap, sizeof *grown, 64);
     if (!grown)
@@ -238,7 +255,7 @@ static int add_pattern(cube_statfile *sf, const suite_result *s, const suite_poi
             *q = '_';
     cube_statfile_instance inst[MEASURE_SLOWEST];
     for (size_t i = 0; i < p->res.num_slowest; i++) {
-        inst[i].cnode_id = cn->id;
+        inst[i].cnode_id = cube_cnode_id(cn);
         inst[i].enter = p->res.slowest[i].enter;
         inst[i].exit = p->res.slowest[i].exit;
         inst[i].duration = p->res.slowest[i].duration;
@@ -248,7 +265,7 @@ static int add_pattern(cube_statfile *sf, const suite_result *s, const suite_poi
     cube_statfile_pattern pat;
     memset(&pat, 0, sizeof pat);
     pat.name = name;
-    pat.metric_id = time_met->id;
+    pat.metric_id = cube_metric_id(time_met);
     pat.count = (uint64_t)p->res.count;
     pat.has = CUBE_STATFILE_SUMMARY | CUBE_STATFILE_VARIANCE | CUBE_STATFILE_QUARTILES;
     pat.mean = p->res.mean_all;
@@ -278,6 +295,8 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
         goto done;
     }
     def_attributes(c, ctx, bp, info, n);
+    if (cube_error_code(c) != CUBE_OK)
+        goto cube_failed;
 
     static const struct {
         const char *disp, *uniq, *dtype, *uom, *descr;
@@ -342,18 +361,18 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
                     const double *v = p->ranks + (size_t)r * RANK_FIELDS;
                     if (v[RANK_IN] == 0.0)
                         continue;
-                    cube_set_sev(c, met[M_TIME], cn, threads[r], v[RANK_TIME]);
-                    cube_set_sev(c, met[M_STDERR], cn, threads[r], v[RANK_STDERR]);
-                    cube_set_sev(c, met[M_REPS], cn, threads[r], (double)p->res.count);
-                    cube_set_sev(c, met[M_DUMMY], cn, threads[r], v[RANK_DUMMY]);
+                    set_sev(c, met[M_TIME], cn, threads[r], v[RANK_TIME]);
+                    set_sev(c, met[M_STDERR], cn, threads[r], v[RANK_STDERR]);
+                    set_sev(c, met[M_REPS], cn, threads[r], (double)p->res.count);
+                    set_sev(c, met[M_DUMMY], cn, threads[r], v[RANK_DUMMY]);
                 }
             } else {
-                cube_set_sev(c, met[M_TIME], cn, threads[0], p->res.time);
-                cube_set_sev(c, met[M_STDERR], cn, threads[0], p->res.std_error);
-                cube_set_sev(c, met[M_REPS], cn, threads[0], (double)p->res.count);
-                cube_set_sev(c, met[M_DUMMY], cn, threads[0], p->res.dummy);
+                set_sev(c, met[M_TIME], cn, threads[0], p->res.time);
+                set_sev(c, met[M_STDERR], cn, threads[0], p->res.std_error);
+                set_sev(c, met[M_REPS], cn, threads[0], (double)p->res.count);
+                set_sev(c, met[M_DUMMY], cn, threads[0], p->res.dummy);
             }
-            if (*cube_error(c))
+            if (cube_error_code(c) != CUBE_OK)
                 goto cube_failed;
             if (sf && add_pattern(sf, s, p, argname, met[M_TIME], cn) != 0) {
                 bench_err(err, errlen, "%s: out of memory", stat_path);
@@ -370,7 +389,8 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
     rc = 0;
     goto done;
 cube_failed:
-    bench_err(err, errlen, "%s", *cube_error(c) ? cube_error(c) : "out of memory");
+    bench_err(err, errlen, "%s",
+              cube_error_code(c) != CUBE_OK ? cube_error(c) : "out of memory");
 done:
     region_set_free(&rs);
     free(threads);

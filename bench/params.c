@@ -382,7 +382,7 @@ static int tok_double(const token *t, double *v)
     for (size_t i = 0; buf[i]; i++)
         if (!(isdigit((unsigned char)buf[i]) || strchr("+-.eE", buf[i])))
             return -1;
-    return cube_parse_double(buf, t->n, v) == 0 ? 0 : -1;
+    return cube_parse_double(buf, t->n, v, NULL) == 0 ? 0 : -1;
 }
 
 /* --- sections ---------------------------------------------------------- */

@@ -75,23 +75,23 @@ static int do_merge(char **inputs, size_t n, const char *output)
  * standard output, a FIFO is written directly. */
 static int write_report(cube_t *const *runs, char **names, size_t n, const char *output)
 {
-    char err[2048] = "";
-    cube_output *out = cube_output_open(output, err, sizeof err);
+    cube_status st;
+    cube_output *out = cube_output_open(output, &st);
     if (!out) {
+        bench_say("cube_bench", -1, "%s", st.message);
+        return 2;
+    }
+    char err[2048] = "";
+    if (bench_report_write(cube_output_stream(out), runs, (const char *const *)names, n, err,
+                           sizeof err) != 0) {
+        if (!*err)
+            snprintf(err, sizeof err, "%s: the report could not be made", output);
+        cube_output_close(out, 0, NULL);
         bench_say("cube_bench", -1, "%s", err);
         return 2;
     }
-    int rc = bench_report_write(cube_output_stream(out), runs, (const char *const *)names, n, err,
-                                sizeof err);
-    if (rc != 0) {
-        if (!*err)
-            snprintf(err, sizeof err, "%s: the report could not be made", output);
-        cube_output_close(out, 0, NULL, 0);
-    } else {
-        rc = cube_output_close(out, 1, err, sizeof err);
-    }
-    if (rc != 0) {
-        bench_say("cube_bench", -1, "%s", err);
+    if (cube_output_close(out, 1, &st) != 0) {
+        bench_say("cube_bench", -1, "%s", st.message);
         return 2;
     }
     return 0;

@@ -99,7 +99,7 @@ static int parse_arg(const char *s, const char **key, double *x)
         if (strncmp(s, keys[i], k) != 0 || s[k] != '=' || s[k + 1] == '\0')
             continue;
         double v;
-        if (cube_parse_double(s + k + 1, strlen(s + k + 1), &v) != 0)
+        if (cube_parse_double(s + k + 1, strlen(s + k + 1), &v, NULL) != 0)
             return 0;
         *key = keys[i];
         *x = v;
@@ -140,7 +140,7 @@ static int setup_run(rp_run *run, const cube_t *c, const char *name, size_t i, c
     run->root = NULL;
     for (size_t k = 0; k < cube_num_root_cnodes(c) && !run->root; k++) {
         const cube_cnode *cn = cube_get_root_cnode(c, k);
-        if (strcmp(cn->callee->name, "cube_bench") == 0)
+        if (strcmp(cube_region_name(cube_cnode_callee(cn)), "cube_bench") == 0)
             run->root = cn;
     }
     if (!run->root) {
@@ -152,14 +152,15 @@ static int setup_run(rp_run *run, const cube_t *c, const char *name, size_t i, c
     const cube_thread *best = NULL;
     for (size_t k = 0; k < cube_num_threads(c); k++) {
         const cube_thread *t = cube_get_thread(c, k);
-        if (t->process && t->process->rank == 0 && (!best || t->rank < best->rank))
+        if (cube_thread_process(t) && cube_process_rank(cube_thread_process(t)) == 0 &&
+            (!best || cube_thread_rank(t) < cube_thread_rank(best)))
             best = t;
     }
     if (!best) {
         bench_err(err, errlen, "%s: no process with rank 0", run->name);
         return -1;
     }
-    run->thread = best->index;
+    run->thread = cube_thread_index(best);
     run->merged = cube_get_attr(c, "merged runs");
     return 0;
 }
@@ -232,8 +233,8 @@ static int line_up_suite(rp_model *m, rp_suite *s)
 {
     for (size_t r = 0; r < m->nruns; r++) {
         const cube_cnode *sn = s->cn[r];
-        for (size_t k = 0; sn && k < sn->num_children; k++)
-            if (add_arg(s, sn->children[k]->callee->name) != 0)
+        for (size_t k = 0; sn && k < cube_cnode_num_children(sn); k++)
+            if (add_arg(s, cube_region_name(cube_cnode_callee(cube_cnode_child(sn, k)))) != 0)
                 return -1;
     }
     s->key = NULL;
@@ -250,9 +251,10 @@ static int line_up_suite(rp_model *m, rp_suite *s)
     for (size_t r = 0; r < m->nruns; r++) {
         const cube_cnode *sn = s->cn[r];
         const rp_run *run = &m->runs[r];
-        for (size_t k = 0; sn && k < sn->num_children; k++) {
-            const cube_cnode *an = sn->children[k];
-            rp_val *v = &s->vals[find_arg(s, an->callee->name) * m->nruns + r];
+        for (size_t k = 0; sn && k < cube_cnode_num_children(sn); k++) {
+            const cube_cnode *an = cube_cnode_child(sn, k);
+            const char *label = cube_region_name(cube_cnode_callee(an));
+            rp_val *v = &s->vals[find_arg(s, label) * m->nruns + r];
             if (v->present) /* an argument repeated: the first counts */
                 continue;
             int found;
@@ -285,19 +287,21 @@ static int build_model(rp_model *m, cube_t *const *runs, const char *const *name
             return -1;
     for (size_t r = 0; r < n; r++) {
         const cube_cnode *root = m->runs[r].root;
-        for (size_t k = 0; k < root->num_children; k++) {
-            const cube_cnode *sn = root->children[k];
+        for (size_t k = 0; k < cube_cnode_num_children(root); k++) {
+            const cube_cnode *sn = cube_cnode_child(root, k);
+            const cube_region *callee = cube_cnode_callee(sn);
             size_t occ = 0;
             for (size_t j = 0; j < k; j++)
-                occ += strcmp(root->children[j]->callee->name, sn->callee->name) == 0;
-            rp_suite *s = find_suite(m, sn->callee->name, occ);
+                occ += strcmp(cube_region_name(cube_cnode_callee(cube_cnode_child(root, j))),
+                              cube_region_name(callee)) == 0;
+            rp_suite *s = find_suite(m, cube_region_name(callee), occ);
             if (!s) {
                 bench_err(err, errlen, "out of memory");
                 return -1;
             }
             s->cn[r] = sn;
-            if (!s->descr && sn->callee->descr && *sn->callee->descr)
-                s->descr = sn->callee->descr;
+            if (!s->descr && *cube_region_descr(callee))
+                s->descr = cube_region_descr(callee);
         }
     }
     for (size_t i = 0; i < m->nsuites; i++)

@@ -204,7 +204,7 @@ static void parse_partner(const cube_t *c, const char *key, int *rank, double *l
     /* the number with '.', whatever the locale */
     const char *num = v + n, *end = strstr(num, " s)");
     double l;
-    if (end && end[3] == '\0' && cube_parse_double(num, (size_t)(end - num), &l) == 0) {
+    if (end && end[3] == '\0' && cube_parse_double(num, (size_t)(end - num), &l, NULL) == 0) {
         *rank = r;
         *latency = l;
     }
@@ -247,13 +247,13 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
             goto fail;
         }
     s->root = cube_num_root_cnodes(c) == 1 ? cube_get_root_cnode(c, 0) : NULL;
-    if (!s->root || strcmp(s->root->callee->name, "cube_bench") != 0) {
+    if (!s->root || strcmp(cube_region_name(cube_cnode_callee(s->root)), "cube_bench") != 0) {
         bench_err(err, errlen, "%s: expected one call-tree root cube_bench", cube_path);
         goto fail;
     }
-    if (s->root->num_children < k) {
+    if (cube_cnode_num_children(s->root) < k) {
         bench_err(err, errlen, "%s: expected the %zu finished suites the log names, found %zu",
-               cube_path, k, s->root->num_children);
+               cube_path, k, cube_cnode_num_children(s->root));
         goto fail;
     }
     parse_partner(c, "partner with the largest latency", &s->partner_max, &s->latency_max);
@@ -282,7 +282,7 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
     size_t p = 0;
     for (size_t i = 0; i < k; i++) {
         s->pattern_of[i] = p;
-        p += s->root->children[i]->num_children;
+        p += cube_cnode_num_children(cube_cnode_child(s->root, i));
     }
     s->pattern_of[k] = p;
     if (s->stat && cube_statfile_num_patterns(s->stat) < p) {
@@ -340,7 +340,7 @@ static const cube_thread *thread_of(const cube_t *c, int r)
 {
     for (size_t t = 0; t < cube_num_threads(c); t++) {
         const cube_thread *th = cube_get_thread(c, t);
-        if (th->process && th->process->rank == r)
+        if (cube_thread_process(th) && cube_process_rank(cube_thread_process(th)) == r)
             return th;
     }
     return NULL;
@@ -350,15 +350,16 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
                 size_t errlen)
 {
     const cube_t *c = s->cube;
-    const cube_cnode *sn = s->root->children[i];
+    const cube_cnode *sn = cube_cnode_child(s->root, i);
+    const char *suite_name = cube_region_name(cube_cnode_callee(sn));
     const bench_suite *def = r->def;
-    if (strcmp(sn->callee->name, def->name) != 0) {
+    if (strcmp(suite_name, def->name) != 0) {
         bench_err(err, errlen, "%s: expected suite %zu to be %s (as in the parameter file), found %s",
-               s->cube_path, i + 1, def->name, sn->callee->name);
+               s->cube_path, i + 1, def->name, suite_name);
         return -1;
     }
     if (r->skipped) {
-        if (sn->num_children != 0) {
+        if (cube_cnode_num_children(sn) != 0) {
             bench_err(err, errlen, "%s: suite %s has measurements, but this run skips it",
                    s->cube_path, def->name);
             return -1;
@@ -376,15 +377,16 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
             bench_err(err, errlen, "%s: expected a process of rank %d, found none", s->cube_path, q);
             goto done;
         }
-    for (size_t a = 0; a < sn->num_children; a++) {
-        const cube_cnode *cn = sn->children[a];
+    for (size_t a = 0; a < cube_cnode_num_children(sn); a++) {
+        const cube_cnode *cn = cube_cnode_child(sn, a);
+        const char *arg_name = cube_region_name(cube_cnode_callee(cn));
         suite_point p;
         memset(&p, 0, sizeof p);
         char name[128];
-        if (!parse_arg(cn->callee->name, &p.arg) ||
-            strcmp(suite_arg_name(r, p.arg, name, sizeof name), cn->callee->name) != 0) {
+        if (!parse_arg(arg_name, &p.arg) ||
+            strcmp(suite_arg_name(r, p.arg, name, sizeof name), arg_name) != 0) {
             bench_err(err, errlen, "%s: suite %s: expected an argument of a %s suite, found %s",
-                   s->cube_path, def->name, bench_variation_name(r->var), cn->callee->name);
+                   s->cube_path, def->name, bench_variation_name(r->var), arg_name);
             goto done;
         }
         p.len = r->var == BENCH_VAR_LENGTH ? p.arg : def->default_msglen;
@@ -422,7 +424,7 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
             const cube_statfile_pattern *pat = cube_statfile_get_pattern(s->stat, k);
             /* the pattern name as output.c makes it: blanks turned into '_' */
             char want[512];
-            snprintf(want, sizeof want, "%s/%s", def->name, cn->callee->name);
+            snprintf(want, sizeof want, "%s/%s", def->name, arg_name);
             for (char *q = want; *q; q++)
                 if (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
                     *q = '_';

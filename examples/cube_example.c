@@ -76,8 +76,10 @@ int main(int argc, char **argv)
         cube_free(cube);
         return 1;
     }
+    /* the writer's functions return nothing: a failure shows as an error
+     * code on the handle */
     cube_write_all(cube, out);
-    int failed = cube_error(cube)[0] != '\0';
+    int failed = cube_error_code(cube) != CUBE_OK;
     if (failed)
         fprintf(stderr, "cube_example: %s\n", cube_error(cube));
     if (out != stdout && fclose(out) != 0)
