@@ -10,6 +10,9 @@
  *     back exactly: every header field, host name, core id, matrix entry
  *     (bit for bit), access step, all-to-all time and aggregate;
  *   - bad runs and layouts fail with a message and leave no file.
+ * A test of internals: it includes linktest/sion_private.h (the library's
+ * SION container reader) to compare the per-rank payload streams of a set,
+ * which the public interface does not hand out.
  */
 #include "test_support.h"
 #include "cube_linktest.h"
