@@ -521,7 +521,7 @@ typedef struct {
     char *combined_path; /* the combination written here */
     char *copy_path;     /* the input read and written here (.gz for some) */
     gate *start;
-    char error[512];
+    char error[CUBE_MESSAGE_SIZE + 64];
     digest combined; /* of the combination as read back from its file */
 } combine_job;
 
@@ -687,7 +687,7 @@ typedef struct {
     unsigned flags;
     size_t helper_min_values; /* 0: the second thread on every pass of two rows or more */
     gate *start;
-    char error[512];
+    char error[CUBE_MESSAGE_SIZE + 64];
     linktest_figures fig;
 } linktest_job;
 
@@ -827,7 +827,7 @@ typedef struct {
     char *out;
     gate *start;
     int rc;
-    char error[512];
+    char error[CUBE_MESSAGE_SIZE + 64];
     size_t num_hosts;
     uint64_t checksum; /* the permutations and host names as seen */
 } export_job;

@@ -439,7 +439,7 @@ static void test_view_errors(void **state)
     expect_failure("cube_view_create without definitions", st.code, st.message, CUBE_EINVAL);
     assert_null(cube_view_create(c, time, (cube_metric_flavour)7, CUBE_CALL_EXCLUSIVE, 0, &st));
     expect_failure("cube_view_create with an unknown flavour", st.code, st.message, CUBE_EINVAL);
-    assert_null(cube_view_create(c, time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, NULL));
+    assert_null(cube_view_create(c, time, CUBE_METRIC_INCLUSIVE, (cube_call_flavour)7, 0, NULL));
     cube_view *v =
         cube_view_create(c, time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
     assert_non_null(v);

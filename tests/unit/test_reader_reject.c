@@ -2,8 +2,8 @@
  * test_reader_reject.c - every input the reader must refuse, one small file
  * under testdata/reader/ each, and the exact message it must refuse it with
  * ("PATH:LINE: what was expected, what was found") and its error code
- * (CUBE_EFORMAT for a malformed file, CUBE_EUNSUPPORTED for a kind or
- * version of file libcube does not read).
+ * (CUBE_EFORMAT for a file that is not a well-formed CUBE 3 file,
+ * CUBE_EUNSUPPORTED for a CUBE file of a version libcube does not read).
  */
 #include "test_support.h"
 
@@ -70,14 +70,15 @@ static void test_empty_file(void **state)
 
 /* libxml2 would read them, but the raw-'&' repair works on bytes and
  * corrupted texts with an '&' (each of these files has one): refused at
- * once, with or without a byte order mark. */
+ * once, with or without a byte order mark, as not a CUBE file (CUBE files
+ * are UTF-8). */
 static void test_utf16_and_utf32(void **state)
 {
     (void)state;
     static const char *const files[] = {"reject-utf16-bom.cube", "reject-utf16be.cube",
                                         "reject-utf32le.cube", "reject-utf32be.cube"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        expect_error(files[i], 1, CUBE_EUNSUPPORTED,
+        expect_error(files[i], 1, CUBE_EFORMAT,
                      "not a CUBE file: UTF-16/UTF-32 input is not supported "
                      "(CUBE files are UTF-8)");
 }
