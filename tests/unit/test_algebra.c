@@ -130,7 +130,8 @@ static void process_with(cube_t *c, cube_node *node, const char *name, int rank,
 /* ---------------------------------------------------------------------- */
 /* running the operations                                                  */
 
-static char err[1024];
+/* The status of the last cube_combine: the code and the message. */
+static cube_status status;
 
 static cube_t *combine_v(cube_operation op, cube_match match, cube_system_rule rule, size_t n,
                          va_list ap)
@@ -139,12 +140,14 @@ static cube_t *combine_v(cube_operation op, cube_match match, cube_system_rule r
     assert_true(n <= 8);
     for (size_t i = 0; i < n; i++)
         paths[i] = va_arg(ap, const char *);
-    memset(err, 'x', sizeof err - 1);
-    err[sizeof err - 1] = '\0';
-    return cube_combine(op, paths, n, match, rule, err, sizeof err);
+    /* an old error in the status: a success must clear it */
+    status.code = CUBE_EMISMATCH;
+    memset(status.message, 'x', sizeof status.message - 1);
+    status.message[sizeof status.message - 1] = '\0';
+    return cube_combine(op, paths, n, match, rule, &status);
 }
 
-/* cube_combine that must succeed (with an empty message). */
+/* cube_combine that must succeed (CUBE_OK with an empty message). */
 static cube_t *combine(cube_operation op, cube_match match, cube_system_rule rule, size_t n,
                        ...)
 {
@@ -153,14 +156,15 @@ static cube_t *combine(cube_operation op, cube_match match, cube_system_rule rul
     cube_t *res = combine_v(op, match, rule, n, ap);
     va_end(ap);
     if (!res)
-        fail_msg("cube_combine failed: %s", err);
-    assert_string_equal(err, "");
+        fail_msg("cube_combine failed: %s", status.message);
+    assert_int_equal(status.code, CUBE_OK);
+    assert_string_equal(status.message, "");
     return res;
 }
 
-/* cube_combine that must fail; the message is in err. */
-static void combine_fails(cube_operation op, cube_match match, cube_system_rule rule, size_t n,
-                          ...)
+/* cube_combine that must fail with `code`; the message is in status. */
+static void combine_fails(cube_code code, cube_operation op, cube_match match,
+                          cube_system_rule rule, size_t n, ...)
 {
     va_list ap;
     va_start(ap, n);
@@ -168,6 +172,9 @@ static void combine_fails(cube_operation op, cube_match match, cube_system_rule 
     va_end(ap);
     if (res)
         fail_msg("cube_combine succeeded, but it must fail");
+    if (status.code != code)
+        fail_msg("cube_combine failed with code %d (%s), expected %d (%s): %s", (int)status.code,
+                 cube_code_text(status.code), (int)code, cube_code_text(code), status.message);
 }
 
 #define FULL CUBE_MATCH_FULL
@@ -175,6 +182,20 @@ static void combine_fails(cube_operation op, cube_match match, cube_system_rule 
 #define AGREE CUBE_SYSTEM_AGREE
 #define FIRST CUBE_SYSTEM_FIRST
 #define COLLAPSE CUBE_SYSTEM_COLLAPSE
+
+/* Options from cube_compare_options_init with these tolerances and limit. */
+static cube_compare_options options(double rel_tol, double abs_tol, size_t max_reported)
+{
+    cube_compare_options o;
+    cube_compare_options_init(&o);
+    o.rel_tol = rel_tol;
+    o.abs_tol = abs_tol;
+    o.max_reported = max_reported;
+    return o;
+}
+
+/* The library's defaults but 100 differences reported (set in main). */
+static cube_compare_options default_options;
 
 /* ---------------------------------------------------------------------- */
 /* rendering results as text                                               */
@@ -213,9 +234,9 @@ static void assert_text(char *got, const char *expected)
 
 static void metric_subtree(text *t, const cube_metric *m, int depth)
 {
-    add(t, "%*s[%zu]%s\n", 2 * depth, "", m->index, m->uniq_name);
-    for (size_t i = 0; i < m->num_children; i++)
-        metric_subtree(t, m->children[i], depth + 1);
+    add(t, "%*s[%zu]%s\n", 2 * depth, "", cube_metric_index(m), cube_metric_uniq_name(m));
+    for (size_t i = 0; i < cube_metric_num_children(m); i++)
+        metric_subtree(t, cube_metric_child(m, i), depth + 1);
 }
 
 /* "[index]uniq_name" per metric, children indented under their parent. */
@@ -229,12 +250,13 @@ static char *metric_tree(const cube_t *c)
 
 static void cnode_subtree(text *t, const cube_cnode *n, int depth)
 {
-    add(t, "%*s[%zu]%s", 2 * depth, "", n->index, n->callee->name);
-    if (n->mod[0] || n->line != -1)
-        add(t, "@%s:%ld", n->mod, n->line);
+    add(t, "%*s[%zu]%s", 2 * depth, "", cube_cnode_index(n),
+        cube_region_name(cube_cnode_callee(n)));
+    if (cube_cnode_mod(n)[0] || cube_cnode_line(n) != -1)
+        add(t, "@%s:%ld", cube_cnode_mod(n), cube_cnode_line(n));
     add(t, "\n");
-    for (size_t i = 0; i < n->num_children; i++)
-        cnode_subtree(t, n->children[i], depth + 1);
+    for (size_t i = 0; i < cube_cnode_num_children(n); i++)
+        cnode_subtree(t, cube_cnode_child(n, i), depth + 1);
 }
 
 /* "[index]callee@callsite_module:line" per call path, as a tree. */
@@ -252,7 +274,7 @@ static char *region_list(const cube_t *c)
     text t = {0};
     for (size_t i = 0; i < cube_num_regions(c); i++) {
         const cube_region *r = cube_get_region(c, i);
-        add(&t, "[%zu]%s@%s\n", r->index, r->name, r->mod);
+        add(&t, "[%zu]%s@%s\n", cube_region_index(r), cube_region_name(r), cube_region_mod(r));
     }
     return t.s;
 }
@@ -263,18 +285,18 @@ static char *system_tree(const cube_t *c)
     text t = {0};
     for (size_t mi = 0; mi < cube_num_machines(c); mi++) {
         const cube_machine *m = cube_get_machine(c, mi);
-        add(&t, "%s\n", m->name);
-        for (size_t ni = 0; ni < m->num_nodes; ni++) {
-            const cube_node *n = m->nodes[ni];
-            add(&t, "  %s\n", n->name);
-            for (size_t pi = 0; pi < n->num_processes; pi++) {
-                const cube_process *p = n->processes[pi];
-                add(&t, "    process #%zu rank %lld \"%s\"\n", p->index, (long long)p->rank,
-                    p->name);
-                for (size_t ti = 0; ti < p->num_threads; ti++) {
-                    const cube_thread *th = p->threads[ti];
-                    add(&t, "      thread #%zu rank %lld \"%s\"\n", th->index,
-                        (long long)th->rank, th->name);
+        add(&t, "%s\n", cube_machine_name(m));
+        for (size_t ni = 0; ni < cube_machine_num_nodes(m); ni++) {
+            const cube_node *n = cube_machine_node(m, ni);
+            add(&t, "  %s\n", cube_node_name(n));
+            for (size_t pi = 0; pi < cube_node_num_processes(n); pi++) {
+                const cube_process *p = cube_node_process(n, pi);
+                add(&t, "    process #%zu rank %lld \"%s\"\n", cube_process_index(p),
+                    (long long)cube_process_rank(p), cube_process_name(p));
+                for (size_t ti = 0; ti < cube_process_num_threads(p); ti++) {
+                    const cube_thread *th = cube_process_thread(p, ti);
+                    add(&t, "      thread #%zu rank %lld \"%s\"\n", cube_thread_index(th),
+                        (long long)cube_thread_rank(th), cube_thread_name(th));
                 }
             }
         }
@@ -301,7 +323,7 @@ static char *values(const cube_t *c)
             if (!nonzero)
                 continue;
             char *path = cube_call_path(cn);
-            add(&t, "%s %s#%zu:", met_m->uniq_name, path, n);
+            add(&t, "%s %s#%zu:", cube_metric_uniq_name(met_m), path, n);
             free(path);
             for (size_t i = 0; i < nt; i++) {
                 char buf[CUBE_DOUBLE_BUFSIZE];
@@ -332,12 +354,12 @@ static double sev(const cube_t *c, size_t metric, size_t cnode, size_t thread)
 static void assert_metric(const cube_metric *m, const char *disp, const char *uniq,
                           const char *dtype, const char *uom, const char *url, const char *descr)
 {
-    assert_string_equal(m->disp_name, disp);
-    assert_string_equal(m->uniq_name, uniq);
-    assert_string_equal(m->dtype, dtype);
-    assert_string_equal(m->uom, uom);
-    assert_string_equal(m->url, url);
-    assert_string_equal(m->descr, descr);
+    assert_string_equal(cube_metric_disp_name(m), disp);
+    assert_string_equal(cube_metric_uniq_name(m), uniq);
+    assert_string_equal(cube_metric_dtype(m), dtype);
+    assert_string_equal(cube_metric_uom(m), uom);
+    assert_string_equal(cube_metric_url(m), url);
+    assert_string_equal(cube_metric_descr(m), descr);
 }
 
 /* ====================================================================== */
@@ -437,8 +459,8 @@ static void test_metrics_matched_by_unique_name_wherever_they_sit(void **state)
     /* never two metrics with one unique name */
     for (size_t i = 0; i < cube_num_metrics(res); i++)
         for (size_t j = 0; j < i; j++)
-            assert_string_not_equal(cube_get_metric(res, i)->uniq_name,
-                                    cube_get_metric(res, j)->uniq_name);
+            assert_string_not_equal(cube_metric_uniq_name(cube_get_metric(res, i)),
+                                    cube_metric_uniq_name(cube_get_metric(res, j)));
     cube_free(res);
 
     /* the other way round: B's places win, the warning names B first */
@@ -524,8 +546,8 @@ static void test_regions_matched_by_name_and_module(void **state)
     res = combine(CUBE_OP_DIFF, FULL, AGREE, 2, A, B);
     assert_text(region_list(res), "[0]main@a.c\n[1]foo@a.c\n[2]foo@b.c\n");
     assert_text(cnode_tree(res), "[0]main\n  [1]foo\n  [2]foo\n");
-    assert_int_equal(cube_get_cnode(res, 1)->callee->index, 1);
-    assert_int_equal(cube_get_cnode(res, 2)->callee->index, 2);
+    assert_int_equal(cube_region_index(cube_cnode_callee(cube_get_cnode(res, 1))), 1);
+    assert_int_equal(cube_region_index(cube_cnode_callee(cube_get_cnode(res, 2))), 2);
     assert_text(values(res), "time main/foo#1: 5\n"
                              "time main/foo#2: -3\n");
     cube_free(res);
@@ -777,8 +799,8 @@ static void test_system_trees_must_agree(void **state)
              "experiment's machines and nodes, or -C to collapse all processes into one "
              "virtual node",
              A, B);
-    combine_fails(CUBE_OP_DIFF, FULL, AGREE, 2, A, B);
-    assert_string_equal(err, expected);
+    combine_fails(CUBE_EMISMATCH, CUBE_OP_DIFF, FULL, AGREE, 2, A, B);
+    assert_string_equal(status.message, expected);
 
     /* the first input that has the rank is named, not merely the first input */
     const char *E;
@@ -798,23 +820,22 @@ static void test_system_trees_must_agree(void **state)
              "experiment's machines and nodes, or -C to collapse all processes into one "
              "virtual node",
              A, B);
-    combine_fails(CUBE_OP_MEAN, FULL, AGREE, 3, E, A, B);
-    assert_string_equal(err, expected);
+    combine_fails(CUBE_EMISMATCH, CUBE_OP_MEAN, FULL, AGREE, 3, E, A, B);
+    assert_string_equal(status.message, expected);
 
     /* cube_compare fails alike */
-    cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 10, NULL, NULL};
+    cube_compare_options o = options(2 * DBL_EPSILON, DBL_MIN, 10);
     size_t count = 99;
-    char cmp_err[1024];
-    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, NULL, NULL, &count, cmp_err,
-                                  sizeof cmp_err),
-                     -1);
+    cube_status st;
+    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, NULL, NULL, &count, &st), -1);
+    assert_int_equal(st.code, CUBE_EMISMATCH);
     snprintf(expected, sizeof expected,
              "the system trees do not agree: process rank 1 is on node 'n1' of machine 'M' in "
              "%s but on node 'n0' of machine 'M' in %s; use -c to keep the first "
              "experiment's machines and nodes, or -C to collapse all processes into one "
              "virtual node",
              A, B);
-    assert_string_equal(cmp_err, expected);
+    assert_string_equal(st.message, expected);
 
     /* -c: the first input's nodes */
     cube_t *res = combine(CUBE_OP_DIFF, FULL, FIRST, 2, A, B);
@@ -875,7 +896,7 @@ static void test_agreeing_system_trees_are_extended(void **state)
                                   "  n9\n"
                                   "    process #3 rank 3 \"Q3\"\n"
                                   "      thread #4 rank 0 \"Thread 0\"\n");
-    assert_string_equal(cube_get_machine(res, 0)->descr, "machine of A");
+    assert_string_equal(cube_machine_descr(cube_get_machine(res, 0)), "machine of A");
     /* threads only B has get B's values negated */
     assert_text(values(res), "time main#0: 0.5 2 -4 -8 -16\n");
 
@@ -935,8 +956,8 @@ static void test_system_first_keeps_first_tree(void **state)
         cube_set_sev(b, time, main_, t[i], 10.0 * (double)(i + 1));
     const char *B = save(b);
 
-    combine_fails(CUBE_OP_DIFF, FULL, AGREE, 2, A, B);
-    assert_non_null(strstr(err, "process rank 1 is on node 'n0' of machine 'M'"));
+    combine_fails(CUBE_EMISMATCH, CUBE_OP_DIFF, FULL, AGREE, 2, A, B);
+    assert_non_null(strstr(status.message, "process rank 1 is on node 'n0' of machine 'M'"));
 
     cube_t *res = combine(CUBE_OP_DIFF, FULL, FIRST, 2, A, B);
     assert_text(system_tree(res), "M\n"
@@ -954,7 +975,7 @@ static void test_system_first_keeps_first_tree(void **state)
                                   "spare\n");
     assert_int_equal(cube_num_machines(res), 2);
     assert_int_equal(cube_num_nodes(res), 3);
-    assert_string_equal(cube_get_machine(res, 0)->descr, "machine of A");
+    assert_string_equal(cube_machine_descr(cube_get_machine(res, 0)), "machine of A");
     /* A: 1 2 (ranks 0.0, 1.0); B: 10 20 30 40 (ranks 1.0, 1.1, 2.0, 2.1) */
     assert_text(values(res), "time main#0: 1 -8 -20 -30 -40\n");
     cube_free(res);
@@ -1050,18 +1071,19 @@ static void test_topologies_kept_only_for_first_inputs_locations(void **state)
         cube_t *res = combine(kept[k].op, FULL, kept[k].rule, 2, A, kept[k].a_twice ? A : B);
         assert_int_equal(cube_num_carts(res), 1);
         const cube_cartesian *cart = cube_get_cart(res, 0);
-        assert_string_equal(cart->name, "grid");
-        assert_int_equal(cart->ndims, 1);
-        assert_int_equal(cart->dims[0], 2);
-        assert_int_equal(cart->periods[0], 1);
-        assert_non_null(cart->dim_names);
-        assert_string_equal(cart->dim_names[0], "x");
-        assert_int_equal(cart->num_coords, 2);
-        assert_int_equal(cart->coords[0].kind, CUBE_COORD_THREAD);
-        assert_ptr_equal(cart->coords[0].entity, cube_get_thread(res, 0));
-        assert_int_equal(cart->coords[0].coords[0], 1);
-        assert_ptr_equal(cart->coords[1].entity, cube_get_thread(res, 1));
-        assert_int_equal(cart->coords[1].coords[0], 0);
+        assert_string_equal(cube_cart_name(cart), "grid");
+        assert_int_equal(cube_cart_ndims(cart), 1);
+        assert_int_equal(cube_cart_dim(cart, 0), 2);
+        assert_int_equal(cube_cart_period(cart, 0), 1);
+        /* named dimensions (NULL when unnamed) */
+        assert_non_null(cube_cart_dim_name(cart, 0));
+        assert_string_equal(cube_cart_dim_name(cart, 0), "x");
+        assert_int_equal(cube_cart_num_coords(cart), 2);
+        assert_int_equal(cube_cart_coord(cart, 0)->kind, CUBE_COORD_THREAD);
+        assert_ptr_equal(cube_cart_coord(cart, 0)->entity, cube_get_thread(res, 0));
+        assert_int_equal(cube_cart_coord(cart, 0)->coords[0], 1);
+        assert_ptr_equal(cube_cart_coord(cart, 1)->entity, cube_get_thread(res, 1));
+        assert_int_equal(cube_cart_coord(cart, 1)->coords[0], 0);
         cube_free(res);
     }
 
@@ -1177,12 +1199,12 @@ static void test_global_thread_ranks_line_up(void **state)
         res = combine(CUBE_OP_MERGE, FULL, all_rules[r], 2, A, C);
         assert_int_equal(cube_num_threads(res), 5);
         const cube_process *p0 = cube_get_process(res, 0), *p1 = cube_get_process(res, 1);
-        assert_int_equal(p0->num_threads, 2);
-        assert_int_equal(p1->num_threads, 3);
+        assert_int_equal(cube_process_num_threads(p0), 2);
+        assert_int_equal(cube_process_num_threads(p1), 3);
         for (size_t i = 0; i < 2; i++)
-            assert_int_equal(p0->threads[i]->rank, (int64_t)i);
+            assert_int_equal(cube_thread_rank(cube_process_thread(p0, i)), (int64_t)i);
         for (size_t i = 0; i < 3; i++)
-            assert_int_equal(p1->threads[i]->rank, (int64_t)i);
+            assert_int_equal(cube_thread_rank(cube_process_thread(p1, i)), (int64_t)i);
         /* the row comes whole from C, the last input */
         assert_text(values(res), "time main#0: 10 0 0 0 20\n");
         cube_free(res);
@@ -1314,12 +1336,12 @@ static void test_diff_subtracts_and_makes_unsigned_signed(void **state)
                              "only_b main#0: -9 -9\n");
     assert_true(sev(res, 0, 2, 0) == -0.25);
     assert_true(sev(res, 1, 0, 1) == -1.0);
-    assert_string_equal(cube_get_metric(res, 0)->dtype, "FLOAT");
-    assert_string_equal(cube_get_metric(res, 1)->dtype, "INT64");
-    assert_string_equal(cube_get_metric(res, 2)->dtype, "INT64");
-    assert_string_equal(cube_get_metric(res, 3)->dtype, "INTEGER");
-    assert_string_equal(cube_get_metric(res, 4)->dtype, "FLOAT");
-    assert_string_equal(cube_get_metric(res, 5)->dtype, "INT64");
+    assert_string_equal(cube_metric_dtype(cube_get_metric(res, 0)), "FLOAT");
+    assert_string_equal(cube_metric_dtype(cube_get_metric(res, 1)), "INT64");
+    assert_string_equal(cube_metric_dtype(cube_get_metric(res, 2)), "INT64");
+    assert_string_equal(cube_metric_dtype(cube_get_metric(res, 3)), "INTEGER");
+    assert_string_equal(cube_metric_dtype(cube_get_metric(res, 4)), "FLOAT");
+    assert_string_equal(cube_metric_dtype(cube_get_metric(res, 5)), "INT64");
     cube_free(res);
 }
 
@@ -1388,7 +1410,7 @@ static void test_mean_over_inputs_missing_counts_zero(void **state)
     assert_true(sev(res, 0, 1, 1) == 0.5);
     /* integer dtypes become FLOAT */
     for (size_t m = 0; m < 4; m++)
-        assert_string_equal(cube_get_metric(res, m)->dtype, "FLOAT");
+        assert_string_equal(cube_metric_dtype(cube_get_metric(res, m)), "FLOAT");
     cube_free(res);
 
     /* a value in one of two inputs: half of it */
@@ -1572,8 +1594,8 @@ static void test_merge_takes_each_metric_from_last_input_that_has_it(void **stat
                              "bytes main#0: 5 6\n");
     assert_true(sev(res, 0, 0, 1) == 0.0);
     assert_true(sev(res, 0, 1, 0) == 0.0);
-    assert_string_equal(cube_get_metric(res, 1)->dtype, "INTEGER");
-    assert_string_equal(cube_get_metric(res, 2)->dtype, "UINT64");
+    assert_string_equal(cube_metric_dtype(cube_get_metric(res, 1)), "INTEGER");
+    assert_string_equal(cube_metric_dtype(cube_get_metric(res, 2)), "UINT64");
     cube_free(res);
 
     res = combine(CUBE_OP_MERGE, FULL, AGREE, 2, B, A);
@@ -1654,9 +1676,9 @@ static void test_void_metrics_carry_no_data(void **state)
     for (size_t i = 0; i < 3; i++) {
         cube_t *res = combine(ops[i], FULL, AGREE, 2, A, B);
         assert_text(metric_tree(res), "[0]time\n[1]v\n  [2]vc\n");
-        assert_string_equal(cube_get_metric(res, 1)->val, "VOID");
-        assert_true(cube_get_metric(res, 1)->is_void);
-        assert_true(cube_get_metric(res, 2)->is_void);
+        assert_string_equal(cube_metric_val(cube_get_metric(res, 1)), "VOID");
+        assert_true(cube_metric_is_void(cube_get_metric(res, 1)));
+        assert_true(cube_metric_is_void(cube_get_metric(res, 2)));
         assert_text(values(res), expected[i]);
         assert_int_equal(cube_num_rows(res), 1);
         cube_free(res);
@@ -1664,7 +1686,7 @@ static void test_void_metrics_carry_no_data(void **state)
 
     /* not VOID in the first input: the values are there */
     cube_t *res = combine(CUBE_OP_MEAN, FULL, AGREE, 2, B, A);
-    assert_false(cube_get_metric(res, 1)->is_void);
+    assert_false(cube_metric_is_void(cube_get_metric(res, 1)));
     assert_text(values(res), "time main#0: 2\n"
                              "v main#0: 2.5\n"
                              "vc main#0: 3\n");
@@ -1691,8 +1713,6 @@ static void collect(void *user, const char *what, const char *metric, const char
     r->calls++;
 }
 
-static const cube_compare_options default_options = {2 * DBL_EPSILON, DBL_MIN, NULL, 100, NULL, NULL};
-
 /* Compare with these options; returns the verdict, checks that the
  * differences were counted and reported as `expected` says. */
 static int compare_with(const char *a, const char *b, const cube_compare_options *o,
@@ -1700,9 +1720,10 @@ static int compare_with(const char *a, const char *b, const cube_compare_options
 {
     reports r = {{0}, 0};
     size_t count = 12345;
-    char cmp_err[1024] = "junk";
-    int rc = cube_compare(a, b, FULL, AGREE, o, collect, &r, &count, cmp_err, sizeof cmp_err);
-    assert_string_equal(cmp_err, "");
+    cube_status st = {CUBE_EMISMATCH, "junk"};
+    int rc = cube_compare(a, b, FULL, AGREE, o, collect, &r, &count, &st);
+    assert_int_equal(st.code, CUBE_OK);
+    assert_string_equal(st.message, "");
     assert_int_equal(count, r.calls);
     assert_int_equal(rc, r.calls ? 1 : 0);
     assert_text(r.log.s, expected);
@@ -1791,16 +1812,14 @@ static void test_compare_equal_and_one_changed_value(void **state)
     one.max_reported = 1;
     reports r = {{0}, 0};
     size_t count = 0;
-    char cmp_err[256];
-    assert_int_equal(cube_compare(A, C, FULL, AGREE, &one, collect, &r, &count, cmp_err,
-                                  sizeof cmp_err),
-                     1);
+    cube_status st;
+    assert_int_equal(cube_compare(A, C, FULL, AGREE, &one, collect, &r, &count, &st), 1);
+    assert_int_equal(st.code, CUBE_OK);
     assert_int_equal(count, 2);
     assert_text(r.log.s, "call path only in B |  | main/bar | -1.-1 | 0 | 0\n");
     /* without a report function, only the count */
     count = 0;
-    assert_int_equal(cube_compare(A, C, FULL, AGREE, &default_options, NULL, NULL, &count,
-                                  cmp_err, sizeof cmp_err),
+    assert_int_equal(cube_compare(A, C, FULL, AGREE, &default_options, NULL, NULL, &count, &st),
                      1);
     assert_int_equal(count, 2);
 }
@@ -1871,7 +1890,7 @@ static void test_compare_tolerances(void **state)
     const char *half = compare_experiment(HALF_CHANGE);
 
     /* a relative change of 1e-10 */
-    cube_compare_options o = {1e-9, 0, NULL, 100, NULL, NULL};
+    cube_compare_options o = options(1e-9, 0, 100);
     assert_int_equal(compare_with(A, tiny, &o, NULL), 0);
     assert_int_equal(compare_with(tiny, A, &o, NULL), 0);
     assert_int_equal(compare_with(A, tiny, &default_options,
@@ -1882,12 +1901,12 @@ static void test_compare_tolerances(void **state)
                      1);
 
     /* 2 against 2.5: |a-b| = 0.5 */
-    o = (cube_compare_options){0, 0.5, NULL, 100, NULL, NULL};
+    o = options(0, 0.5, 100);
     assert_int_equal(compare_with(A, half, &o, NULL), 0);
     o.abs_tol = 0.25;
     assert_int_equal(compare_with(half, A, &o, "value | time | main | 0.1 | 2.5 | 2\n"), 1);
     /* relative to the larger value: 0.5 <= 0.25 * 2.5, but not <= 0.1 * 2.5 */
-    o = (cube_compare_options){0.25, 0, NULL, 100, NULL, NULL};
+    o = options(0.25, 0, 100);
     assert_int_equal(compare_with(A, half, &o, NULL), 0);
     assert_int_equal(compare_with(half, A, &o, NULL), 0);
     o.rel_tol = 0.1;
@@ -1923,13 +1942,14 @@ static void test_compare_metric_filter(void **state)
 
     o.metrics = unknown;
     size_t count = 7;
-    char cmp_err[1024], expected[1024];
-    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, collect, NULL, &count, cmp_err,
-                                  sizeof cmp_err),
-                     -1);
+    char expected[1024];
+    cube_status st;
+    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, collect, NULL, &count, &st), -1);
     snprintf(expected, sizeof expected, "no metric with the unique name 'nope' in %s or %s", A,
              B);
-    assert_string_equal(cmp_err, expected);
+    assert_string_equal(st.message, expected);
+    /* an unknown name is an invalid argument */
+    assert_int_equal(st.code, CUBE_EINVAL);
 }
 
 static void test_compare_void_in_one_input_is_symmetric(void **state)
@@ -1937,22 +1957,16 @@ static void test_compare_void_in_one_input_is_symmetric(void **state)
     (void)state;
     const char *A = void_experiment(1, 3);
     const char *B = void_experiment(0, 3);
-    const cube_compare_options o = {2 * DBL_EPSILON, DBL_MIN, NULL, 100, NULL, NULL};
+    const cube_compare_options o = options(2 * DBL_EPSILON, DBL_MIN, 100);
     reports r = {{0}, 0};
     size_t count = 0;
-    char cmp_err[256];
+    cube_status st;
 
-    assert_int_equal(cube_compare(A, A, FULL, AGREE, &o, collect, &r, &count, cmp_err,
-                                  sizeof cmp_err),
-                     0);
+    assert_int_equal(cube_compare(A, A, FULL, AGREE, &o, collect, &r, &count, &st), 0);
     /* B has values of v where A (VOID) has none: a difference both ways */
-    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, collect, &r, &count, cmp_err,
-                                  sizeof cmp_err),
-                     1);
+    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, collect, &r, &count, &st), 1);
     assert_int_equal(count, 2);
-    assert_int_equal(cube_compare(B, A, FULL, AGREE, &o, collect, &r, &count, cmp_err,
-                                  sizeof cmp_err),
-                     1);
+    assert_int_equal(cube_compare(B, A, FULL, AGREE, &o, collect, &r, &count, &st), 1);
     assert_int_equal(count, 2);
     assert_text(r.log.s, "value | v | main | 0.0 | 0 | 5\n"
                          "value | vc | main | 0.0 | 0 | 6\n"
@@ -2106,36 +2120,43 @@ static void test_errors(void **state)
     char expected[1200];
 
     snprintf(expected, sizeof expected, "%s: cannot open: No such file or directory", missing);
-    combine_fails(CUBE_OP_DIFF, FULL, AGREE, 2, A, missing);
-    assert_string_equal(err, expected);
-    combine_fails(CUBE_OP_MEAN, FULL, AGREE, 2, missing, A);
-    assert_string_equal(err, expected);
+    combine_fails(CUBE_EIO, CUBE_OP_DIFF, FULL, AGREE, 2, A, missing);
+    assert_string_equal(status.message, expected);
+    combine_fails(CUBE_EIO, CUBE_OP_MEAN, FULL, AGREE, 2, missing, A);
+    assert_string_equal(status.message, expected);
 
     cube_compare_options o = default_options;
     size_t count = 0;
-    char cmp_err[1200];
-    assert_int_equal(cube_compare(A, missing, FULL, AGREE, &o, NULL, NULL, &count, cmp_err,
-                                  sizeof cmp_err),
-                     -1);
-    assert_string_equal(cmp_err, expected);
+    cube_status st;
+    assert_int_equal(cube_compare(A, missing, FULL, AGREE, &o, NULL, NULL, &count, &st), -1);
+    assert_int_equal(st.code, CUBE_EIO);
+    assert_string_equal(st.message, expected);
 
-    combine_fails(CUBE_OP_DIFF, FULL, AGREE, 3, A, A, A);
-    assert_string_equal(err, "a difference needs exactly two experiments");
-    combine_fails(CUBE_OP_DIFF, FULL, AGREE, 1, A);
-    assert_string_equal(err, "a difference needs exactly two experiments");
-    combine_fails(CUBE_OP_MEAN, FULL, AGREE, 0);
-    assert_string_equal(err, "no experiment given");
+    combine_fails(CUBE_EINVAL, CUBE_OP_DIFF, FULL, AGREE, 3, A, A, A);
+    assert_string_equal(status.message, "a difference needs exactly two experiments");
+    combine_fails(CUBE_EINVAL, CUBE_OP_DIFF, FULL, AGREE, 1, A);
+    assert_string_equal(status.message, "a difference needs exactly two experiments");
+    combine_fails(CUBE_EINVAL, CUBE_OP_MEAN, FULL, AGREE, 0);
+    assert_string_equal(status.message, "no experiment given");
 
     /* a malformed input: the reader's message, which names the file */
     const char *bad = save_text("<cube version=\"3.0\">\n<metrics>\n");
-    combine_fails(CUBE_OP_MERGE, FULL, AGREE, 2, A, bad);
-    assert_true(strncmp(err, bad, strlen(bad)) == 0);
-    /* and the message is cut to the buffer, never overrun */
-    char small[8];
-    memset(small, 'x', sizeof small);
-    const char *paths[2] = {A, missing};
-    assert_null(cube_combine(CUBE_OP_DIFF, paths, 2, FULL, AGREE, small, sizeof small));
-    assert_int_equal(strlen(small), sizeof small - 1);
+    combine_fails(CUBE_EFORMAT, CUBE_OP_MERGE, FULL, AGREE, 2, A, bad);
+    assert_true(strncmp(status.message, bad, strlen(bad)) == 0);
+    /* and a message longer than the status holds is cut short, never
+     * overrun: a path of about 1300 bytes in folders that do not exist */
+    char long_path[1400];
+    size_t used = (size_t)snprintf(long_path, sizeof long_path, "/nonexistent");
+    while (used + 120 < sizeof long_path)
+        used += (size_t)snprintf(long_path + used, sizeof long_path - used, "/%0100d", 0);
+    snprintf(long_path + used, sizeof long_path - used, "/x.cube");
+    const char *paths[2] = {A, long_path};
+    cube_status cut = {CUBE_OK, ""};
+    memset(cut.message, 'x', sizeof cut.message);
+    assert_null(cube_combine(CUBE_OP_DIFF, paths, 2, FULL, AGREE, &cut));
+    assert_int_equal(cut.code, CUBE_EIO);
+    assert_int_equal(strlen(cut.message), CUBE_MESSAGE_SIZE - 1);
+    assert_memory_equal(cut.message, long_path, CUBE_MESSAGE_SIZE - 1);
 }
 
 /* ====================================================================== */
@@ -2163,6 +2184,7 @@ static void test_union_api(void **state)
     assert_int_equal(cube_union_add(u, a, "a"), 0);
     assert_int_equal(cube_union_add(u, b, "b"), 0);
     assert_int_equal(cube_union_finish(u), 0);
+    assert_int_equal(cube_union_error_code(u), CUBE_OK);
     assert_string_equal(cube_union_error(u), "");
     cube_t *res = cube_union_result(u);
     assert_text(metric_tree(res), "[0]time\n[1]visits\n");
@@ -2195,6 +2217,7 @@ static void test_union_api(void **state)
     assert_false(cube_union_input_has_thread(u, 0, 3));
 
     assert_int_equal(cube_union_add(u, a, "again"), -1);
+    assert_int_equal(cube_union_error_code(u), CUBE_ESTATE);
     assert_string_equal(cube_union_error(u), "cube_union_add after cube_union_finish");
 
     cube_t *taken = cube_union_take_result(u);
@@ -2208,6 +2231,7 @@ static void test_union_api(void **state)
 
     u = cube_union_create(NAME, COLLAPSE);
     assert_int_equal(cube_union_finish(u), -1);
+    assert_int_equal(cube_union_error_code(u), CUBE_ESTATE);
     assert_string_equal(cube_union_error(u), "no experiment to line up");
     cube_union_free(u);
 }
@@ -2287,10 +2311,11 @@ static void test_siblings_alike_of_very_different_magnitude(void **state)
 
         reports rep = {{0}, 0};
         size_t count = 1;
-        char cmp_err[1024];
+        cube_status st;
         assert_int_equal(cube_compare(A, A, NAME, rules[r], &default_options, collect, &rep,
-                                      &count, cmp_err, sizeof cmp_err),
+                                      &count, &st),
                          0);
+        assert_int_equal(st.code, CUBE_OK);
         assert_int_equal(count, 0);
         free(rep.log.s);
     }
@@ -2330,18 +2355,18 @@ static void test_every_experiment_minus_itself_is_zero(void **state)
                     cube_t *res = combine(CUBE_OP_DIFF, matches[mi], rules[ri], 2, path, path);
                     assert_all_zero(res, what);
                     cube_free(res);
-                    char cmp_err[1024];
+                    cube_status st;
                     size_t count = 1;
                     if (cube_compare(path, path, matches[mi], rules[ri], &default_options, NULL,
-                                     NULL, &count, cmp_err, sizeof cmp_err) != 0)
+                                     NULL, &count, &st) != 0)
                         fail_msg("%s: cube_compare with itself: %zu differences %s", what, count,
-                                 cmp_err);
+                                 st.message);
                     res = combine(CUBE_OP_MEAN, matches[mi], rules[ri], 2, path, path);
                     const char *mean = save(res);
                     if (cube_compare(mean, path, matches[mi], rules[ri], &default_options, NULL,
-                                     NULL, &count, cmp_err, sizeof cmp_err) != 0)
+                                     NULL, &count, &st) != 0)
                         fail_msg("%s: the mean with itself differs: %zu differences %s", what,
-                                 count, cmp_err);
+                                 count, st.message);
                     remove_files(NULL);
                 }
         }
@@ -2351,6 +2376,7 @@ static void test_every_experiment_minus_itself_is_zero(void **state)
 
 int main(void)
 {
+    default_options = options(2 * DBL_EPSILON, DBL_MIN, 100);
     const struct CMUnitTest tests[] = {
         TEST(test_metrics_matched_by_unique_name_wherever_they_sit),
         TEST(test_regions_matched_by_name_and_module),

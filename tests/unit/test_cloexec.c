@@ -85,12 +85,15 @@ static void test_output(void **state)
     char *path = temp_path(".cube");
     fd_set_t before;
     open_fds(&before);
-    char err[256];
-    cube_output *out = cube_output_open(path, err, sizeof err);
-    assert_non_null(out);
+    cube_status st;
+    cube_output *out = cube_output_open(path, &st);
+    if (!out)
+        fail_msg("%s", st.message);
+    assert_int_equal(st.code, CUBE_OK);
     /* the temporary file beside `path` */
     assert_true(check_new_fds(&before, "cube_output_open") >= 1);
-    assert_int_equal(cube_output_close(out, 0, err, sizeof err), 0);
+    assert_int_equal(cube_output_close(out, 0, &st), 0);
+    assert_int_equal(st.code, CUBE_OK);
     free(path);
 }
 
@@ -102,11 +105,11 @@ static void test_linktest(void **state)
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
         fd_set_t before;
         open_fds(&before);
-        char err[256];
+        cube_status st;
         cube_linktest *lt = cube_linktest_open_with(testdata(sets[i]), CUBE_LINKTEST_NO_MATRICES,
-                                                    err, sizeof err);
+                                                    &st);
         if (!lt)
-            fail_msg("%s", err);
+            fail_msg("%s", st.message);
         assert_true(check_new_fds(&before, sets[i]) >= 1);
         cube_linktest_free(lt);
     }

@@ -13,8 +13,13 @@
  *    every result must be that of doing the same in one thread;
  *  - the LinkTest analysis, with its second thread forced on for the
  *    shipped small runs, in several threads on handles of their own, and
- *    several threads exporting one shared handle: the same figures and
- *    bytes as one thread without the second.
+ *    several threads exporting handles of their own while they read one
+ *    shared handle: the same figures and bytes as one thread without the
+ *    second.
+ *
+ * A test of internals: it includes linktest/linktest_private.h to force
+ * the LinkTest analysis's second thread on (linktest_set_helper_threshold),
+ * which the public interface leaves to the library.
  *
  * cmocka's assertions must not run in a worker thread (they jump back into
  * the main thread's test), so workers record what they computed and the
@@ -151,8 +156,9 @@ static void digest_rows(const cube_t *c, digest *d)
         cube_metric *met;
         cube_cnode *cn;
         const double *row = cube_row_at(c, i, &met, &cn);
-        d->row_hash = fnv(d->row_hash, &met->index, sizeof met->index);
-        d->row_hash = fnv(d->row_hash, &cn->index, sizeof cn->index);
+        size_t met_index = cube_metric_index(met), cn_index = cube_cnode_index(cn);
+        d->row_hash = fnv(d->row_hash, &met_index, sizeof met_index);
+        d->row_hash = fnv(d->row_hash, &cn_index, sizeof cn_index);
         d->row_hash = fnv(d->row_hash, row, nt * sizeof *row);
         /* a row that exists is found again by its keys */
         if (cube_get_row(c, met, cn) != row)
@@ -164,9 +170,10 @@ static void digest_names(const cube_t *c, digest *d)
 {
     for (size_t m = 0; m < d->nmetrics; m++) {
         const cube_metric *met = cube_get_metric(c, m);
-        const cube_metric *found = cube_find_metric(c, met->uniq_name);
+        const cube_metric *found = cube_find_metric(c, cube_metric_uniq_name(met));
         /* unique names may repeat in a file: the first one is found */
-        if (!found || strcmp(found->uniq_name, met->uniq_name) != 0 || found->index > m)
+        if (!found || strcmp(cube_metric_uniq_name(found), cube_metric_uniq_name(met)) != 0 ||
+            cube_metric_index(found) > m)
             d->find_misses++;
     }
     if (cube_find_metric(c, "no such metric in any file"))
@@ -179,9 +186,13 @@ static void digest_names(const cube_t *c, digest *d)
 static void digest_tree(const cube_t *c, digest *d)
 {
     cube_tree_walk *w = cube_tree_walk_start(c);
+    if (!w) {
+        d->failed = "cube_tree_walk_start: out of memory";
+        return;
+    }
     const cube_cnode *cn;
     size_t level;
-    while (w && (cn = cube_tree_walk_next(w, &level))) {
+    while ((cn = cube_tree_walk_next(w, &level))) {
         char *path = cube_call_path(cn);
         if (!path) {
             d->failed = "cube_call_path: out of memory";
@@ -192,28 +203,29 @@ static void digest_tree(const cube_t *c, digest *d)
         free(path);
         d->walk_nodes++;
     }
-    if (!w || cube_tree_walk_failed(w))
-        d->failed = "cube_tree_walk: out of memory";
     cube_tree_walk_free(w);
     d->depth = cube_cnode_depth_max(c);
 }
 
+/* Every thread passes a status of its own to the functions that read the
+ * shared handle: they report through it, not through the handle. */
 static void digest_views(const cube_t *c, digest *d)
 {
-    if (cube_metric_totals(c, d->totals) != 0 ||
-        cube_metric_tree_values(c, CUBE_METRIC_EXCLUSIVE, d->tree_excl) != 0) {
+    cube_status st;
+    if (cube_metric_totals(c, d->totals, &st) != 0 || st.code != CUBE_OK ||
+        cube_metric_tree_values(c, CUBE_METRIC_EXCLUSIVE, d->tree_excl, &st) != 0 ||
+        st.code != CUBE_OK) {
         d->failed = "metric totals";
         return;
     }
     for (size_t m = 0; m < d->nmetrics; m++) {
         const cube_metric *met = cube_get_metric(c, m);
-        int err;
         cube_view *v = cube_view_compute(c, met, CUBE_METRIC_EXCLUSIVE, CUBE_CALL_INCLUSIVE,
-                                         CUBE_VIEW_AGGREGATE, &err);
+                                         CUBE_VIEW_AGGREGATE, &st);
         cube_view *x = cube_view_compute(c, met, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE,
-                                         CUBE_VIEW_AGGREGATE, &err);
-        cube_flat *f = x ? cube_flat_create(x, &err) : NULL;
-        if (!v || !f || cube_view_total(v, &d->view_totals[m]) != 0) {
+                                         CUBE_VIEW_AGGREGATE, &st);
+        cube_flat *f = x ? cube_flat_create(x, &st) : NULL;
+        if (!v || !f || cube_view_total(v, &d->view_totals[m], &st) != 0) {
             d->failed = "a view or flat profile";
         } else {
             for (size_t r = 0; r < cube_num_regions(c); r++)
@@ -227,12 +239,11 @@ static void digest_views(const cube_t *c, digest *d)
         return;
     /* per thread, the first metric, summed over the system tree */
     const cube_metric *first = cube_get_metric(c, 0);
-    int err;
-    cube_view *v = cube_view_compute(c, first, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &err);
+    cube_view *v = cube_view_compute(c, first, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
     size_t nt = cube_num_threads(c);
     double *per_thread = zeros(nt);
-    if (!v || !per_thread || cube_view_total(v, per_thread) != 0 ||
-        cube_system_sums(c, per_thread, NULL, NULL, NULL, &d->system_total) != 0)
+    if (!v || !per_thread || cube_view_total(v, per_thread, &st) != 0 ||
+        cube_system_sums(c, per_thread, NULL, NULL, NULL, &d->system_total, &st) != 0)
         d->failed = "system sums";
     free(per_thread);
     cube_view_free(v);
@@ -420,11 +431,13 @@ static void test_shared_view(void **state)
     cube_t *c = read_ok(testdata("cube/scalasca_trace.cube"));
     const cube_metric *time = cube_find_metric(c, "time");
     assert_non_null(time);
-    int err;
-    cube_view *v = cube_view_compute(c, time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &err);
-    assert_non_null(v);
-    cube_flat *f = cube_flat_create(v, &err);
-    assert_non_null(f);
+    cube_status st;
+    cube_view *v = cube_view_compute(c, time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
+    if (!v)
+        fail_msg("%s", st.message);
+    cube_flat *f = cube_flat_create(v, &st);
+    if (!f)
+        fail_msg("%s", st.message);
     gate start;
     gate_init(&start, NUM_READERS);
     view_job jobs[NUM_READERS];
@@ -508,7 +521,7 @@ typedef struct {
     char *combined_path; /* the combination written here */
     char *copy_path;     /* the input read and written here (.gz for some) */
     gate *start;
-    char error[512];
+    char error[CUBE_MESSAGE_SIZE + 64];
     digest combined; /* of the combination as read back from its file */
 } combine_job;
 
@@ -522,10 +535,12 @@ static const char *const combine_inputs[] = {
 static void combine_write_read(combine_job *j)
 {
     const char *paths[2] = {j->input, j->input};
-    cube_t *res = cube_combine(j->op, paths, 2, CUBE_MATCH_FULL, CUBE_SYSTEM_AGREE, j->error,
-                               sizeof j->error);
-    if (!res)
+    cube_status st;
+    cube_t *res = cube_combine(j->op, paths, 2, CUBE_MATCH_FULL, CUBE_SYSTEM_AGREE, &st);
+    if (!res) {
+        snprintf(j->error, sizeof j->error, "combining: %s", st.message);
         return;
+    }
     if (cube_write_file(res, j->combined_path, 0) != 0) {
         snprintf(j->error, sizeof j->error, "writing: %s", cube_error(res));
         cube_free(res);
@@ -545,13 +560,12 @@ static void combine_write_read(combine_job *j)
         snprintf(j->error, sizeof j->error, "copying: %s", cube_error(in));
     cube_free(in);
     /* the copy compares equal to its input */
-    char err[512];
     size_t differences = 0;
     int rc = cube_compare(j->input, j->copy_path, CUBE_MATCH_FULL, CUBE_SYSTEM_AGREE, NULL, NULL,
-                          NULL, &differences, err, sizeof err);
+                          NULL, &differences, &st);
     if (rc != 0 && !j->error[0])
         snprintf(j->error, sizeof j->error, "comparing the copy: %d, %zu differences %.400s", rc,
-                 differences, err);
+                 differences, st.message);
 }
 
 static void *combine_worker(void *arg)
@@ -673,15 +687,18 @@ typedef struct {
     unsigned flags;
     size_t helper_min_values; /* 0: the second thread on every pass of two rows or more */
     gate *start;
-    char error[512];
+    char error[CUBE_MESSAGE_SIZE + 64];
     linktest_figures fig;
 } linktest_job;
 
 static void analyse(linktest_job *j)
 {
-    cube_linktest *lt = cube_linktest_open_with(j->path, j->flags, j->error, sizeof j->error);
-    if (!lt)
+    cube_status st;
+    cube_linktest *lt = cube_linktest_open_with(j->path, j->flags, &st);
+    if (!lt) {
+        snprintf(j->error, sizeof j->error, "%s", st.message);
         return;
+    }
     linktest_set_helper_threshold(lt, j->helper_min_values);
     linktest_figures *f = &j->fig;
     f->iterations = cube_linktest_num_permutations(lt);
@@ -800,14 +817,17 @@ static void test_linktest_analysis_threads(void **state)
         free(paths[i]);
 }
 
-/* cube_linktest_write_cube and the accessors take a const handle: several
- * threads export one shared handle and read it at once. */
+/* The accessors take a const handle: several threads read one shared
+ * handle at once.  cube_linktest_write_cube reports through the handle it
+ * is given, which it therefore needs to itself: each thread exports a
+ * handle of its own, opened from the same file. */
 typedef struct {
-    const cube_linktest *lt;
+    const cube_linktest *shared;
+    const char *path;
     char *out;
     gate *start;
     int rc;
-    char error[512];
+    char error[CUBE_MESSAGE_SIZE + 64];
     size_t num_hosts;
     uint64_t checksum; /* the permutations and host names as seen */
 } export_job;
@@ -816,36 +836,47 @@ static void *export_worker(void *arg)
 {
     export_job *j = arg;
     gate_pass(j->start);
-    j->rc = cube_linktest_write_cube(j->lt, j->out, 0, j->error, sizeof j->error);
-    j->num_hosts = cube_linktest_num_hosts(j->lt);
-    for (size_t m = 0; m < cube_linktest_num_permutations(j->lt); m++)
-        j->checksum = fnv(j->checksum, cube_linktest_get_permutation(j->lt, m),
+    cube_status st;
+    cube_linktest *own = cube_linktest_open(j->path, &st);
+    if (!own) {
+        snprintf(j->error, sizeof j->error, "%s", st.message);
+    } else {
+        j->rc = cube_linktest_write_cube(own, j->out, 0);
+        if (j->rc != 0)
+            snprintf(j->error, sizeof j->error, "%s", cube_linktest_error(own));
+        else if (cube_linktest_error_code(own) != CUBE_OK || cube_linktest_error(own)[0])
+            snprintf(j->error, sizeof j->error, "an error left on the handle after success");
+        cube_linktest_free(own);
+    }
+    j->num_hosts = cube_linktest_num_hosts(j->shared);
+    for (size_t m = 0; m < cube_linktest_num_permutations(j->shared); m++)
+        j->checksum = fnv(j->checksum, cube_linktest_get_permutation(j->shared, m),
                           sizeof(cube_linktest_permutation));
-    for (size_t r = 0; r < cube_linktest_num_ranks(j->lt); r++)
-        j->checksum = fnv(j->checksum, cube_linktest_hostname(j->lt, r),
-                          strlen(cube_linktest_hostname(j->lt, r)));
+    for (size_t r = 0; r < cube_linktest_num_ranks(j->shared); r++)
+        j->checksum = fnv(j->checksum, cube_linktest_hostname(j->shared, r),
+                          strlen(cube_linktest_hostname(j->shared, r)));
     return NULL;
 }
 
 static void test_linktest_shared_export(void **state)
 {
     (void)state;
-    char err[512];
-    cube_linktest *lt = linktest_open_ok(testdata("linktest/lt8_fs64k.sion"));
+    const char *path = testdata("linktest/lt8_fs64k.sion");
+    cube_linktest *lt = linktest_open_ok(path);
     char *want_path = temp_path(".cube");
-    if (cube_linktest_write_cube(lt, want_path, 0, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    if (cube_linktest_write_cube(lt, want_path, 0) != 0)
+        fail_msg("%s", cube_linktest_error(lt));
     size_t want_len;
     char *want = slurp(want_path, &want_len);
     gate start;
     gate_init(&start, NUM_READERS);
     export_job jobs[NUM_READERS];
     for (int i = 0; i < NUM_READERS; i++)
-        jobs[i] = (export_job){lt, temp_path(".cube"), &start, -1, "", 0, FNV_START};
+        jobs[i] = (export_job){lt, path, temp_path(".cube"), &start, -1, "", 0, FNV_START};
     run_threads(NUM_READERS, export_worker, jobs, sizeof jobs[0]);
     gate_destroy(&start);
     for (int i = 0; i < NUM_READERS; i++) {
-        if (jobs[i].rc != 0)
+        if (jobs[i].rc != 0 || jobs[i].error[0])
             fail_msg("%s", jobs[i].error);
         assert_int_equal(jobs[i].num_hosts, cube_linktest_num_hosts(lt));
         assert_true(jobs[i].checksum == jobs[0].checksum);

@@ -115,21 +115,24 @@ static void test_bigendian_is_basic(void **state)
     cube_linktest_free(b);
 }
 
-/* Open a modified copy of `rel`; it must fail with a message containing
- * every one of the NULL-terminated needles. */
-static void expect_error(const char *data, size_t len, const char *what, ...)
+/* Open a file holding `data`; it must fail with `code` and a message
+ * containing every one of the NULL-terminated needles. */
+static void expect_error(const char *data, size_t len, const char *what, cube_code code, ...)
 {
     char *path = temp_file_with(data, len);
-    char err[1024] = "";
-    cube_linktest *lt = cube_linktest_open(path, err, sizeof err);
+    cube_status st;
+    cube_linktest *lt = cube_linktest_open(path, &st);
     if (lt)
         fail_msg("%s: read without error", what);
+    if (st.code != code)
+        fail_msg("%s: code %d (%s), expected %d (%s): %s", what, (int)st.code,
+                 cube_code_text(st.code), (int)code, cube_code_text(code), st.message);
     va_list ap;
-    va_start(ap, what);
+    va_start(ap, code);
     const char *needle;
     while ((needle = va_arg(ap, const char *)) != NULL)
-        if (!strstr(err, needle))
-            fail_msg("%s: message \"%s\" lacks \"%s\"", what, err, needle);
+        if (!strstr(st.message, needle))
+            fail_msg("%s: message \"%s\" lacks \"%s\"", what, st.message, needle);
     va_end(ap);
     unlink(path);
     free(path);
@@ -150,10 +153,13 @@ static void test_unclosed(void **state)
     const size_t lens[] = {len, 0x5000};
     for (size_t k = 0; k < 2; k++) {
         char *path = temp_file_with(d, lens[k]);
-        char err[1024] = "";
-        cube_linktest *lt = cube_linktest_open(path, err, sizeof err);
+        cube_status st;
+        cube_linktest *lt = cube_linktest_open(path, &st);
         if (!lt)
-            fail_msg("unclosed (%zu bytes): %s", lens[k], err);
+            fail_msg("unclosed (%zu bytes): %s", lens[k], st.message);
+        /* read with a warning: no error */
+        assert_int_equal(st.code, CUBE_OK);
+        assert_string_equal(st.message, "");
         assert_int_equal(cube_linktest_unclosed(lt), 1);
         assert_int_equal(cube_linktest_num_warnings(lt), 1);
         assert_non_null(strstr(cube_linktest_warning(lt, 0), "never closed"));
@@ -177,14 +183,15 @@ static void test_unclosed(void **state)
         free(path);
     }
     /* cut inside rank 2's chunk */
-    expect_error(d, 0x3000 + 40, "unclosed and truncated", "rank 2", "never closed", NULL);
+    expect_error(d, 0x3000 + 40, "unclosed and truncated", CUBE_EFORMAT, "rank 2", "never closed",
+                 NULL);
     free(d);
     cube_linktest_free(ref);
     /* a multi-block file: the payload goes on in later blocks */
     d = slurp(testdata("linktest/lt4_multiblock.sion"), &len);
     uint32_t ntasks = (uint32_t)(unsigned char)d[24];
     memset(d + 1076 + 16 * ntasks, 0, 12);
-    expect_error(d, len, "unclosed multi-block", "never closed", NULL);
+    expect_error(d, len, "unclosed multi-block", CUBE_EFORMAT, "never closed", NULL);
     free(d);
 }
 
@@ -198,13 +205,13 @@ static void test_truncated(void **state)
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         char what[64];
         snprintf(what, sizeof what, "truncated at %zu", cuts[i]);
-        expect_error(data, cuts[i], what, "offset", NULL);
+        expect_error(data, cuts[i], what, CUBE_EFORMAT, "offset", NULL);
     }
     /* multi-block file cut inside its data area */
     free(data);
     data = slurp(testdata("linktest/lt4_multiblock.sion"), &len);
-    expect_error(data, len / 2, "multiblock truncated", "offset", NULL);
-    expect_error(data, len - 1, "multiblock truncated by one", "offset", NULL);
+    expect_error(data, len / 2, "multiblock truncated", CUBE_EFORMAT, "offset", NULL);
+    expect_error(data, len - 1, "multiblock truncated by one", CUBE_EFORMAT, "offset", NULL);
     free(data);
 }
 
@@ -231,67 +238,67 @@ static void test_corrupt(void **state)
 #define FRESH() memcpy(d, orig, len)
     FRESH();
     d[0] = 'S';
-    expect_error(d, len, "magic", "offset 0", "magic", NULL);
+    expect_error(d, len, "magic", CUBE_EFORMAT, "offset 0", "magic", NULL);
     FRESH();
     d[4096] = 'l';
-    expect_error(d, len, "LinkTest tag", "offset 4096", "LinkTest ID string", NULL);
+    expect_error(d, len, "LinkTest tag", CUBE_EFORMAT, "offset 4096", "LinkTest ID string", NULL);
     FRESH();
     put32le(d + 4096 + 8, 3);
-    expect_error(d, len, "version", "offset 4104", "version", NULL);
+    expect_error(d, len, "version", CUBE_EUNSUPPORTED, "offset 4104", "version", NULL);
     FRESH();
     /* END_HEADER at 4096 + 146 */
     d[4096 + 146] = 'X';
-    expect_error(d, len, "END_HEADER", "offset 4242", "END_HEADER", NULL);
+    expect_error(d, len, "END_HEADER", CUBE_EFORMAT, "offset 4242", "END_HEADER", NULL);
     FRESH();
     /* rank 1's END_BLOCK: its stream is 73 bytes at 8192 */
     d[8192 + 64] = 'e';
-    expect_error(d, len, "END_BLOCK", "offset 8256", "END_BLOCK", NULL);
+    expect_error(d, len, "END_BLOCK", CUBE_EFORMAT, "offset 8256", "END_BLOCK", NULL);
     FRESH();
     /* rank 1's recorded byte count one too large: bytes after END_BLOCK */
     put64le(d + 0x5020 + 8, 74);
-    expect_error(d, len, "stream longer", "rank 1", "END_BLOCK", NULL);
+    expect_error(d, len, "stream longer", CUBE_EFORMAT, "rank 1", "END_BLOCK", NULL);
     FRESH();
     /* ... and one too small: END_BLOCK cut */
     put64le(d + 0x5020 + 8, 72);
-    expect_error(d, len, "stream shorter", "rank 1", "END_BLOCK", NULL);
+    expect_error(d, len, "stream shorter", CUBE_EFORMAT, "rank 1", "END_BLOCK", NULL);
     FRESH();
     /* sizes that overflow or do not fit */
     put32le(d + 24, 0x7fffffff);
-    expect_error(d, len, "ntasks", "offset 24", "ntasks", NULL);
+    expect_error(d, len, "ntasks", CUBE_EFORMAT, "offset 24", "ntasks", NULL);
     FRESH();
     put32le(d + 24, 0);
-    expect_error(d, len, "ntasks 0", "offset 24", "ntasks", NULL);
+    expect_error(d, len, "ntasks 0", CUBE_EFORMAT, "offset 24", "ntasks", NULL);
     FRESH();
     put32le(d + 0x474, 0x7fffffff);
-    expect_error(d, len, "maxchunks", "offset 1140", "maxchunks", NULL);
+    expect_error(d, len, "maxchunks", CUBE_EFORMAT, "offset 1140", "maxchunks", NULL);
     FRESH();
     put64le(d + 0x478, UINT64_MAX - 7);
-    expect_error(d, len, "start_of_varheader", "offset 1140", NULL);
+    expect_error(d, len, "start_of_varheader", CUBE_EFORMAT, "offset 1140", NULL);
     FRESH();
     put64le(d + 0x454 + 8, UINT64_MAX);
-    expect_error(d, len, "chunksize", "chunksize[1]", NULL);
+    expect_error(d, len, "chunksize", CUBE_EFORMAT, "chunksize[1]", NULL);
     FRESH();
     put64le(d + 0x5000, UINT64_MAX);
-    expect_error(d, len, "blockcount", "offset 20480", "blockcount", NULL);
+    expect_error(d, len, "blockcount", CUBE_EFORMAT, "offset 20480", "blockcount", NULL);
     FRESH();
     put64le(d + 0x5020, 5000);
-    expect_error(d, len, "bytes written", "offset 20512", "bytes written", NULL);
+    expect_error(d, len, "bytes written", CUBE_EFORMAT, "offset 20512", "bytes written", NULL);
     FRESH();
     /* message count, retests and permutations far beyond the data */
     put64le(d + 4096 + 82 + 24, UINT64_MAX);
-    expect_error(d, len, "retests", "number of serial retests", NULL);
+    expect_error(d, len, "retests", CUBE_EFORMAT, "number of serial retests", NULL);
     FRESH();
     put64le(d + 4096 + 82 + 48, (uint64_t)1 << 62);
-    expect_error(d, len, "permutations", "number of randomized tasks", NULL);
+    expect_error(d, len, "permutations", CUBE_EFORMAT, "number of randomized tasks", NULL);
     FRESH();
     put64le(d + 4096 + 82 + 48, 0);
-    expect_error(d, len, "zero permutations", "number of randomized tasks", NULL);
+    expect_error(d, len, "zero permutations", CUBE_EFORMAT, "number of randomized tasks", NULL);
     FRESH();
     put32le(d + 4096 + 61, 1000000);
-    expect_error(d, len, "mode length", "LinkTest mode", NULL);
+    expect_error(d, len, "mode length", CUBE_EFORMAT, "LinkTest mode", NULL);
     FRESH();
     put32le(d + 8192, 0xfffffff0u);
-    expect_error(d, len, "hostname length", "offset 8196", "hostname", NULL);
+    expect_error(d, len, "hostname length", CUBE_EFORMAT, "offset 8196", "hostname", NULL);
 #undef FRESH
     free(d);
     free(orig);
@@ -357,10 +364,11 @@ static void test_v1_files(void **state)
     /* a truncated 1.x file names the offset */
     size_t len;
     char *data = slurp(testdata("linktest/v1/real_linktest1.2p1_n4.sion"), &len);
-    expect_error(data, len - 10, "v1 truncated", "offset", NULL);
+    expect_error(data, len - 10, "v1 truncated", CUBE_EFORMAT, "offset", NULL);
     /* a 1.x stream with a wrong version */
     data[4096 + 5] = 9;
-    expect_error(data, len, "v1 version", "offset 4101", "LinkTest 1.x version", NULL);
+    expect_error(data, len, "v1 version", CUBE_EUNSUPPORTED, "offset 4101", "LinkTest 1.x version",
+                 NULL);
     free(data);
 }
 
@@ -369,14 +377,14 @@ static void test_missing_sibling(void **state)
     (void)state;
     size_t len;
     char *data = slurp(testdata("linktest/lt4_2files.sion"), &len);
-    expect_error(data, len, "missing file 1", ".000001", "cannot open", NULL);
+    expect_error(data, len, "missing file 1", CUBE_EIO, ".000001", "cannot open", NULL);
     /* the set with a truncated or swapped second file */
     size_t len1;
     char *data1 = slurp(testdata("linktest/lt4_2files.sion.000001"), &len1);
     char *path = temp_path(".sion");
     char sib[4096];
     snprintf(sib, sizeof sib, "%s.000001", path);
-    char err[1024];
+    cube_status st;
     for (int variant = 0; variant < 3; variant++) {
         FILE *f0 = fopen(path, "wb"), *f1 = fopen(sib, "wb");
         assert_non_null(f0);
@@ -390,17 +398,19 @@ static void test_missing_sibling(void **state)
             assert_int_equal(fwrite(data1, 1, len1, f1), len1);
         fclose(f0);
         fclose(f1);
-        cube_linktest *lt = cube_linktest_open(path, err, sizeof err);
+        cube_linktest *lt = cube_linktest_open(path, &st);
         if (variant == 2) {
             if (!lt)
-                fail_msg("intact copy: %s", err);
+                fail_msg("intact copy: %s", st.message);
+            assert_int_equal(st.code, CUBE_OK);
             assert_int_equal(cube_linktest_num_ranks(lt), 4);
             assert_int_equal(cube_linktest_num_files(lt), 2);
             cube_linktest_free(lt);
         } else {
             assert_null(lt);
-            assert_non_null(strstr(err, ".000001"));
-            assert_non_null(strstr(err, "offset"));
+            assert_int_equal(st.code, CUBE_EFORMAT);
+            assert_non_null(strstr(st.message, ".000001"));
+            assert_non_null(strstr(st.message, "offset"));
         }
     }
     unlink(sib);
@@ -408,8 +418,10 @@ static void test_missing_sibling(void **state)
     free(path);
     free(data1);
     free(data);
-    assert_null(cube_linktest_open(testdata("linktest/no_such_file.sion"), err, sizeof err));
-    assert_non_null(strstr(err, "cannot open"));
+    assert_null(cube_linktest_open(testdata("linktest/no_such_file.sion"), &st));
+    assert_int_equal(st.code, CUBE_EIO);
+    assert_non_null(strstr(st.message, "cannot open"));
+    assert_non_null(strstr(st.message, "no_such_file.sion"));
 }
 
 int main(void)

@@ -74,11 +74,14 @@ static void check_run(cube_linktest *lt)
     double *v = sorted_measurements(lt, NULL, &k);
     cube_linktest_stats s;
     assert_int_equal(cube_linktest_time_stats(lt, CUBE_LINKTEST_ALL_ITERATIONS, &s), 0);
+    assert_int_equal(cube_linktest_error_code(lt), CUBE_OK);
+    assert_string_equal(cube_linktest_error(lt), "");
     check_stats(&s, v, k);
 
     /* the 7 slowest: the top of the sorted list */
     cube_linktest_link top[7];
-    size_t got = cube_linktest_slowest(lt, 7, top);
+    size_t got = 0;
+    assert_int_equal(cube_linktest_slowest(lt, 7, top, &got), 0);
     assert_int_equal(got, k < 7 ? k : 7);
     double *row = malloc((cube_linktest_num_ranks(lt) + 1) * sizeof *row);
     assert_non_null(row);
@@ -137,13 +140,15 @@ static void test_shipped_files(void **state)
                            "lt4_multiblock.sion", "lt4_2files.sion",    "lt8_fs64k.sion",
                            "lt2_a2a_M3.sion",     "v1/real_linktest1.2p1_n4.sion"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char rel[128], err[1024];
+        char rel[128];
         snprintf(rel, sizeof rel, "linktest/%s", files[i]);
         /* with the matrices in memory, and read from the file as needed */
         for (unsigned flags = 0; flags <= CUBE_LINKTEST_NO_MATRICES; flags += CUBE_LINKTEST_NO_MATRICES) {
-            cube_linktest *lt = cube_linktest_open_with(testdata(rel), flags, err, sizeof err);
+            cube_status st;
+            cube_linktest *lt = cube_linktest_open_with(testdata(rel), flags, &st);
             if (!lt)
-                fail_msg("%s", err);
+                fail_msg("%s", st.message);
+            assert_int_equal(st.code, CUBE_OK);
             check_run(lt);
             cube_linktest_free(lt);
         }
@@ -204,9 +209,10 @@ static cube_linktest *write_and_open(size_t n, size_t m, unsigned shape, int a2a
     for (size_t r = 0; r < n; r++)
         free(names[r]);
     free(names);
-    cube_linktest *lt = cube_linktest_open_with(*path, flags, err, sizeof err);
+    cube_status st;
+    cube_linktest *lt = cube_linktest_open_with(*path, flags, &st);
     if (!lt)
-        fail_msg("%s", err);
+        fail_msg("%s", st.message);
     return lt;
 }
 
@@ -267,8 +273,10 @@ static void test_outlier_host(void **state)
     char *path = temp_file_with("", 0), err[1024];
     if (ltw_write(path, &run, &lay, err, sizeof err) != 0)
         fail_msg("%s", err);
-    cube_linktest *lt = cube_linktest_open(path, err, sizeof err);
-    assert_non_null(lt);
+    cube_status st;
+    cube_linktest *lt = cube_linktest_open(path, &st);
+    if (!lt)
+        fail_msg("%s", st.message);
     size_t nh;
     cube_linktest_host *hosts = cube_linktest_hosts(lt, &nh);
     assert_int_equal(nh, 6);
@@ -291,8 +299,10 @@ static void test_cube_export(void **state)
     char *path;
     size_t n = 40, m = 3;
     cube_linktest *lt = write_and_open(n, m, 0, 1, &path, &ctx, 0);
-    char *out = temp_file_with("", 0), err[1024];
-    assert_int_equal(cube_linktest_write_cube(lt, out, 0, err, sizeof err), 0);
+    char *out = temp_file_with("", 0);
+    if (cube_linktest_write_cube(lt, out, 0) != 0)
+        fail_msg("%s", cube_linktest_error(lt));
+    assert_int_equal(cube_linktest_error_code(lt), CUBE_OK);
     cube_t *c = cube_create();
     if (cube_read(c, out) != 0)
         fail_msg("%s", cube_error(c));
@@ -311,7 +321,7 @@ static void test_cube_export(void **state)
         const cube_cnode *cn = cube_get_cnode(c, p + 1);
         char name[32];
         snprintf(name, sizeof name, "rank %zu", p);
-        assert_string_equal(cn->callee->name, name);
+        assert_string_equal(cube_region_name(cube_cnode_callee(cn)), name);
         for (size_t r = 0; r < n; r++) {
             double v[3], sum = 0, lo = INFINITY, hi = 0;
             for (size_t i = 0; i < m; i++) {
@@ -334,22 +344,25 @@ static void test_cube_export(void **state)
         }
     }
     const cube_cnode *root = cube_get_cnode(c, 0);
-    assert_string_equal(root->callee->name, "linktest");
+    assert_string_equal(cube_region_name(cube_cnode_callee(root)), "linktest");
     for (size_t r = 0; r < n; r++) {
         double want = (a2a_of(NULL, 0, r) + a2a_of(NULL, 1, r) + a2a_of(NULL, 2, r)) / 3;
         assert_true(cube_get_sev(c, a2a, root, cube_get_thread(c, r)) == want);
         assert_true(cube_get_sev(c, time, root, cube_get_thread(c, r)) == 0);
         /* node = host name */
-        assert_string_equal(cube_get_thread(c, r)->process->node->name,
-                            cube_linktest_hostname(lt, r));
-        assert_int_equal(cube_get_thread(c, r)->process->rank, (int64_t)r);
+        const cube_process *proc = cube_thread_process(cube_get_thread(c, r));
+        assert_string_equal(cube_node_name(cube_process_node(proc)), cube_linktest_hostname(lt, r));
+        assert_int_equal(cube_process_rank(proc), (int64_t)r);
     }
     cube_free(c);
     /* an unwritable place: an error naming it, nothing left behind */
-    assert_int_not_equal(cube_linktest_write_cube(lt, "/nonexistent/dir/x.cube", 0, err,
-                                                  sizeof err),
-                         0);
-    assert_non_null(strstr(err, "/nonexistent/dir/x.cube"));
+    assert_int_equal(cube_linktest_write_cube(lt, "/nonexistent/dir/x.cube", 0), -1);
+    assert_int_equal(cube_linktest_error_code(lt), CUBE_EIO);
+    assert_non_null(strstr(cube_linktest_error(lt), "/nonexistent/dir/x.cube"));
+    /* the next successful call on the handle clears it */
+    assert_int_equal(cube_linktest_write_cube(lt, out, 0), 0);
+    assert_int_equal(cube_linktest_error_code(lt), CUBE_OK);
+    assert_string_equal(cube_linktest_error(lt), "");
     cube_linktest_free(lt);
     unlink(out);
     free(out);

@@ -1,7 +1,9 @@
 /*
  * test_reader_reject.c - every input the reader must refuse, one small file
  * under testdata/reader/ each, and the exact message it must refuse it with
- * ("PATH:LINE: what was expected, what was found").
+ * ("PATH:LINE: what was expected, what was found") and its error code
+ * (CUBE_EFORMAT for a file that is not a well-formed CUBE 3 file,
+ * CUBE_EUNSUPPORTED for a CUBE file of a version libcube does not read).
  */
 #include "test_support.h"
 
@@ -15,17 +17,30 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* Read testdata/reader/<file>, which must fail with exactly
+/* cube_read of `path` must fail with `code` and exactly the message
+ * `want`. */
+static void expect_read_fails(const char *path, cube_code code, const char *want)
+{
+    cube_t *c = cube_create();
+    assert_non_null(c);
+    assert_int_equal(cube_read(c, path), -1);
+    if (cube_error_code(c) != code)
+        fail_msg("%s: code %d (%s), expected %d (%s): %s", path, (int)cube_error_code(c),
+                 cube_code_text(cube_error_code(c)), (int)code, cube_code_text(code),
+                 cube_error(c));
+    assert_string_equal(cube_error(c), want);
+    cube_free(c);
+}
+
+/* Read testdata/reader/<file>, which must fail with `code` and exactly
  * "testdata/reader/<file>:<line>: <msg>". */
-static void expect_error(const char *file, long line, const char *msg)
+static void expect_error(const char *file, long line, cube_code code, const char *msg)
 {
     char rel[256], path[512], want[2048];
     snprintf(rel, sizeof rel, "reader/%s", file);
     snprintf(path, sizeof path, "%s", testdata(rel));
     snprintf(want, sizeof want, "%s:%ld: %s", path, line, msg);
-    char *got = read_error(path);
-    assert_string_equal(got, want);
-    free(got);
+    expect_read_fails(path, code, want);
 }
 
 /* ---- not a CUBE document ------------------------------------------------ */
@@ -33,14 +48,14 @@ static void expect_error(const char *file, long line, const char *msg)
 static void test_root_is_not_cube(void **state)
 {
     (void)state;
-    expect_error("reject-root-foo.cube", 3,
+    expect_error("reject-root-foo.cube", 3, CUBE_EFORMAT,
                  "not a CUBE file: expected the root element <cube>, found <foo>");
 }
 
 static void test_plain_text_file(void **state)
 {
     (void)state;
-    expect_error("reject-plain-text.cube", 1,
+    expect_error("reject-plain-text.cube", 1, CUBE_EFORMAT,
                  "not a CUBE file: expected an XML document with root <cube>, "
                  "found text \"This is not a CUBE file,\"");
 }
@@ -48,21 +63,22 @@ static void test_plain_text_file(void **state)
 static void test_empty_file(void **state)
 {
     (void)state;
-    expect_error("reject-empty.cube", 1,
+    expect_error("reject-empty.cube", 1, CUBE_EFORMAT,
                  "not a CUBE file: expected an XML document with root <cube>, "
                  "found an empty file");
 }
 
 /* libxml2 would read them, but the raw-'&' repair works on bytes and
  * corrupted texts with an '&' (each of these files has one): refused at
- * once, with or without a byte order mark. */
+ * once, with or without a byte order mark, as not a CUBE file (CUBE files
+ * are UTF-8). */
 static void test_utf16_and_utf32(void **state)
 {
     (void)state;
     static const char *const files[] = {"reject-utf16-bom.cube", "reject-utf16be.cube",
                                         "reject-utf32le.cube", "reject-utf32be.cube"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        expect_error(files[i], 1,
+        expect_error(files[i], 1, CUBE_EFORMAT,
                      "not a CUBE file: UTF-16/UTF-32 input is not supported "
                      "(CUBE files are UTF-8)");
 }
@@ -70,7 +86,7 @@ static void test_utf16_and_utf32(void **state)
 static void test_version_4(void **state)
 {
     (void)state;
-    expect_error("reject-version-4.cube", 3,
+    expect_error("reject-version-4.cube", 3, CUBE_EUNSUPPORTED,
                  "unsupported CUBE version \"4.0\": expected 3.0 "
                  "(CUBE 2 and CUBE 4 files are not read)");
 }
@@ -78,7 +94,7 @@ static void test_version_4(void **state)
 static void test_version_2(void **state)
 {
     (void)state;
-    expect_error("reject-version-2.cube", 3,
+    expect_error("reject-version-2.cube", 3, CUBE_EUNSUPPORTED,
                  "unsupported CUBE version \"2.0\": expected 3.0 "
                  "(CUBE 2 and CUBE 4 files are not read)");
 }
@@ -87,7 +103,7 @@ static void test_mismatched_tags(void **state)
 {
     (void)state;
     /* libxml2's description of the mismatch, behind our prefix */
-    expect_error("reject-mismatched-tags.cube", 16,
+    expect_error("reject-mismatched-tags.cube", 16, CUBE_EFORMAT,
                  "not well-formed XML: Opening and ending tag mismatch: name line 16 and nam");
 }
 
@@ -95,7 +111,7 @@ static void test_invalid_utf8_one_line(void **state)
 {
     (void)state;
     /* libxml2 puts the bytes on a second line of its message: one line */
-    expect_error("reject-invalid-utf8.cube", 43,
+    expect_error("reject-invalid-utf8.cube", 43, CUBE_EFORMAT,
                  "not well-formed XML: Input is not proper UTF-8, indicate encoding ! "
                  "Bytes: 0xFF 0x53 0x65 0x6E");
 }
@@ -105,7 +121,7 @@ static void test_invalid_utf8_one_line(void **state)
 static void test_undefined_callee(void **state)
 {
     (void)state;
-    expect_error("reject-undefined-callee.cube", 20,
+    expect_error("reject-undefined-callee.cube", 20, CUBE_EFORMAT,
                  "cnode 0 calls region 1, which is not defined "
                  "(regions must come before call-tree nodes)");
 }
@@ -113,14 +129,14 @@ static void test_undefined_callee(void **state)
 static void test_row_for_unknown_cnode(void **state)
 {
     (void)state;
-    expect_error("reject-row-unknown-cnode.cube", 49,
+    expect_error("reject-row-unknown-cnode.cube", 49, CUBE_EFORMAT,
                  "<row cnodeId=\"3\"> refers to a call-tree node that is not defined");
 }
 
 static void test_matrix_for_unknown_metric(void **state)
 {
     (void)state;
-    expect_error("reject-matrix-unknown-metric.cube", 48,
+    expect_error("reject-matrix-unknown-metric.cube", 48, CUBE_EFORMAT,
                  "<matrix metricId=\"5\"> refers to a metric that is not defined");
 }
 
@@ -130,14 +146,14 @@ static void test_row_too_long(void **state)
 {
     (void)state;
     /* the line of the first value too many, not of <row> */
-    expect_error("reject-row-too-long.cube", 52,
+    expect_error("reject-row-too-long.cube", 52, CUBE_EFORMAT,
                  "row for cnode 0 has more values than the 2 threads, expected </row>");
 }
 
 static void test_nan(void **state)
 {
     (void)state;
-    expect_error("reject-nan.cube", 50,
+    expect_error("reject-nan.cube", 50, CUBE_EFORMAT,
                  "severity values must be finite (no NaN or infinity) in row for cnode 0: "
                  "found \"nan\"");
 }
@@ -145,7 +161,7 @@ static void test_nan(void **state)
 static void test_inf(void **state)
 {
     (void)state;
-    expect_error("reject-inf.cube", 50,
+    expect_error("reject-inf.cube", 50, CUBE_EFORMAT,
                  "severity values must be finite (no NaN or infinity) in row for cnode 0: "
                  "found \"inf\"");
 }
@@ -153,7 +169,7 @@ static void test_inf(void **state)
 static void test_minus_inf(void **state)
 {
     (void)state;
-    expect_error("reject-minus-inf.cube", 51,
+    expect_error("reject-minus-inf.cube", 51, CUBE_EFORMAT,
                  "severity values must be finite (no NaN or infinity) in row for cnode 0: "
                  "found \"-inf\"");
 }
@@ -161,7 +177,7 @@ static void test_minus_inf(void **state)
 static void test_decimal_comma(void **state)
 {
     (void)state;
-    expect_error("reject-decimal-comma.cube", 50,
+    expect_error("reject-decimal-comma.cube", 50, CUBE_EFORMAT,
                  "expected a number ('.' as decimal point) in row for cnode 0: found \"1,5\"");
 }
 
@@ -172,42 +188,42 @@ static void test_decimal_comma(void **state)
 static void test_duplicate_metric_id(void **state)
 {
     (void)state;
-    expect_error("reject-duplicate-metric-id.cube", 13,
+    expect_error("reject-duplicate-metric-id.cube", 13, CUBE_EFORMAT,
                  "duplicate metric id 0: ids of one kind must be unique");
 }
 
 static void test_duplicate_region_id(void **state)
 {
     (void)state;
-    expect_error("reject-duplicate-region-id.cube", 20,
+    expect_error("reject-duplicate-region-id.cube", 20, CUBE_EFORMAT,
                  "duplicate region id 0: ids of one kind must be unique");
 }
 
 static void test_duplicate_cnode_id(void **state)
 {
     (void)state;
-    expect_error("reject-duplicate-cnode-id.cube", 21,
+    expect_error("reject-duplicate-cnode-id.cube", 21, CUBE_EFORMAT,
                  "duplicate cnode id 0: ids of one kind must be unique");
 }
 
 static void test_duplicate_thread_id(void **state)
 {
     (void)state;
-    expect_error("reject-duplicate-thread-id.cube", 39,
+    expect_error("reject-duplicate-thread-id.cube", 39, CUBE_EFORMAT,
                  "duplicate thread id 0: ids of one kind must be unique");
 }
 
 static void test_id_with_junk(void **state)
 {
     (void)state;
-    expect_error("reject-id-junk.cube", 5,
+    expect_error("reject-id-junk.cube", 5, CUBE_EFORMAT,
                  "<metric id=...> must be a non-negative integer, found \"1a\"");
 }
 
 static void test_negative_id(void **state)
 {
     (void)state;
-    expect_error("reject-id-negative.cube", 20,
+    expect_error("reject-id-negative.cube", 20, CUBE_EFORMAT,
                  "<cnode id=...> must be a non-negative integer, found \"-1\"");
 }
 
@@ -216,13 +232,14 @@ static void test_negative_id(void **state)
 static void test_coord_outside_dimension(void **state)
 {
     (void)state;
-    expect_error("reject-coord-outside.cube", 50, "coordinate 2 of dimension 0 is outside 0..1");
+    expect_error("reject-coord-outside.cube", 50, CUBE_EFORMAT,
+                 "coordinate 2 of dimension 0 is outside 0..1");
 }
 
 static void test_cart_with_missing_dim(void **state)
 {
     (void)state;
-    expect_error("reject-cart-missing-dim.cube", 49,
+    expect_error("reject-cart-missing-dim.cube", 49, CUBE_EFORMAT,
                  "<cart> declares ndims=2 but has 1 <dim> elements before <coord>");
 }
 
@@ -231,7 +248,7 @@ static void test_cart_with_missing_dim(void **state)
 static void test_definitions_after_severity(void **state)
 {
     (void)state;
-    expect_error("reject-system-after-severity.cube", 54,
+    expect_error("reject-system-after-severity.cube", 54, CUBE_EFORMAT,
                  "expected </cube> after </severity>, found <system> (the definitions must "
                  "come before the severity data, and there is only one <severity>)");
 }
@@ -239,7 +256,7 @@ static void test_definitions_after_severity(void **state)
 static void test_second_severity(void **state)
 {
     (void)state;
-    expect_error("reject-severity-twice.cube", 54,
+    expect_error("reject-severity-twice.cube", 54, CUBE_EFORMAT,
                  "expected </cube> after </severity>, found <severity> (the definitions must "
                  "come before the severity data, and there is only one <severity>)");
 }
@@ -248,7 +265,7 @@ static void test_metric_text_after_child_metric(void **state)
 {
     (void)state;
     /* a <val>VOID</val> after the child metric was dropped silently */
-    expect_error("reject-metric-text-after-child.cube", 26,
+    expect_error("reject-metric-text-after-child.cube", 26, CUBE_EFORMAT,
                  "expected <metric> or </metric>, found <val> (the text children of <metric> "
                  "must come before its <metric> children)");
 }
@@ -258,7 +275,7 @@ static void test_metric_text_after_child_metric(void **state)
 static void test_truncated_in_row(void **state)
 {
     (void)state;
-    expect_error("reject-truncated-row.cube", 50,
+    expect_error("reject-truncated-row.cube", 50, CUBE_EFORMAT,
                  "unexpected end of file: expected </row> (the file is truncated)");
 }
 
@@ -266,7 +283,7 @@ static void test_truncated_in_definitions(void **state)
 {
     (void)state;
     /* cut inside the start tag of the second <process> */
-    expect_error("reject-truncated-definitions.cube", 36,
+    expect_error("reject-truncated-definitions.cube", 36, CUBE_EFORMAT,
                  "unexpected end of file: expected </node> (the file is truncated)");
 }
 
@@ -275,7 +292,7 @@ static void test_truncated_in_unknown_element(void **state)
     (void)state;
     /* cut inside <detail> inside <extension>, both skipped: named as in the
      * file, not as "</unknown>" */
-    expect_error("reject-truncated-unknown.cube", 38,
+    expect_error("reject-truncated-unknown.cube", 38, CUBE_EFORMAT,
                  "unexpected end of file: expected the end of the unknown element <detail> "
                  "(the file is truncated)");
 }
@@ -284,7 +301,7 @@ static void test_truncated_in_text_element(void **state)
 {
     (void)state;
     /* cut inside a metric's <disp_name>: named as in the file, not "</text>" */
-    expect_error("reject-truncated-text.cube", 19,
+    expect_error("reject-truncated-text.cube", 19, CUBE_EFORMAT,
                  "unexpected end of file: expected </disp_name> (the file is truncated)");
 }
 
@@ -293,14 +310,15 @@ static void test_corrupt_gzip(void **state)
     (void)state;
     /* bytes flipped in the middle: the CRC check at the end catches it, and
      * nothing of the garbled text reaches the parser */
-    expect_error("reject-gzip-corrupt.cube.gz", 1, "corrupt gzip stream: incorrect data check");
+    expect_error("reject-gzip-corrupt.cube.gz", 1, CUBE_EFORMAT,
+                 "corrupt gzip stream: incorrect data check");
 }
 
 static void test_truncated_gzip(void **state)
 {
     (void)state;
     /* the first half of a valid .gz: the line is where the text ran out */
-    expect_error("reject-gzip-truncated.cube.gz", 33,
+    expect_error("reject-gzip-truncated.cube.gz", 33, CUBE_EFORMAT,
                  "truncated gzip stream: unexpected end of file");
 }
 
@@ -323,7 +341,7 @@ static void test_doctype_external_entity(void **state)
     xmlExternalEntityLoader saved = xmlGetExternalEntityLoader();
     xmlSetExternalEntityLoader(counting_loader);
     external_loads = 0;
-    expect_error("reject-doctype-external-entity.cube", 2,
+    expect_error("reject-doctype-external-entity.cube", 2, CUBE_EFORMAT,
                  "a DOCTYPE is not allowed in a CUBE file (no DTD or entity is ever loaded)");
     xmlSetExternalEntityLoader(saved);
     assert_int_equal(external_loads, 0);
@@ -340,7 +358,7 @@ static void test_billion_laughs(void **state)
 {
     (void)state;
     double start = seconds_now();
-    expect_error("reject-billion-laughs.cube", 2,
+    expect_error("reject-billion-laughs.cube", 2, CUBE_EFORMAT,
                  "a DOCTYPE is not allowed in a CUBE file (no DTD or entity is ever loaded)");
     /* refused before a single entity is declared: nothing is expanded (the
      * bound is generous for a sanitizer build on a busy machine) */
@@ -356,6 +374,7 @@ static void test_error_from_fd_uses_given_name(void **state)
     assert_true(fd >= 0);
     cube_t *c = cube_create();
     assert_int_equal(cube_read_fd(c, fd, "<pipe>"), -1);
+    assert_int_equal(cube_error_code(c), CUBE_EFORMAT);
     assert_string_equal(cube_error(c),
                         "<pipe>:52: row for cnode 0 has more values than the 2 threads, "
                         "expected </row>");
@@ -382,6 +401,11 @@ static void test_streaming_reader_rejects_too(void **state)
              "found \"nan\"",
              path);
     assert_string_equal(cube_reader_error(r), want);
+    assert_int_equal(cube_reader_error_code(r), CUBE_EFORMAT);
+    /* an error of a reader is final: the next call fails with it again */
+    assert_int_equal(cube_reader_next_row(r, &m, &n, &v), -1);
+    assert_int_equal(cube_reader_error_code(r), CUBE_EFORMAT);
+    assert_string_equal(cube_reader_error(r), want);
     cube_reader_close(r);
 }
 
@@ -389,17 +413,17 @@ static void test_streaming_reader_rejects_too(void **state)
 
 #define CUBEX_REFUSED "this is a CUBE 4 (.cubex) archive; CUBE 4 is not supported yet"
 
-/* Both ways of reading refuse `path` with "PATH: <what>". */
+/* Both ways of reading refuse `path` with "PATH: <what>": a kind of file
+ * libcube does not read (CUBE_EUNSUPPORTED). */
 static void expect_cubex_refused(const char *path, const char *what)
 {
     char want[1024];
     snprintf(want, sizeof want, "%s: %s", path, what);
-    char *got = read_error(path);
-    assert_string_equal(got, want);
-    free(got);
+    expect_read_fails(path, CUBE_EUNSUPPORTED, want);
     cube_reader *r = cube_reader_open(path);
     assert_non_null(r);
     assert_null(cube_reader_definitions(r));
+    assert_int_equal(cube_reader_error_code(r), CUBE_EUNSUPPORTED);
     assert_string_equal(cube_reader_error(r), want);
     cube_reader_close(r);
 }
@@ -460,6 +484,7 @@ static void test_ustar_in_xml_is_not_tar(void **state)
     memcpy(doc + used, rest, rl);
     char *path = temp_file_with(doc, used + rl);
     cube_t *c = read_ok(path);
+    assert_int_equal(cube_error_code(c), CUBE_OK);
     assert_true(cube_num_metrics(c) > 0);
     cube_free(c);
     unlink(path);

@@ -62,14 +62,14 @@ static void expect_metric(const cube_metric *m, int64_t id, const char *disp_nam
                           const char *uniq_name, const char *dtype, const char *uom,
                           const char *val, const char *url, const char *descr)
 {
-    assert_int_equal(m->id, id);
-    assert_string_equal(m->disp_name, disp_name);
-    assert_string_equal(m->uniq_name, uniq_name);
-    assert_string_equal(m->dtype, dtype);
-    assert_string_equal(m->uom, uom);
-    assert_string_equal(m->val, val);
-    assert_string_equal(m->url, url);
-    assert_string_equal(m->descr, descr);
+    assert_int_equal(cube_metric_id(m), id);
+    assert_string_equal(cube_metric_disp_name(m), disp_name);
+    assert_string_equal(cube_metric_uniq_name(m), uniq_name);
+    assert_string_equal(cube_metric_dtype(m), dtype);
+    assert_string_equal(cube_metric_uom(m), uom);
+    assert_string_equal(cube_metric_val(m), val);
+    assert_string_equal(cube_metric_url(m), url);
+    assert_string_equal(cube_metric_descr(m), descr);
 }
 
 /* Everything in plain.cube (the example of the format note, 1.8). */
@@ -91,62 +91,63 @@ static void check_plain_model(const cube_t *c)
     expect_metric(mpi, 1, "MPI", "mpi", "FLOAT", "sec", "", "@mirror@patterns.html#mpi",
                   "Time in MPI & friends");
     expect_metric(visits, 2, "Visits", "visits", "INTEGER", "occ", "", "", "Number of visits");
-    assert_ptr_equal(mpi->parent, time);
-    assert_int_equal(time->num_children, 1);
-    assert_null(visits->parent);
-    assert_false(time->is_void || mpi->is_void || visits->is_void);
+    assert_ptr_equal(cube_metric_parent(mpi), time);
+    assert_int_equal(cube_metric_num_children(time), 1);
+    assert_null(cube_metric_parent(visits));
+    assert_false(cube_metric_is_void(time) || cube_metric_is_void(mpi) ||
+                 cube_metric_is_void(visits));
 
     assert_int_equal(cube_num_regions(c), 2);
     cube_region *main_r = cube_get_region(c, 0), *send = cube_get_region(c, 1);
-    assert_string_equal(main_r->name, "main");
-    assert_string_equal(main_r->mod, "app.c");
-    assert_int_equal(main_r->begin_line, 10);
-    assert_int_equal(main_r->end_line, 50);
-    assert_string_equal(main_r->descr, "USR");
-    assert_string_equal(send->name, "MPI_Send");
-    assert_string_equal(send->mod, "");
-    assert_int_equal(send->begin_line, -1);
-    assert_int_equal(send->end_line, -1);
-    assert_string_equal(send->descr, "MPI");
+    assert_string_equal(cube_region_name(main_r), "main");
+    assert_string_equal(cube_region_mod(main_r), "app.c");
+    assert_int_equal(cube_region_begin_line(main_r), 10);
+    assert_int_equal(cube_region_end_line(main_r), 50);
+    assert_string_equal(cube_region_descr(main_r), "USR");
+    assert_string_equal(cube_region_name(send), "MPI_Send");
+    assert_string_equal(cube_region_mod(send), "");
+    assert_int_equal(cube_region_begin_line(send), -1);
+    assert_int_equal(cube_region_end_line(send), -1);
+    assert_string_equal(cube_region_descr(send), "MPI");
 
     assert_int_equal(cube_num_cnodes(c), 2);
     assert_int_equal(cube_num_root_cnodes(c), 1);
     cube_cnode *c0 = cube_get_cnode(c, 0), *c1 = cube_get_cnode(c, 1);
-    assert_ptr_equal(c0->callee, main_r);
-    assert_int_equal(c0->line, -1);
-    assert_string_equal(c0->mod, "");
-    assert_ptr_equal(c1->callee, send);
-    assert_ptr_equal(c1->parent, c0);
-    assert_int_equal(c1->line, 42);
-    assert_string_equal(c1->mod, "app.c");
+    assert_ptr_equal(cube_cnode_callee(c0), main_r);
+    assert_int_equal(cube_cnode_line(c0), -1);
+    assert_string_equal(cube_cnode_mod(c0), "");
+    assert_ptr_equal(cube_cnode_callee(c1), send);
+    assert_ptr_equal(cube_cnode_parent(c1), c0);
+    assert_int_equal(cube_cnode_line(c1), 42);
+    assert_string_equal(cube_cnode_mod(c1), "app.c");
 
     assert_int_equal(cube_num_machines(c), 1);
-    assert_string_equal(cube_get_machine(c, 0)->name, "cluster");
+    assert_string_equal(cube_machine_name(cube_get_machine(c, 0)), "cluster");
     assert_int_equal(cube_num_nodes(c), 1);
-    assert_string_equal(cube_get_node(c, 0)->name, "node0");
+    assert_string_equal(cube_node_name(cube_get_node(c, 0)), "node0");
     assert_int_equal(cube_num_processes(c), 2);
     assert_int_equal(cube_num_threads(c), 2);
     for (size_t i = 0; i < 2; i++) {
         char name[32];
         snprintf(name, sizeof name, "Process %zu", i);
-        assert_string_equal(cube_get_process(c, i)->name, name);
-        assert_int_equal(cube_get_process(c, i)->rank, (int64_t)i);
-        assert_string_equal(cube_get_thread(c, i)->name, "Thread 0");
-        assert_int_equal(cube_get_thread(c, i)->rank, 0);
-        assert_ptr_equal(cube_get_thread(c, i)->process, cube_get_process(c, i));
+        assert_string_equal(cube_process_name(cube_get_process(c, i)), name);
+        assert_int_equal(cube_process_rank(cube_get_process(c, i)), (int64_t)i);
+        assert_string_equal(cube_thread_name(cube_get_thread(c, i)), "Thread 0");
+        assert_int_equal(cube_thread_rank(cube_get_thread(c, i)), 0);
+        assert_ptr_equal(cube_thread_process(cube_get_thread(c, i)), cube_get_process(c, i));
     }
 
     assert_int_equal(cube_num_carts(c), 1);
     const cube_cartesian *ring = cube_get_cart(c, 0);
-    assert_string_equal(ring->name, "ring");
-    assert_int_equal(ring->ndims, 1);
-    assert_int_equal(ring->dims[0], 2);
-    assert_int_equal(ring->periods[0], 1);
-    assert_int_equal(ring->num_coords, 2);
+    assert_string_equal(cube_cart_name(ring), "ring");
+    assert_int_equal(cube_cart_ndims(ring), 1);
+    assert_int_equal(cube_cart_dim(ring, 0), 2);
+    assert_int_equal(cube_cart_period(ring, 0), 1);
+    assert_int_equal(cube_cart_num_coords(ring), 2);
     for (size_t i = 0; i < 2; i++) {
-        assert_int_equal(ring->coords[i].kind, CUBE_COORD_THREAD);
-        assert_ptr_equal(ring->coords[i].entity, cube_get_thread(c, i));
-        assert_int_equal(ring->coords[i].coords[0], (long)i);
+        assert_int_equal(cube_cart_coord(ring, i)->kind, CUBE_COORD_THREAD);
+        assert_ptr_equal(cube_cart_coord(ring, i)->entity, cube_get_thread(c, i));
+        assert_int_equal(cube_cart_coord(ring, i)->coords[0], (long)i);
     }
 
     assert_int_equal(cube_num_rows(c), 5);
@@ -198,10 +199,10 @@ static void test_cdata_sections(void **state)
     const cube_metric *m = cube_get_metric(c, 0);
     expect_metric(m, 0, "Time", "time", "FLOAT", "sec", "", "",
                   "Time in <MPI> & friends, \"quoted\" & 'single'");
-    assert_string_equal(cube_get_region(c, 0)->name, "main");
-    assert_string_equal(cube_get_region(c, 0)->url, "http://example.org/?a=1&b=2");
-    assert_string_equal(cube_get_machine(c, 0)->name, "cluster");
-    assert_int_equal(cube_get_process(c, 0)->rank, 0);
+    assert_string_equal(cube_region_name(cube_get_region(c, 0)), "main");
+    assert_string_equal(cube_region_url(cube_get_region(c, 0)), "http://example.org/?a=1&b=2");
+    assert_string_equal(cube_machine_name(cube_get_machine(c, 0)), "cluster");
+    assert_int_equal(cube_process_rank(cube_get_process(c, 0)), 0);
     assert_int_equal(cube_num_rows(c), 1);
     expect_row(c, "time", 0, (const double[]){1.5, 2.5});
     cube_free(c);
@@ -219,9 +220,9 @@ static void test_comments_anywhere(void **state)
     expect_metric(cube_get_metric(c, 0), 0, "Time", "time", "FLOAT", "sec", "", "",
                   "Total time");
     assert_int_equal(cube_num_regions(c), 1);
-    assert_string_equal(cube_get_region(c, 0)->name, "main");
+    assert_string_equal(cube_region_name(cube_get_region(c, 0)), "main");
     assert_int_equal(cube_num_cnodes(c), 1);
-    assert_int_equal(cube_get_cnode(c, 0)->num_children, 0);
+    assert_int_equal(cube_cnode_num_children(cube_get_cnode(c, 0)), 0);
     assert_int_equal(cube_num_threads(c), 2);
     assert_int_equal(cube_num_rows(c), 1);
     expect_row(c, "time", 0, (const double[]){1.5, 2.5});
@@ -233,12 +234,12 @@ static void test_any_whitespace_between_values(void **state)
     (void)state;
     cube_t *c = read_ok(testdata("reader/tolerate-whitespace.cube"));
     assert_int_equal(cube_num_regions(c), 2);
-    assert_string_equal(cube_get_region(c, 0)->name, "main");
-    assert_string_equal(cube_get_region(c, 1)->name, "foo");
+    assert_string_equal(cube_region_name(cube_get_region(c, 0)), "main");
+    assert_string_equal(cube_region_name(cube_get_region(c, 1)), "foo");
     assert_int_equal(cube_num_cnodes(c), 4);
     assert_int_equal(cube_num_processes(c), 1);
     assert_int_equal(cube_num_threads(c), 3);
-    assert_string_equal(cube_get_thread(c, 2)->name, "Thread 2");
+    assert_string_equal(cube_thread_name(cube_get_thread(c, 2)), "Thread 2");
     assert_int_equal(cube_num_rows(c), 4);
     expect_row(c, "time", 0, (const double[]){1, 2, 3});    /* tab separated */
     expect_row(c, "time", 1, (const double[]){4, 5, 6});    /* several spaces */
@@ -279,10 +280,10 @@ static void test_raw_ampersand(void **state)
              path);
     assert_string_equal(cube_warning(c, 0), want);
     const cube_metric *m = cube_get_metric(c, 0);
-    assert_string_equal(m->disp_name, "Time & <more> & &");
-    assert_string_equal(m->descr, "x && y");
-    assert_string_equal(cube_get_region(c, 0)->mod, "a&b.c");
-    assert_string_equal(cube_get_region(c, 0)->name, "a & b");
+    assert_string_equal(cube_metric_disp_name(m), "Time & <more> & &");
+    assert_string_equal(cube_metric_descr(m), "x && y");
+    assert_string_equal(cube_region_mod(cube_get_region(c, 0)), "a&b.c");
+    assert_string_equal(cube_region_name(cube_get_region(c, 0)), "a & b");
     expect_row(c, "time", 0, (const double[]){1, 2});
     cube_free(c);
 }
@@ -294,25 +295,25 @@ static void test_id_or_Id(void **state)
     (void)state;
     cube_t *c = read_ok(testdata("reader/tolerate-id-case.cube"));
     assert_int_equal(cube_num_metrics(c), 2);
-    assert_int_equal(cube_get_metric(c, 0)->id, 0);
-    assert_string_equal(cube_get_metric(c, 0)->uniq_name, "time");
-    assert_int_equal(cube_get_metric(c, 1)->id, 1);
-    assert_string_equal(cube_get_metric(c, 1)->uniq_name, "visits");
+    assert_int_equal(cube_metric_id(cube_get_metric(c, 0)), 0);
+    assert_string_equal(cube_metric_uniq_name(cube_get_metric(c, 0)), "time");
+    assert_int_equal(cube_metric_id(cube_get_metric(c, 1)), 1);
+    assert_string_equal(cube_metric_uniq_name(cube_get_metric(c, 1)), "visits");
     assert_int_equal(cube_num_regions(c), 2);
-    assert_int_equal(cube_get_region(c, 0)->id, 0);
-    assert_int_equal(cube_get_region(c, 1)->id, 1);
-    assert_string_equal(cube_get_region(c, 1)->name, "MPI_Send");
+    assert_int_equal(cube_region_id(cube_get_region(c, 0)), 0);
+    assert_int_equal(cube_region_id(cube_get_region(c, 1)), 1);
+    assert_string_equal(cube_region_name(cube_get_region(c, 1)), "MPI_Send");
     assert_int_equal(cube_num_cnodes(c), 2);
-    assert_int_equal(cube_get_cnode(c, 0)->id, 0);
-    assert_int_equal(cube_get_cnode(c, 1)->id, 1);
-    assert_ptr_equal(cube_get_cnode(c, 1)->parent, cube_get_cnode(c, 0));
+    assert_int_equal(cube_cnode_id(cube_get_cnode(c, 0)), 0);
+    assert_int_equal(cube_cnode_id(cube_get_cnode(c, 1)), 1);
+    assert_ptr_equal(cube_cnode_parent(cube_get_cnode(c, 1)), cube_get_cnode(c, 0));
     assert_int_equal(cube_num_machines(c), 1);
     assert_int_equal(cube_num_nodes(c), 1);
     assert_int_equal(cube_num_processes(c), 2);
     assert_int_equal(cube_num_threads(c), 2);
     for (size_t i = 0; i < 2; i++) {
-        assert_int_equal(cube_get_process(c, i)->id, (int64_t)i);
-        assert_int_equal(cube_get_thread(c, i)->id, (int64_t)i);
+        assert_int_equal(cube_process_id(cube_get_process(c, i)), (int64_t)i);
+        assert_int_equal(cube_thread_id(cube_get_thread(c, i)), (int64_t)i);
     }
     assert_int_equal(cube_num_rows(c), 4);
     expect_row(c, "time", 0, (const double[]){2.5, 3});
@@ -334,18 +335,19 @@ static void test_metric_fields_any_order_or_missing(void **state)
                   "@mirror@patterns.html#time", "Total time");
     /* two of them, the rest empty */
     expect_metric(mpi, 1, "", "mpi", "FLOAT", "", "", "", "");
-    assert_ptr_equal(mpi->parent, time);
+    assert_ptr_equal(cube_metric_parent(mpi), time);
     /* none at all */
     expect_metric(bare, 2, "", "", "", "", "", "", "");
-    assert_null(bare->parent);
-    assert_false(time->is_void || mpi->is_void || bare->is_void);
+    assert_null(cube_metric_parent(bare));
+    assert_false(cube_metric_is_void(time) || cube_metric_is_void(mpi) ||
+                 cube_metric_is_void(bare));
     /* regions and processes too: missing url, rank before name */
     const cube_region *r = cube_get_region(c, 0);
-    assert_string_equal(r->name, "main");
-    assert_string_equal(r->url, "");
-    assert_string_equal(r->descr, "USR");
-    assert_string_equal(cube_get_process(c, 0)->name, "Process 0");
-    assert_string_equal(cube_get_thread(c, 0)->name, "Thread 0");
+    assert_string_equal(cube_region_name(r), "main");
+    assert_string_equal(cube_region_url(r), "");
+    assert_string_equal(cube_region_descr(r), "USR");
+    assert_string_equal(cube_process_name(cube_get_process(c, 0)), "Process 0");
+    assert_string_equal(cube_thread_name(cube_get_thread(c, 0)), "Thread 0");
     /* values, also for the metric without any name */
     assert_int_equal(cube_num_rows(c), 3);
     const cube_cnode *n = cube_get_cnode(c, 0);
@@ -371,12 +373,12 @@ static void test_void_metric(void **state)
     assert_int_equal(cube_num_metrics(c), 3);
     const cube_metric *time = metric(c, "time"), *imb = metric(c, "imbalance"),
                       *above = metric(c, "imbalance_above");
-    assert_string_equal(imb->val, "VOID");
-    assert_string_equal(above->val, "MEASURED");
-    assert_ptr_equal(above->parent, imb);
-    assert_false(time->is_void);
-    assert_true(imb->is_void);
-    assert_true(above->is_void); /* VOID by its parent */
+    assert_string_equal(cube_metric_val(imb), "VOID");
+    assert_string_equal(cube_metric_val(above), "MEASURED");
+    assert_ptr_equal(cube_metric_parent(above), imb);
+    assert_false(cube_metric_is_void(time));
+    assert_true(cube_metric_is_void(imb));
+    assert_true(cube_metric_is_void(above)); /* VOID by its parent */
     /* the matrices of both come before and after the real one: ignored */
     assert_int_equal(cube_num_rows(c), 1);
     expect_row(c, "time", 0, (const double[]){1, 2});
@@ -424,12 +426,12 @@ static void test_thread_ids_out_of_tree_order(void **state)
     assert_int_equal(cube_num_threads(c), 3);
     const cube_thread *t2 = cube_get_thread(c, 0), *t0 = cube_get_thread(c, 1),
                       *t1 = cube_get_thread(c, 2);
-    assert_int_equal(t2->id, 2);
-    assert_string_equal(t2->name, "T2");
-    assert_int_equal(t0->id, 0);
-    assert_string_equal(t0->name, "T0");
-    assert_int_equal(t1->id, 1);
-    assert_string_equal(t1->name, "T1");
+    assert_int_equal(cube_thread_id(t2), 2);
+    assert_string_equal(cube_thread_name(t2), "T2");
+    assert_int_equal(cube_thread_id(t0), 0);
+    assert_string_equal(cube_thread_name(t0), "T0");
+    assert_int_equal(cube_thread_id(t1), 1);
+    assert_string_equal(cube_thread_name(t1), "T1");
     const cube_metric *m = metric(c, "time");
     const cube_cnode *n0 = cube_get_cnode(c, 0), *n1 = cube_get_cnode(c, 1);
     /* row "10 20 30": the i-th value goes to the i-th smallest thread id */
@@ -455,17 +457,18 @@ static void test_thread_order_streaming(void **state)
     const cube_cnode *n;
     const double *v;
     assert_int_equal(cube_reader_next_row(r, &m, &n, &v), 1);
-    assert_int_equal(n->id, 0);
+    assert_int_equal(cube_cnode_id(n), 0);
     /* thread index order: T2, T0, T1 */
     expect_double(v[0], 30, "thread index 0");
     expect_double(v[1], 10, "thread index 1");
     expect_double(v[2], 20, "thread index 2");
     assert_int_equal(cube_reader_next_row(r, &m, &n, &v), 1);
-    assert_int_equal(n->id, 1);
+    assert_int_equal(cube_cnode_id(n), 1);
     expect_double(v[0], 0, "thread index 0");
     expect_double(v[1], 5, "thread index 1");
     expect_double(v[2], 0, "thread index 2");
     assert_int_equal(cube_reader_next_row(r, &m, &n, &v), 0);
+    assert_int_equal(cube_reader_error_code(r), CUBE_OK);
     assert_string_equal(cube_reader_error(r), "");
     cube_reader_close(r);
 }
@@ -475,30 +478,30 @@ static void test_id_gaps(void **state)
     (void)state;
     cube_t *c = read_ok(testdata("reader/tolerate-id-gaps.cube"));
     assert_int_equal(cube_num_machines(c), 1);
-    assert_int_equal(cube_get_machine(c, 0)->id, 3);
+    assert_int_equal(cube_machine_id(cube_get_machine(c, 0)), 3);
     assert_int_equal(cube_num_nodes(c), 1);
-    assert_int_equal(cube_get_node(c, 0)->id, 1); /* the only node is Id="1" */
+    assert_int_equal(cube_node_id(cube_get_node(c, 0)), 1); /* the only node is Id="1" */
     assert_int_equal(cube_num_processes(c), 2);
-    assert_int_equal(cube_get_process(c, 0)->id, 4);
-    assert_int_equal(cube_get_process(c, 1)->id, 9);
+    assert_int_equal(cube_process_id(cube_get_process(c, 0)), 4);
+    assert_int_equal(cube_process_id(cube_get_process(c, 1)), 9);
     assert_int_equal(cube_num_threads(c), 2);
-    assert_int_equal(cube_get_thread(c, 0)->id, 2);
-    assert_int_equal(cube_get_thread(c, 1)->id, 5);
+    assert_int_equal(cube_thread_id(cube_get_thread(c, 0)), 2);
+    assert_int_equal(cube_thread_id(cube_get_thread(c, 1)), 5);
     assert_int_equal(cube_num_regions(c), 2);
-    assert_int_equal(cube_get_region(c, 0)->id, 3);
-    assert_int_equal(cube_get_region(c, 1)->id, 7);
+    assert_int_equal(cube_region_id(cube_get_region(c, 0)), 3);
+    assert_int_equal(cube_region_id(cube_get_region(c, 1)), 7);
     assert_int_equal(cube_num_cnodes(c), 3);
     const cube_cnode *n0 = cube_get_cnode(c, 0), *n5 = cube_get_cnode(c, 1),
                      *n9 = cube_get_cnode(c, 2);
-    assert_int_equal(n0->id, 0);
-    assert_int_equal(n5->id, 5);
-    assert_int_equal(n9->id, 9);
-    assert_ptr_equal(n0->callee, cube_get_region(c, 0));
-    assert_ptr_equal(n5->callee, cube_get_region(c, 1));
-    assert_ptr_equal(n9->callee, cube_get_region(c, 1));
-    assert_ptr_equal(n5->parent, n0);
-    assert_ptr_equal(n9->parent, n0);
-    assert_int_equal(n9->line, 43);
+    assert_int_equal(cube_cnode_id(n0), 0);
+    assert_int_equal(cube_cnode_id(n5), 5);
+    assert_int_equal(cube_cnode_id(n9), 9);
+    assert_ptr_equal(cube_cnode_callee(n0), cube_get_region(c, 0));
+    assert_ptr_equal(cube_cnode_callee(n5), cube_get_region(c, 1));
+    assert_ptr_equal(cube_cnode_callee(n9), cube_get_region(c, 1));
+    assert_ptr_equal(cube_cnode_parent(n5), n0);
+    assert_ptr_equal(cube_cnode_parent(n9), n0);
+    assert_int_equal(cube_cnode_line(n9), 43);
     /* cnode ids 9 and 5 are labels, not indexes; threads 2 and 5 get the
      * first and second value */
     assert_int_equal(cube_num_rows(c), 2);
@@ -526,6 +529,8 @@ static void test_read_from_fd(void **state)
         cube_t *c = cube_create();
         if (cube_read_fd(c, fd, "<input>") != 0)
             fail_msg("reading %s from a descriptor failed: %s", files[i], cube_error(c));
+        assert_int_equal(cube_error_code(c), CUBE_OK);
+        assert_string_equal(cube_error(c), "");
         check_plain_model(c);
         /* the caller's descriptor is the caller's: still open */
         assert_true(fcntl(fd, F_GETFD) != -1);
@@ -549,6 +554,7 @@ static void test_read_from_stdin_path(void **state)
     close(saved);
     if (rc != 0)
         fail_msg("reading \"-\" failed: %s", cube_error(c));
+    assert_int_equal(cube_error_code(c), CUBE_OK);
     check_plain_model(c);
     cube_free(c);
 }

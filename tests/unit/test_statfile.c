@@ -22,6 +22,8 @@ static cube_statfile *stat_ok(const char *path)
     assert_non_null(s);
     if (cube_statfile_read(s, path) != 0)
         fail_msg("reading %s failed: %s", path, cube_statfile_error(s));
+    assert_int_equal(cube_statfile_error_code(s), CUBE_OK);
+    assert_string_equal(cube_statfile_error(s), "");
     return s;
 }
 
@@ -276,6 +278,7 @@ static void test_reject_files(void **state)
             fail_msg("%s read, but it must fail", path);
         snprintf(want, sizeof want, "%s%s", path, cases[i].message);
         assert_string_equal(cube_statfile_error(s), want);
+        assert_int_equal(cube_statfile_error_code(s), CUBE_EFORMAT);
         assert_int_equal(cube_statfile_num_patterns(s), 0);
         cube_statfile_free(s);
     }
@@ -340,17 +343,17 @@ static void test_join_with_experiment(void **state)
     for (size_t i = 0; i < 3; i++) {
         const cube_metric *m = cube_statfile_metric(cube_statfile_get_pattern(s, i), c);
         assert_non_null(m);
-        assert_string_equal(m->uniq_name, known[i]);
+        assert_string_equal(cube_metric_uniq_name(m), known[i]);
     }
     assert_null(cube_statfile_metric(cube_statfile_get_pattern(s, 3), c));
     const cube_statfile_pattern *p = cube_statfile_get_pattern(s, 0);
     const cube_cnode *cn = cube_statfile_cnode(&p->instances[0], c);
     assert_non_null(cn);
-    assert_int_equal(cn->id, 54);
+    assert_int_equal(cube_cnode_id(cn), 54);
     assert_null(cube_statfile_cnode(&p->instances[2], c)); /* 9999 */
     cn = cube_statfile_cnode(&cube_statfile_get_pattern(s, 1)->instances[0], c);
     assert_non_null(cn);
-    assert_int_equal(cn->id, 93);
+    assert_int_equal(cube_cnode_id(cn), 93);
     cube_statfile_free(s);
 
     /* the documented dialect joins by metric id label */
@@ -359,9 +362,9 @@ static void test_join_with_experiment(void **state)
         p = cube_statfile_get_pattern(s, i);
         const cube_metric *m = cube_statfile_metric(p, c);
         assert_non_null(m);
-        assert_int_equal(m->id, p->metric_id);
+        assert_int_equal(cube_metric_id(m), p->metric_id);
         for (size_t k = 0; k < p->num_instances; k++)
-            assert_int_equal(cube_statfile_cnode(&p->instances[k], c)->id,
+            assert_int_equal(cube_cnode_id(cube_statfile_cnode(&p->instances[k], c)),
                              p->instances[k].cnode_id);
     }
     cube_statfile_pattern unknown = *cube_statfile_get_pattern(s, 0);
@@ -408,6 +411,7 @@ static void round_trip(const char *input, cube_statfile_dialect dialect, const c
     char *out = temp_path(suffix);
     if (cube_statfile_write(a, out, dialect) != 0)
         fail_msg("writing %s failed: %s", out, cube_statfile_error(a));
+    assert_int_equal(cube_statfile_error_code(a), CUBE_OK);
     cube_statfile *b = stat_ok(out);
     assert_no_warnings(b, out);
     assert_int_equal(cube_statfile_get_dialect(b), dialect);
@@ -458,6 +462,7 @@ static void test_round_trip(void **state)
              "%s: cannot write pattern \"mpi_latesender\" in the documented dialect: it has no "
              "metric id", out);
     assert_string_equal(cube_statfile_error(sc), want);
+    assert_int_equal(cube_statfile_error_code(sc), CUBE_EINVAL);
     /* ... and the existing output is left as it was */
     cube_statfile *again = stat_ok(out);
     assert_same_patterns(s, again, 1);
@@ -499,10 +504,17 @@ static void test_read_errors(void **state)
     assert_int_equal(cube_statfile_read(s, "/nonexistent/x.stat"), -1);
     assert_string_equal(cube_statfile_error(s),
                         "/nonexistent/x.stat: cannot open: No such file or directory");
+    assert_int_equal(cube_statfile_error_code(s), CUBE_EIO);
     cube_statfile_free(s);
 
     s = stat_ok(testdata("statfile/seed-example.stat"));
     assert_int_equal(cube_statfile_read(s, testdata("statfile/seed-example.stat")), -1);
+    /* a handle is read into once: a second read is out of order */
+    char want[1024];
+    snprintf(want, sizeof want, "%s: cannot read into a handle that already holds patterns",
+             testdata("statfile/seed-example.stat"));
+    assert_string_equal(cube_statfile_error(s), want);
+    assert_int_equal(cube_statfile_error_code(s), CUBE_ESTATE);
     assert_int_equal(cube_statfile_num_patterns(s), 4);
     cube_statfile_free(s);
 
@@ -519,9 +531,9 @@ static void test_read_errors(void **state)
     free(raw);
     s = cube_statfile_create();
     assert_int_equal(cube_statfile_read(s, gz), -1);
-    char want[1024];
     snprintf(want, sizeof want, "%s: truncated gzip stream", gz);
     assert_string_equal(cube_statfile_error(s), want);
+    assert_int_equal(cube_statfile_error_code(s), CUBE_EFORMAT);
     cube_statfile_free(s);
     cube_statfile_free(w);
     unlink(gz);
@@ -556,16 +568,23 @@ static void test_add_pattern(void **state)
     /* quartiles without the variance break the appendix's rule */
     p.has = CUBE_STATFILE_SUMMARY | CUBE_STATFILE_QUARTILES;
     assert_int_equal(cube_statfile_add_pattern(s, &p), -1);
+    assert_int_equal(cube_statfile_error_code(s), CUBE_EINVAL);
+    assert_non_null(strstr(cube_statfile_error(s), "pattern \"mine\""));
     p.has = CUBE_STATFILE_VARIANCE;
     assert_int_equal(cube_statfile_add_pattern(s, &p), -1);
+    assert_int_equal(cube_statfile_error_code(s), CUBE_EINVAL);
     assert_int_equal(cube_statfile_num_patterns(s), 1);
 
     /* a name that cannot be written */
     p.has = 0;
     p.name = "two words";
     assert_int_equal(cube_statfile_add_pattern(s, &p), 0);
+    /* the success clears the error of the call before */
+    assert_int_equal(cube_statfile_error_code(s), CUBE_OK);
+    assert_string_equal(cube_statfile_error(s), "");
     char *out = temp_path(".stat");
     assert_int_equal(cube_statfile_write(s, out, CUBE_STATFILE_SCALASCA), -1);
+    assert_int_equal(cube_statfile_error_code(s), CUBE_EINVAL);
     assert_non_null(strstr(cube_statfile_error(s), "cannot write pattern 2: its name \"two "
                                                    "words\" is empty, holds white space or "
                                                    "starts with '-'"));
@@ -601,11 +620,13 @@ static void test_from_cube(void **state)
         }
     }
     cube_stats st;
-    assert_int_equal(cube_stats_compute(values, n, &st), 0);
+    cube_status status;
+    assert_int_equal(cube_stats_compute(values, n, &st, &status), 0);
+    assert_int_equal(status.code, CUBE_OK);
     free(values);
     const cube_statfile_pattern *p = cube_statfile_get_pattern(s, 0);
     assert_string_equal(p->name, "time");
-    assert_int_equal(p->metric_id, time->id);
+    assert_int_equal(p->metric_id, cube_metric_id(time));
     assert_int_equal(p->count, n);
     assert_int_equal(p->has, ALL);
     assert_true(p->mean == st.mean && p->sum == st.sum && p->variance == st.variance);

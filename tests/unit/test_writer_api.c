@@ -58,6 +58,7 @@ static example build_example(void)
             cube_set_sev(e.cube, e.met[2], e.cnode[n], e.thrd[t], 1);
             cube_set_sev(e.cube, e.met[0], e.cnode[n], e.thrd[t], 4 + n + 0.25 * t);
         }
+    assert_int_equal(cube_error_code(e.cube), CUBE_OK);
     assert_string_equal(cube_error(e.cube), "");
     return e;
 }
@@ -72,17 +73,18 @@ static void test_example_reads_back(void **state)
     /* spot checks on what the file says, not only that the models agree */
     assert_int_equal(cube_num_metrics(back), 3);
     assert_int_equal(cube_num_root_metrics(back), 1);
-    assert_string_equal(cube_get_metric(back, 1)->parent->uniq_name, "time");
-    assert_int_equal(cube_get_cnode(back, 1)->line, 60);
-    assert_int_equal(cube_get_cnode(back, 2)->line, -1);
-    assert_string_equal(cube_get_cnode(back, 2)->callee->name, "bar");
+    assert_string_equal(cube_metric_uniq_name(cube_metric_parent(cube_get_metric(back, 1))),
+                        "time");
+    assert_int_equal(cube_cnode_line(cube_get_cnode(back, 1)), 60);
+    assert_int_equal(cube_cnode_line(cube_get_cnode(back, 2)), -1);
+    assert_string_equal(cube_region_name(cube_cnode_callee(cube_get_cnode(back, 2))), "bar");
     assert_true(cube_get_sev(back, cube_get_metric(back, 1), cube_get_cnode(back, 2),
                              cube_get_thread(back, 1)) == 5.25);
     const cube_cartesian *cart = cube_get_cart(back, 0);
-    assert_int_equal(cart->ndims, 2);
-    assert_int_equal(cart->periods[0], 1);
-    assert_int_equal(cart->periods[1], 0);
-    assert_int_equal(cart->coords[1].coords[0], 3);
+    assert_int_equal(cube_cart_ndims(cart), 2);
+    assert_int_equal(cube_cart_period(cart, 0), 1);
+    assert_int_equal(cube_cart_period(cart, 1), 0);
+    assert_int_equal(cube_cart_coord(cart, 1)->coords[0], 3);
     assert_string_equal(cube_get_attr(back, "description"), "a simple example");
     cube_free(back);
     cube_free(e.cube);
@@ -162,8 +164,8 @@ static void test_flat_profile_by_region(void **state)
     cube_set_sev_reg(c, m, r0, t, 1);
     /* one call-tree root per region, in the order the regions got values */
     assert_int_equal(cube_num_root_cnodes(c), 2);
-    assert_ptr_equal(cube_get_root_cnode(c, 0)->callee, r1);
-    assert_ptr_equal(cube_get_root_cnode(c, 1)->callee, r0);
+    assert_ptr_equal(cube_cnode_callee(cube_get_root_cnode(c, 0)), r1);
+    assert_ptr_equal(cube_cnode_callee(cube_get_root_cnode(c, 1)), r0);
     assert_true(cube_get_sev(c, m, cube_get_root_cnode(c, 0), t) == 3.0);
     char *path = write_with(c, cube_write_all);
     cube_t *back = read_ok(path);
@@ -200,7 +202,7 @@ static void test_void_metric_gets_no_values(void **state)
     cube_cnode *n = cube_def_cnode(c, cube_def_region(c, "main", -1, -1, "", "", ""), NULL);
     cube_thread *t = cube_def_thrd(
         c, "T0", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
-    assert_true(child->is_void);
+    assert_true(cube_metric_is_void(child));
     cube_set_sev(c, v, n, t, 1);
     cube_set_sev(c, child, n, t, 1);
     assert_int_equal(cube_num_rows(c), 0);
@@ -231,8 +233,8 @@ static void test_escaping_round_trips(void **state)
     char *path = write_with(c, cube_write_all);
     cube_t *back = read_ok(path);
     assert_same_model(c, back);
-    assert_string_equal(cube_get_region(back, 0)->url, nasty);
-    assert_string_equal(cube_get_cart(back, 0)->name, nasty);
+    assert_string_equal(cube_region_url(cube_get_region(back, 0)), nasty);
+    assert_string_equal(cube_cart_name(cube_get_cart(back, 0)), nasty);
     cube_free(back);
     cube_free(c);
     unlink(path);
@@ -262,6 +264,7 @@ static void test_non_finite_value_fails(void **state)
         assert_non_null(fp);
         cube_write_all(e.cube, fp);
         assert_int_equal(fclose(fp), 0);
+        assert_int_equal(cube_error_code(e.cube), CUBE_EINVAL);
         assert_string_equal(cube_error(e.cube), want);
         unlink(path);
         free(path);
@@ -275,6 +278,7 @@ static void test_non_finite_value_fails(void **state)
             char out[256];
             snprintf(out, sizeof out, "%s/%s", dir, names[k]);
             assert_int_equal(cube_write_file(e.cube, out, 0), -1);
+            assert_int_equal(cube_error_code(e.cube), CUBE_EINVAL);
             snprintf(want_path, sizeof want_path, "%s: %s", out, want);
             assert_string_equal(cube_error(e.cube), want_path);
         }
@@ -296,6 +300,7 @@ static void test_non_finite_streamed_row_fails(void **state)
     double good[2] = {1, 2}, bad[2] = {3, NAN};
     cube_write_sev_row(e.cube, fp, e.met[0], e.cnode[0], good);
     cube_write_sev_row(e.cube, fp, e.met[0], e.cnode[1], bad);
+    assert_int_equal(cube_error_code(e.cube), CUBE_EINVAL);
     assert_string_equal(cube_error(e.cube),
                         "cannot write a non-finite value (nan) for metric time, cnode 1, "
                         "thread 1");
@@ -356,17 +361,17 @@ static void test_strings_written_well_formed(void **state)
     char *path = write_with(c, cube_write_all);
     cube_t *back = read_ok(path);
     for (size_t i = 0; i < n; i++) {
-        assert_string_equal(cube_get_metric(back, i)->disp_name, cases[i].read);
-        assert_string_equal(cube_get_metric(back, i)->descr, cases[i].read);
-        assert_string_equal(cube_get_region(back, i)->name, cases[i].read);
+        assert_string_equal(cube_metric_disp_name(cube_get_metric(back, i)), cases[i].read);
+        assert_string_equal(cube_metric_descr(cube_get_metric(back, i)), cases[i].read);
+        assert_string_equal(cube_region_name(cube_get_region(back, i)), cases[i].read);
         /* attribute values: XML turns a tab or LF into a space on reading */
         if (!strpbrk(cases[i].given, "\t\n")) {
-            assert_string_equal(cube_get_region(back, i)->mod, cases[i].read);
-            assert_string_equal(cube_get_cnode(back, i)->mod, cases[i].read);
+            assert_string_equal(cube_region_mod(cube_get_region(back, i)), cases[i].read);
+            assert_string_equal(cube_cnode_mod(cube_get_cnode(back, i)), cases[i].read);
             assert_string_equal(cube_attr_value(back, i), cases[i].read);
         }
     }
-    assert_string_equal(cube_get_thread(back, 0)->name, cases[0].read);
+    assert_string_equal(cube_thread_name(cube_get_thread(back, 0)), cases[0].read);
     cube_free(back);
     cube_free(c);
     unlink(path);
@@ -381,14 +386,14 @@ static void test_ids_after_read_are_fresh(void **state)
     (void)state;
     cube_t *c = read_ok(testdata("reader/tolerate-id-gaps.cube"));
     /* the largest ids of the file, per kind */
-    assert_int_equal(cube_get_region(c, 1)->id, 7);
-    assert_int_equal(cube_get_cnode(c, 2)->id, 9);
-    assert_int_equal(cube_get_machine(c, 0)->id, 3);
-    assert_int_equal(cube_get_node(c, 0)->id, 1);
-    assert_int_equal(cube_get_process(c, 1)->id, 9);
-    assert_int_equal(cube_get_thread(c, 1)->id, 5);
+    assert_int_equal(cube_region_id(cube_get_region(c, 1)), 7);
+    assert_int_equal(cube_cnode_id(cube_get_cnode(c, 2)), 9);
+    assert_int_equal(cube_machine_id(cube_get_machine(c, 0)), 3);
+    assert_int_equal(cube_node_id(cube_get_node(c, 0)), 1);
+    assert_int_equal(cube_process_id(cube_get_process(c, 1)), 9);
+    assert_int_equal(cube_thread_id(cube_get_thread(c, 1)), 5);
     assert_int_equal(cube_num_metrics(c), 1);
-    assert_int_equal(cube_get_metric(c, 0)->id, 0);
+    assert_int_equal(cube_metric_id(cube_get_metric(c, 0)), 0);
 
     cube_metric *m = cube_def_met(c, "New", "new", "FLOAT", "sec", "", "", "", NULL);
     cube_region *r = cube_def_region(c, "new", -1, -1, "", "", "");
@@ -397,17 +402,18 @@ static void test_ids_after_read_are_fresh(void **state)
     cube_node *node = cube_def_node(c, "new", mach);
     cube_process *p = cube_def_proc(c, "new", 7, node);
     cube_thread *t = cube_def_thrd(c, "new", 0, p);
+    assert_int_equal(cube_error_code(c), CUBE_OK);
     assert_string_equal(cube_error(c), "");
-    assert_int_equal(m->id, 1);
-    assert_int_equal(r->id, 8);
-    assert_int_equal(n->id, 10);
-    assert_int_equal(mach->id, 4);
-    assert_int_equal(node->id, 2);
-    assert_int_equal(p->id, 10);
-    assert_int_equal(t->id, 6);
+    assert_int_equal(cube_metric_id(m), 1);
+    assert_int_equal(cube_region_id(r), 8);
+    assert_int_equal(cube_cnode_id(n), 10);
+    assert_int_equal(cube_machine_id(mach), 4);
+    assert_int_equal(cube_node_id(node), 2);
+    assert_int_equal(cube_process_id(p), 10);
+    assert_int_equal(cube_thread_id(t), 6);
     /* and the next ones count on from there */
-    assert_int_equal(cube_def_cnode(c, r, n)->id, 11);
-    assert_int_equal(cube_def_thrd(c, "new", 1, p)->id, 7);
+    assert_int_equal(cube_cnode_id(cube_def_cnode(c, r, n)), 11);
+    assert_int_equal(cube_thread_id(cube_def_thrd(c, "new", 1, p)), 7);
     cube_free(c);
 }
 
@@ -436,6 +442,7 @@ static void test_streaming_flushes_only_at_finish(void **state)
     assert_true(written > 0);
     assert_int_equal(st.st_size, written);
     assert_int_equal(fclose(fp), 0);
+    assert_int_equal(cube_error_code(e.cube), CUBE_OK);
     assert_string_equal(cube_error(e.cube), "");
     size_t n1, n2;
     char *a = slurp(all, &n1), *b = slurp(path, &n2);
@@ -460,6 +467,7 @@ static void test_streaming_flushes_only_at_finish(void **state)
     assert_int_equal(fstat(fileno(fp), &st), 0);
     assert_int_equal(st.st_size, ftell(fp));
     assert_int_equal(fclose(fp), 0);
+    assert_int_equal(cube_error_code(e.cube), CUBE_OK);
     assert_string_equal(cube_error(e.cube), "");
     cube_t *back = read_ok(path);
     cube_free(back);
