@@ -25,6 +25,7 @@
  */
 #include "core/cube_private.h"
 #include "algebra/row_feed_private.h"
+#include "core/status_private.h"
 #include "views/view_private.h"
 
 #include <float.h>
@@ -41,8 +42,7 @@ typedef struct {
     source *sources;
     size_t n;
     cube_union *u;
-    char *err;
-    size_t errlen;
+    cube_status *status; /* the caller's, NULL allowed */
     ptr_list warnings; /* the readers' warnings about the inputs (char*) */
     /* The current input's contributions to cells that several of its items
      * reach: per row, the running sums of the result's threads, then their
@@ -67,25 +67,30 @@ static int keep_warning(combination *cb, const char *message)
     return 0;
 }
 
-static int fail(combination *cb, const char *fmt, ...) CUBE_PRINTF(2, 3);
+static int fail(combination *cb, cube_code code, const char *fmt, ...) CUBE_PRINTF(3, 4);
 
-static int fail(combination *cb, const char *fmt, ...)
+static int fail(combination *cb, cube_code code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cb->err, cb->errlen, fmt, ap);
+    status_setv(cb->status, code, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+static int oom(combination *cb)
+{
+    return fail(cb, CUBE_ENOMEM, "out of memory");
 }
 
 static int read_whole(combination *cb, source *s)
 {
     cube_t *c = cube_create();
     if (!c)
-        return fail(cb, "out of memory");
+        return oom(cb);
     int rc = strcmp(s->path, "-") == 0 ? cube_read_fd(c, 0, "-") : cube_read(c, s->path);
     if (rc != 0) {
-        fail(cb, "%s", cube_error(c));
+        fail(cb, cube_error_code(c), "%s", cube_error(c));
         cube_free(c);
         return -1;
     }
@@ -111,11 +116,11 @@ static cube_reader *open_reader(combination *cb, const char *path)
 {
     cube_reader *r = cube_reader_open(path);
     if (!r) {
-        fail(cb, "out of memory");
+        oom(cb);
         return NULL;
     }
     if (!cube_reader_definitions(r)) {
-        fail(cb, "%s", cube_reader_error(r));
+        fail(cb, cube_reader_error_code(r), "%s", cube_reader_error(r));
         cube_reader_close(r);
         return NULL;
     }
@@ -136,7 +141,7 @@ static int line_up(combination *cb, cube_match match, cube_system_rule rule)
 {
     cb->u = cube_union_create(match, rule);
     if (!cb->u)
-        return fail(cb, "out of memory");
+        return oom(cb);
     /* One input's definitions at a time: each is lined up and freed; its
      * rows are read later through a new reader (parsing the definitions
      * again costs a few percent of a file, holding every input's would cost
@@ -149,10 +154,10 @@ static int line_up(combination *cb, cube_match match, cube_system_rule rule)
         int rc = cube_union_add(cb->u, s->full ? s->full : cube_reader_definitions(r), s->path);
         cube_reader_close(r);
         if (rc != 0)
-            return fail(cb, "%s", cube_union_error(cb->u));
+            return fail(cb, cube_union_error_code(cb->u), "%s", cube_union_error(cb->u));
     }
     if (cube_union_finish(cb->u) != 0)
-        return fail(cb, "%s", cube_union_error(cb->u));
+        return fail(cb, cube_union_error_code(cb->u), "%s", cube_union_error(cb->u));
     return 0;
 }
 
@@ -196,7 +201,7 @@ static input_maps maps_of(const combination *cb, size_t k)
                      cube_union_cnode_map(cb->u, k), cube_union_thread_map(cb->u, k), 0, 0, 0,
                      union_metric_counts(cb->u, k, 0), union_cnode_counts(cb->u, k), 0};
     /* no input k leaves the lengths 0: every row is then refused */
-    cube_union_input_size(cb->u, k, &im.num_metrics, &im.num_cnodes, &im.num_threads);
+    cube_union_input_size(cb->u, k, &im.num_metrics, &im.num_cnodes, &im.num_threads, NULL);
     const cube_t *res = cube_union_result(cb->u);
     im.threads_merged = any_above_one(union_thread_counts(cb->u, k), res->threads.count);
     return im;
@@ -225,7 +230,7 @@ static int flush_merged(combination *cb, const row_sink *sink)
         const double *acc = sev_row_values(m, r);
         double *row = sev_store_get_or_add(sink->target, m->rows[r].metric, m->rows[r].cnode);
         if (!row)
-            return fail(cb, "out of memory");
+            return oom(cb);
         for (size_t t = 0; t < nt; t++)
             row[t] += sink->weight * view_neu_result(acc[t], acc[nt + t]);
     }
@@ -240,8 +245,9 @@ static int add_row(combination *cb, const input_maps *im, const row_sink *sink, 
     /* The rows are read in a second pass over the file: a file replaced in
      * between must not index past the maps of the first. */
     if (metric >= im->num_metrics || cnode >= im->num_cnodes || nthreads != im->num_threads)
-        return fail(cb, "%s: the file changed while it was read (its rows do not match the "
-                        "definitions read first)",
+        return fail(cb, CUBE_EFORMAT,
+                    "%s: the file changed while it was read (its rows do not match the "
+                    "definitions read first)",
                     im->path);
     size_t rm = im->metric_map[metric], rc = im->cnode_map[cnode];
     if (rm == SIZE_MAX) /* a repeated unique name: its values are ignored */
@@ -257,7 +263,7 @@ static int add_row(combination *cb, const input_maps *im, const row_sink *sink, 
     if (im->threads_merged || im->metric_counts[rm] > 1 || im->cnode_counts[rc] > 1) {
         double *acc = sev_store_get_or_add(&cb->merged, rm, rc);
         if (!acc)
-            return fail(cb, "out of memory");
+            return oom(cb);
         size_t w = cb->merged.row_len / 2;
         for (; t < nthreads; t++)
             view_neu_add(&acc[im->thread_map[t]], &acc[w + im->thread_map[t]], values[t]);
@@ -265,7 +271,7 @@ static int add_row(combination *cb, const input_maps *im, const row_sink *sink, 
     }
     double *row = sev_store_get_or_add(sink->target, rm, rc);
     if (!row)
-        return fail(cb, "out of memory");
+        return oom(cb);
     for (; t < nthreads; t++)
         row[im->thread_map[t]] += sink->weight * values[t];
     return 0;
@@ -282,7 +288,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
     if (!paths || !skip) {
         free(paths);
         free(skip);
-        return fail(cb, "out of memory");
+        return oom(cb);
     }
     int rc = 0;
     for (;;) {
@@ -292,7 +298,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
         }
         row_feed *feed = row_feed_start(paths, cb->n, skip);
         if (!feed) {
-            rc = fail(cb, "out of memory");
+            rc = oom(cb);
             break;
         }
         int again = 0;
@@ -310,7 +316,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
                     rc = flush_merged(cb, &sinks[k]);
                 for (size_t i = 0; i < cube_num_warnings(full) && rc == 0; i++)
                     if (keep_warning(cb, cube_warning(full, i)) != 0)
-                        rc = fail(cb, "out of memory");
+                        rc = oom(cb);
                 continue;
             }
             size_t metric, cnode, nthreads;
@@ -321,7 +327,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
                    rc == 0)
                 rc = add_row(cb, &im, &sinks[k], metric, cnode, values, nthreads);
             if (rc == 0 && st == FEED_ERROR)
-                rc = fail(cb, "%s", row_feed_error(feed));
+                rc = fail(cb, row_feed_error(feed)->code, "%s", row_feed_error(feed)->message);
             if (rc == 0 && st == FEED_ROW_END)
                 rc = flush_merged(cb, &sinks[k]);
             if (rc == 0 && st == FEED_ROW_END) {
@@ -329,7 +335,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
                 size_t nw = row_feed_warnings(feed, &list);
                 for (size_t i = 0; i < nw && rc == 0; i++)
                     if (keep_warning(cb, list[i]) != 0)
-                        rc = fail(cb, "out of memory");
+                        rc = oom(cb);
             }
             if (rc == 0 && st == FEED_MAY_REPEAT) {
                 rc = read_whole(cb, &cb->sources[k]);
@@ -430,24 +436,26 @@ static int sums_overflowed(const severity_store *s)
     return 0;
 }
 
-cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
-                     cube_match match, cube_system_rule rule, char *err, size_t errlen)
+cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube_match match,
+                     cube_system_rule rule, cube_status *status)
 {
     combination cb;
     memset(&cb, 0, sizeof cb);
     cb.sources = calloc(n ? n : 1, sizeof(source));
     cb.n = n;
-    cb.err = err;
-    cb.errlen = errlen;
+    cb.status = status;
     row_sink *sinks = calloc(n ? n : 1, sizeof *sinks);
     cube_t *res = NULL;
     int rc = 0;
-    err[0] = '\0';
+    status_ok(status);
     if (!cb.sources || !sinks) {
-        rc = fail(&cb, "out of memory");
+        rc = oom(&cb);
+    } else if (!paths && n) {
+        rc = fail(&cb, CUBE_EINVAL, "no paths given");
     } else if (n == 0 || (op == CUBE_OP_DIFF && n != 2)) {
-        rc = fail(&cb, op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
-                                          : "no experiment given");
+        rc = fail(&cb, CUBE_EINVAL,
+                  op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
+                                     : "no experiment given");
     } else {
         rc = open_sources(&cb, paths);
         if (rc == 0)
@@ -478,11 +486,11 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
             }
         }
         if (rc == 0 && (adjust_dtypes(res, op) != 0 || record_origin(res, op, paths, n) != 0))
-            rc = fail(&cb, "out of memory");
+            rc = oom(&cb);
         /* the inputs' warnings travel with the result, for the caller */
         for (size_t i = 0; rc == 0 && i < cb.warnings.count; i++)
             if (cube_add_warning(res, "%s", (const char *)cb.warnings.items[i]) != 0)
-                rc = fail(&cb, "out of memory");
+                rc = oom(&cb);
     }
     if (rc == 0)
         res = cube_union_take_result(cb.u);
@@ -496,6 +504,20 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
 
 /* ---------------------------------------------------------------------- */
 /* comparison                                                              */
+
+void cube_compare_options_init(cube_compare_options *options)
+{
+    if (!options)
+        return;
+    memset(options, 0, sizeof *options);
+    options->size = sizeof *options;
+    options->rel_tol = 2 * DBL_EPSILON; /* 2 ulp */
+    options->abs_tol = DBL_MIN;
+    options->metrics = NULL; /* every metric */
+    options->max_reported = 10;
+    options->warn = NULL;
+    options->warn_user = NULL;
+}
 
 char *cube_call_path(const cube_cnode *cnode)
 {
@@ -570,27 +592,41 @@ static void compare_rows(const cube_t *res, const severity_store *mine,
     }
 }
 
-int cube_compare(const char *path_a, const char *path_b, cube_match match,
-                 cube_system_rule rule, const cube_compare_options *options,
-                 cube_difference_fn report, void *user, size_t *num_differences, char *err,
-                 size_t errlen)
+int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_system_rule rule,
+                 const cube_compare_options *options, cube_difference_fn report, void *user,
+                 size_t *num_differences, cube_status *status)
 {
-    static const cube_compare_options defaults = {2 * DBL_EPSILON, DBL_MIN, NULL, 10, NULL, NULL};
+    cube_compare_options defaults;
+    cube_compare_options_init(&defaults);
+    if (num_differences)
+        *num_differences = 0;
     if (!options)
         options = &defaults;
+    /* one version so far: a smaller size is not a complete options
+     * record, a larger one has fields this library cannot honour */
+    if (options->size != sizeof *options) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_compare: the options have size %zu, not that of a known version (%zu); "
+                   "fill them with cube_compare_options_init",
+                   options->size, sizeof *options);
+        return -1;
+    }
+    if (!path_a || !path_b) {
+        status_set(status, CUBE_EINVAL, "cube_compare: two paths are needed");
+        return -1;
+    }
     const char *paths[2] = {path_a, path_b};
     combination cb;
     memset(&cb, 0, sizeof cb);
     cb.sources = calloc(2, sizeof(source));
     cb.n = 2;
-    cb.err = err;
-    cb.errlen = errlen;
+    cb.status = status;
     severity_store other;
     memset(&other, 0, sizeof other);
     unsigned char *take = NULL;
     difference_log log = {report, user, 0, options->max_reported, 0};
-    int rc = cb.sources ? 0 : fail(&cb, "out of memory");
-    err[0] = '\0';
+    status_ok(status);
+    int rc = cb.sources ? 0 : oom(&cb);
     if (rc == 0)
         rc = open_sources(&cb, paths);
     if (rc == 0)
@@ -600,7 +636,7 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
         size_t nm = res->metrics.count;
         take = calloc(nm ? nm : 1, 1);
         if (!take)
-            rc = fail(&cb, "out of memory");
+            rc = oom(&cb);
         for (size_t m = 0; rc == 0 && m < nm; m++)
             take[m] = !options->metrics;
         for (const char *const *name = options->metrics; rc == 0 && name && *name; name++) {
@@ -615,11 +651,11 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
             if (by_display)
                 take[by_display->index] = 1;
             else if (n > 1 && cube_metric_name_candidates(res, *name, list, sizeof list))
-                rc = fail(&cb, "--metric %s matches %zu metrics: %s; use a unique name", *name,
-                          n, list);
+                rc = fail(&cb, CUBE_EINVAL,
+                          "--metric %s matches %zu metrics: %s; use a unique name", *name, n, list);
             else if (!found)
-                rc = fail(&cb, "no metric with the unique name '%s' in %s or %s", *name,
-                          path_a, path_b);
+                rc = fail(&cb, CUBE_EINVAL, "no metric with the unique name '%s' in %s or %s",
+                          *name, path_a, path_b);
         }
     }
     if (rc == 0) {
@@ -657,7 +693,7 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match,
         compare_rows(res, &res->sev, &other, 1, take, options, &log);
         compare_rows(res, &other, &res->sev, 0, take, options, &log);
         if (log.failed)
-            rc = fail(&cb, "out of memory");
+            rc = oom(&cb);
     }
     free(take);
     sev_store_free(&other);

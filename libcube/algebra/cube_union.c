@@ -17,6 +17,7 @@
  */
 #include "core/cube_private.h"
 #include "core/keymap_private.h"
+#include "core/status_private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,23 +95,23 @@ struct cube_union {
     size_t num_carts;
     /* presence of each result item in each input, filled by finish */
     unsigned char **has_metric, **has_metric_data, **has_cnode, **has_thread;
-    char error[768];
+    cube_status status; /* of the last call that changed the handle */
 };
 
-static int union_error(cube_union *u, const char *fmt, ...) CUBE_PRINTF(2, 3);
+static int union_error(cube_union *u, cube_code code, const char *fmt, ...) CUBE_PRINTF(3, 4);
 
-static int union_error(cube_union *u, const char *fmt, ...)
+static int union_error(cube_union *u, cube_code code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(u->error, sizeof u->error, fmt, ap);
+    status_setv(&u->status, code, fmt, ap);
     va_end(ap);
     return -1;
 }
 
 static int oom(cube_union *u)
 {
-    return union_error(u, "out of memory");
+    return union_error(u, CUBE_ENOMEM, "out of memory");
 }
 
 cube_union *cube_union_create(cube_match match, cube_system_rule rule)
@@ -129,9 +130,15 @@ cube_union *cube_union_create(cube_match match, cube_system_rule rule)
     return u;
 }
 
+/* NULL is the handle cube_union_create could not allocate. */
+cube_code cube_union_error_code(const cube_union *u)
+{
+    return u ? u->status.code : CUBE_ENOMEM;
+}
+
 const char *cube_union_error(const cube_union *u)
 {
-    return u ? u->error : "out of memory";
+    return u ? u->status.message : "out of memory";
 }
 
 /* Remember a created result item under the key in u->key; its index, or
@@ -361,8 +368,13 @@ static int keep_topologies(cube_union *u, const union_input *ui, const cube_t *i
 
 int cube_union_add(cube_union *u, const cube_t *input, const char *name)
 {
+    if (!u)
+        return -1;
+    status_ok(&u->status);
+    if (!input)
+        return union_error(u, CUBE_EINVAL, "cube_union_add: no experiment");
     if (u->finished)
-        return union_error(u, "cube_union_add after cube_union_finish");
+        return union_error(u, CUBE_ESTATE, "cube_union_add after cube_union_finish");
     if (u->num_inputs == u->inputs_cap) {
         size_t cap = u->inputs_cap ? u->inputs_cap * 2 : 4;
         union_input *grown = realloc(u->inputs, cap * sizeof *grown);
@@ -559,14 +571,13 @@ static int unite_agreeing(cube_union *u, union_input *ui, const cube_t *c)
                         ((cube_process *)u->result->processes.items[rp])->node;
                     if (there->index != rn)
                         return union_error(
-                            u,
+                            u, CUBE_EMISMATCH,
                             "the system trees do not agree: process rank %lld is on node "
                             "'%s' of machine '%s' in %s but on node '%s' of machine '%s' "
                             "in %s; use -c to keep the first experiment's machines and "
                             "nodes, or -C to collapse all processes into one virtual node",
                             (long long)p->rank, there->name, there->machine->name,
-                            u->inputs[u->processes[rp].origin].name, n->name, m->name,
-                            ui->name);
+                            u->inputs[u->processes[rp].origin].name, n->name, m->name, ui->name);
                 }
                 if (map_threads(u, ui, p, rp) != 0)
                     return -1;
@@ -861,10 +872,13 @@ static int all_present(unsigned char **has, size_t n)
 
 int cube_union_finish(cube_union *u)
 {
+    if (!u)
+        return -1;
+    status_ok(&u->status);
     if (u->finished)
         return 0;
     if (!u->num_inputs)
-        return union_error(u, "no experiment to line up");
+        return union_error(u, CUBE_ESTATE, "no experiment to line up");
     if (u->rule == CUBE_SYSTEM_COLLAPSE && unite_collapsed(u) != 0)
         return -1;
     if (u->key.failed)
@@ -929,10 +943,13 @@ const size_t *cube_union_thread_map(const cube_union *u, size_t k)
 }
 
 int cube_union_input_size(const cube_union *u, size_t k, size_t *metrics, size_t *cnodes,
-                          size_t *threads)
+                          size_t *threads, cube_status *status)
 {
-    if (k >= u->num_inputs)
+    if (!u || k >= u->num_inputs) {
+        status_set(status, CUBE_EINVAL, "no input %zu to line up", k);
         return -1;
+    }
+    status_ok(status);
     *metrics = u->inputs[k].num_metrics;
     *cnodes = u->inputs[k].num_cnodes;
     *threads = u->inputs[k].num_threads;

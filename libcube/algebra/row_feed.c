@@ -10,6 +10,7 @@
  * into a bounded buffer: memory grows by at most FEED_AHEAD_BYTES a worker.
  */
 #include "algebra/row_feed_private.h"
+#include "core/status_private.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -40,7 +41,7 @@ typedef struct {
     int started, finished; /* finished: the thread will publish nothing more */
     feed_block *head, *tail;
     size_t buffered;        /* bytes in the queue */
-    char error[1024];       /* the message of a FEED_ERROR end */
+    cube_status error;      /* why a FEED_ERROR end */
 } feed_worker;
 
 struct row_feed {
@@ -55,7 +56,7 @@ struct row_feed {
     char **warnings;        /* of the input that ended last */
     size_t num_warnings;
     size_t position;        /* next row in `current` */
-    char error[1024];
+    cube_status error;
 };
 
 static void free_warnings(char **list, size_t n)
@@ -137,7 +138,10 @@ static int read_input(feed_worker *w, size_t k)
     cube_reader *r = cube_reader_open_with(f->paths[k], CUBE_READ_NO_CALL_TREE);
     size_t nthreads = 0;
     if (!r || !cube_reader_definitions(r)) {
-        snprintf(w->error, sizeof w->error, "%s", r ? cube_reader_error(r) : "out of memory");
+        if (r)
+            status_set(&w->error, cube_reader_error_code(r), "%s", cube_reader_error(r));
+        else
+            status_set(&w->error, CUBE_ENOMEM, "out of memory");
         status = FEED_ERROR;
     } else {
         nthreads = cube_num_threads(cube_reader_definitions(r));
@@ -158,7 +162,7 @@ static int read_input(feed_worker *w, size_t k)
                 b = NULL;
             }
             if (!b && !(b = new_block(k, nthreads))) {
-                snprintf(w->error, sizeof w->error, "out of memory");
+                status_set(&w->error, CUBE_ENOMEM, "out of memory");
                 status = FEED_ERROR;
                 break;
             }
@@ -168,7 +172,7 @@ static int read_input(feed_worker *w, size_t k)
             b->count++;
         }
         if (rc < 0) {
-            snprintf(w->error, sizeof w->error, "%s", cube_reader_error(r));
+            status_set(&w->error, cube_reader_error_code(r), "%s", cube_reader_error(r));
             status = FEED_ERROR;
         }
     }
@@ -223,8 +227,7 @@ row_feed *row_feed_start(const char *const *paths, size_t n, const unsigned char
         if (pthread_create(&f->workers[i].thread, NULL, work, &f->workers[i]) == 0)
             f->workers[i].started = 1;
         else
-            snprintf(f->workers[i].error, sizeof f->workers[i].error,
-                     "cannot start a reading thread");
+            status_set(&f->workers[i].error, CUBE_ENOMEM, "cannot start a reading thread");
     }
     return f;
 }
@@ -246,7 +249,7 @@ int row_feed_next(row_feed *f, size_t k, size_t *metric, size_t *cnode, const do
         if (b && b->end) {
             int status = b->status;
             if (status == FEED_ERROR)
-                snprintf(f->error, sizeof f->error, "%s", w->error);
+                status_copy(&f->error, &w->error);
             free_warnings(f->warnings, f->num_warnings);
             f->warnings = b->warnings;
             f->num_warnings = b->num_warnings;
@@ -273,23 +276,27 @@ int row_feed_next(row_feed *f, size_t k, size_t *metric, size_t *cnode, const do
         }
         pthread_mutex_unlock(&f->lock);
         if (!b) {
-            snprintf(f->error, sizeof f->error, "%s",
-                     w->error[0] ? w->error : "a reading thread failed");
+            /* a worker ends without an end block only when it could
+             * not allocate one */
+            if (w->error.code != CUBE_OK)
+                status_copy(&f->error, &w->error);
+            else
+                status_set(&f->error, CUBE_ENOMEM, "a reading thread failed");
             return FEED_ERROR;
         }
         if (b->input != k) {
             /* cannot happen: each worker reads its inputs in order */
             free_block(b);
-            snprintf(f->error, sizeof f->error, "internal error: rows out of order");
+            status_set(&f->error, CUBE_ESTATE, "internal error: rows out of order");
             return FEED_ERROR;
         }
         f->current = b;
     }
 }
 
-const char *row_feed_error(const row_feed *f)
+const cube_status *row_feed_error(const row_feed *f)
 {
-    return f->error;
+    return &f->error;
 }
 
 size_t row_feed_warnings(const row_feed *f, const char *const **list)

@@ -25,7 +25,9 @@ row_feed *row_feed_start(const char *const *paths, size_t n, const unsigned char
  * until it ends.  Indexes are those of the input's own definitions. */
 int row_feed_next(row_feed *f, size_t k, size_t *metric, size_t *cnode, const double **values,
                   size_t *nthreads);
-const char *row_feed_error(const row_feed *f);
+/* Why the last row_feed_next gave FEED_ERROR (a reader's code and
+ * message, or CUBE_ENOMEM). */
+const cube_status *row_feed_error(const row_feed *f);
 /* The reader's warnings about the input that ended last (at FEED_ROW_END);
  * valid until the next row_feed_next. */
 size_t row_feed_warnings(const row_feed *f, const char *const **list);

@@ -7,6 +7,7 @@
 
 #include "cube.h"
 #include "core/keymap_private.h"
+#include "core/status_private.h"
 #include "core/severity_store_private.h"
 #include "core/util_private.h"
 
@@ -28,8 +29,91 @@ typedef struct {
     char *key, *value;
 } cube_attr;
 
-/* Every entity struct (metric, region, cnode, machine, node, process,
+/* The entities.  Programs see them as opaque types and read them through
+ * the accessors of entities.c; the library's modules use the fields.
+ * Every entity struct (metric, region, cnode, machine, node, process,
  * thread) starts with its id label and its index. */
+struct cube_metric {
+    int64_t id;
+    size_t index;
+    char *disp_name, *uniq_name, *dtype, *uom, *val, *url, *descr;
+    cube_metric *parent;
+    cube_metric **children;
+    size_t num_children, children_cap;
+    int is_void; /* val is VOID, or an ancestor's is: carries no data */
+};
+
+struct cube_region {
+    int64_t id;
+    size_t index;
+    char *name, *mod, *url, *descr;
+    long begin_line, end_line; /* -1: unknown */
+};
+
+struct cube_cnode {
+    int64_t id;
+    size_t index;
+    cube_region *callee;
+    /* Call-site module, "" when unknown: interned in the model (cnode_mods),
+     * shared by every cnode with the same module, a million call paths
+     * repeating a few hundred modules.  The cnode itself lives in the
+     * model's arena: never free or realloc one. */
+    const char *mod;
+    long line;    /* call-site line, -1 when unknown */
+    size_t depth; /* 0 for a root; kept so that depth queries and tree walks
+                     need no pass over the tree */
+    cube_cnode *parent;
+    cube_cnode **children;
+    size_t num_children, children_cap;
+};
+
+struct cube_machine {
+    int64_t id;
+    size_t index;
+    char *name, *descr;
+    cube_node **nodes;
+    size_t num_nodes, nodes_cap;
+};
+
+struct cube_node {
+    int64_t id;
+    size_t index;
+    char *name;
+    cube_machine *machine;
+    cube_process **processes;
+    size_t num_processes, processes_cap;
+};
+
+struct cube_process {
+    int64_t id;
+    size_t index;
+    char *name;
+    int64_t rank;
+    cube_node *node;
+    cube_thread **threads;
+    size_t num_threads, threads_cap;
+};
+
+struct cube_thread {
+    int64_t id;
+    size_t index; /* position of this thread's value in every severity row */
+    char *name;
+    int64_t rank;
+    cube_process *process;
+};
+
+struct cube_cartesian {
+    size_t index;
+    char *name;       /* "" when unnamed */
+    long ndims;
+    long *dims;       /* size of each dimension */
+    int *periods;     /* 1 periodic, 0 not */
+    char **dim_names; /* NULL, or ndims names */
+    cube_coord *coords;
+    size_t num_coords, coords_cap;
+};
+
+/* The head every entity struct above starts with. */
 typedef struct {
     int64_t id;
     size_t index;
@@ -69,7 +153,11 @@ struct cube_t {
      * of that kind added so far, whoever added it (model.c). */
     int64_t next_id[7];
 
-    char error[1024];
+    /* the deepest call path's depth + 1 (0 without cnodes): what a tree
+     * walk allocates for its stack at the start */
+    size_t cnode_depth_max;
+
+    cube_status status;
     ptr_list warnings; /* char* */
 
     /* Streaming writer state (cube_write_def ... cube_write_finish). */
@@ -82,9 +170,11 @@ struct cube_t {
 
 enum { ID_METRIC, ID_REGION, ID_CNODE, ID_MACHINE, ID_NODE, ID_PROCESS, ID_THREAD };
 
-/* Error and warning bookkeeping (model.c). */
-void cube_set_error(cube_t *c, const char *fmt, ...) CUBE_PRINTF(2, 3);
-void cube_set_errorv(cube_t *c, const char *fmt, va_list ap);
+/* Error and warning bookkeeping (model.c).  Every public function that
+ * changes a cube_t and can fail calls cube_clear_error on entry, and
+ * cube_set_error when it fails. */
+void cube_set_error(cube_t *c, cube_code code, const char *fmt, ...) CUBE_PRINTF(3, 4);
+void cube_set_errorv(cube_t *c, cube_code code, const char *fmt, va_list ap);
 int cube_add_warning(cube_t *c, const char *fmt, ...) CUBE_PRINTF(2, 3);
 void cube_clear_error(cube_t *c);
 

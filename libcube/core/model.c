@@ -49,22 +49,22 @@ cube_t *cube_create(void)
     return c;
 }
 
-void cube_set_errorv(cube_t *c, const char *fmt, va_list ap)
+void cube_set_errorv(cube_t *c, cube_code code, const char *fmt, va_list ap)
 {
-    vsnprintf(c->error, sizeof c->error, fmt, ap);
+    status_setv(&c->status, code, fmt, ap);
 }
 
-void cube_set_error(cube_t *c, const char *fmt, ...)
+void cube_set_error(cube_t *c, cube_code code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cube_set_errorv(c, fmt, ap);
+    cube_set_errorv(c, code, fmt, ap);
     va_end(ap);
 }
 
 void cube_clear_error(cube_t *c)
 {
-    c->error[0] = '\0';
+    status_ok(&c->status);
 }
 
 int cube_add_warning(cube_t *c, const char *fmt, ...)
@@ -82,9 +82,15 @@ int cube_add_warning(cube_t *c, const char *fmt, ...)
     return 0;
 }
 
+/* A NULL handle is what cube_create returns when memory ran out. */
+cube_code cube_error_code(const cube_t *c)
+{
+    return c ? c->status.code : CUBE_ENOMEM;
+}
+
 const char *cube_error(const cube_t *c)
 {
-    return c ? c->error : "out of memory";
+    return c ? c->status.message : "out of memory";
 }
 
 size_t cube_num_warnings(const cube_t *c)
@@ -129,7 +135,7 @@ static void free_cart(cube_cartesian *t)
             free(t->dim_names[d]);
     free(t->dim_names);
     for (size_t i = 0; i < t->num_coords; i++)
-        free(t->coords[i].coords);
+        free((void *)t->coords[i].coords); /* allocated here, const for readers */
     free(t->coords);
     free(t);
 }
@@ -194,7 +200,7 @@ static int register_entity(cube_t *c, ptr_list *list, void *entity, size_t *inde
 {
     *index = list->count;
     if (ptr_list_push(list, entity) != 0) {
-        cube_set_error(c, "out of memory");
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     return 0;
@@ -211,7 +217,7 @@ static void note_id(cube_t *c, int kind, int64_t id)
 
 static int oom(cube_t *c)
 {
-    cube_set_error(c, "out of memory");
+    cube_set_error(c, CUBE_ENOMEM, "out of memory");
     return -1;
 }
 
@@ -283,22 +289,20 @@ cube_cnode *model_add_cnode(cube_t *c, int64_t id, cube_region *callee, const ch
                             long line, cube_cnode *parent)
 {
     if (!callee) {
-        cube_set_error(c, "a call-tree node needs a callee region");
+        cube_set_error(c, CUBE_EINVAL, "a call-tree node needs a callee region");
         return NULL;
     }
     /* On a failure below, the node's bytes stay in the arena unused until
      * cube_free: they cannot be handed back alone, and it happens only when
      * memory has run out. */
     cube_cnode *n = arena_alloc(&c->entities, sizeof *n, _Alignof(cube_cnode));
-    /* cast: the public field is char * (API compatibility), but the text is
-     * the model's shared copy, documented as read-only in cube.h */
-    char *shared_mod = n ? (char *)keymap_intern(&c->cnode_mods, mod ? mod : "") : NULL;
+    const char *shared_mod = n ? keymap_intern(&c->cnode_mods, mod ? mod : "") : NULL;
     if (!shared_mod) {
         oom(c);
         return NULL;
     }
     *n = (cube_cnode){.id = id, .callee = callee, .mod = shared_mod, .line = line,
-                      .parent = parent};
+                      .depth = parent ? parent->depth + 1 : 0, .parent = parent};
     if (register_entity(c, &c->cnodes, n, &n->index) != 0)
         return NULL;
     /* Most parents have one to three children: a first array of two (16
@@ -313,6 +317,8 @@ cube_cnode *model_add_cnode(cube_t *c, int64_t id, cube_region *callee, const ch
         return NULL;
     }
     note_id(c, ID_CNODE, id);
+    if (n->depth + 1 > c->cnode_depth_max)
+        c->cnode_depth_max = n->depth + 1;
     return n;
 }
 
@@ -340,7 +346,7 @@ cube_machine *model_add_machine(cube_t *c, int64_t id, const char *name, const c
 cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine *machine)
 {
     if (!machine) {
-        cube_set_error(c, "a node needs a machine");
+        cube_set_error(c, CUBE_EINVAL, "a node needs a machine");
         return NULL;
     }
     cube_node *n = calloc(1, sizeof *n);
@@ -391,7 +397,7 @@ cube_process *model_add_process(cube_t *c, int64_t id, const char *name, int64_t
                                 cube_node *node)
 {
     if (!node) {
-        cube_set_error(c, "a process needs a node");
+        cube_set_error(c, CUBE_EINVAL, "a process needs a node");
         return NULL;
     }
     char *copy;
@@ -420,7 +426,7 @@ cube_thread *model_add_thread(cube_t *c, int64_t id, const char *name, int64_t r
                               cube_process *process)
 {
     if (!process) {
-        cube_set_error(c, "a thread needs a process");
+        cube_set_error(c, CUBE_EINVAL, "a thread needs a process");
         return NULL;
     }
     char *copy;
@@ -449,7 +455,8 @@ cube_cartesian *model_add_cart(cube_t *c, const char *name, long ndims, const lo
                                const int *periods)
 {
     if (ndims <= 0 || ndims > 1024 || !dims) {
-        cube_set_error(c, "a Cartesian topology needs 1 to 1024 dimensions, not %ld", ndims);
+        cube_set_error(c, CUBE_EINVAL, "a Cartesian topology needs 1 to 1024 dimensions, not %ld",
+                       ndims);
         return NULL;
     }
     cube_cartesian *t = calloc(1, sizeof *t);

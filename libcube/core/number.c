@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "core/number_private.h"
+#include "core/status_private.h"
 #include "cube.h"
 
 #include <errno.h>
@@ -257,17 +258,28 @@ number_status parse_double_token(const char *s, size_t len, locale_t c_locale, d
     return st;
 }
 
-int cube_parse_double(const char *s, size_t len, double *out)
+int cube_parse_double(const char *s, size_t len, double *out, cube_status *status)
 {
+    if (!s || !out) {
+        status_set(status, CUBE_EINVAL, "cube_parse_double needs text and a place for the value");
+        return -1;
+    }
     locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-    if (c_locale == (locale_t)0)
-        return -1; /* out of memory: no verdict on the text */
+    if (c_locale == (locale_t)0) {
+        /* no verdict on the text */
+        status_set(status, CUBE_ENOMEM, "out of memory");
+        return -1;
+    }
     double v;
     number_status st = parse_double_token(s, len, c_locale, &v);
     freelocale(c_locale);
-    if (st != NUMBER_OK)
+    if (st != NUMBER_OK) {
+        status_set(status, CUBE_EINVAL, "\"%.*s\" is not a finite number",
+                   len > 64 ? 64 : (int)len, s);
         return -1;
+    }
     *out = v;
+    status_ok(status);
     return 0;
 }
 

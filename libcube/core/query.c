@@ -174,6 +174,13 @@ const double *cube_row_at(const cube_t *c, size_t i, cube_metric **met, cube_cno
 int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *cnode,
                  const double *values)
 {
+    if (!c)
+        return -1;
+    cube_clear_error(c);
+    if (!met || !cnode || !values) {
+        cube_set_error(c, CUBE_EINVAL, "cube_set_row needs a metric, a call-tree node and values");
+        return -1;
+    }
     if (met->is_void)
         return 0;
     double *row = model_row_for_update(c, met, cnode);
@@ -196,18 +203,25 @@ static int mirrors_referenced(const cube_t *c)
     return 0;
 }
 
-size_t cube_prune(cube_t *c)
+int cube_prune(cube_t *c, size_t *num_dropped)
 {
+    if (!c)
+        return -1;
+    cube_clear_error(c);
+    size_t nregions = c->regions.count;
+    /* taken before anything changes, so that a failure leaves the model
+     * as it was */
+    unsigned char *used = calloc(nregions ? nregions : 1, 1);
+    if (!used) {
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
+        return -1;
+    }
     if (!mirrors_referenced(c)) {
         for (size_t i = 0; i < c->mirrors.count; i++)
             free(c->mirrors.items[i]);
         c->mirrors.count = 0;
     }
 
-    size_t nregions = c->regions.count;
-    unsigned char *used = calloc(nregions ? nregions : 1, 1);
-    if (!used)
-        return 0;
     for (size_t i = 0; i < c->cnodes.count; i++)
         used[((cube_cnode *)c->cnodes.items[i])->callee->index] = 1;
     size_t kept = 0;
@@ -226,5 +240,7 @@ size_t cube_prune(cube_t *c)
     }
     c->regions.count = kept;
     free(used);
-    return nregions - kept;
+    if (num_dropped)
+        *num_dropped = nregions - kept;
+    return 0;
 }

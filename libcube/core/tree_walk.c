@@ -3,6 +3,8 @@
  * a list of every call path: the walk holds one entry per level of the
  * path it is on, so a tree of a million call paths and depth 10 costs ten
  * entries, and a chain 100 000 deep costs 100 000 entries but no C stack.
+ * The model keeps the depth of its deepest call path, so the walk takes
+ * its whole stack at the start and cannot fail later.
  */
 #include "core/cube_private.h"
 
@@ -17,64 +19,52 @@ struct cube_tree_walk {
     const cube_t *c;
     size_t next_root;
     walk_level *path; /* path[0] is the root of the current call path */
-    size_t depth, cap;
-    int failed;
+    size_t depth;     /* entries of path in use, at most c->cnode_depth_max */
 };
 
 cube_tree_walk *cube_tree_walk_start(const cube_t *c)
 {
     cube_tree_walk *w = calloc(1, sizeof *w);
-    if (w)
-        w->c = c;
+    if (!w)
+        return NULL;
+    w->c = c;
+    size_t levels = c ? c->cnode_depth_max : 0;
+    if (levels) {
+        w->path = calloc(levels, sizeof *w->path);
+        if (!w->path) {
+            free(w);
+            return NULL;
+        }
+    }
     return w;
 }
 
-static int enter(cube_tree_walk *w, const cube_cnode *node)
+static const cube_cnode *enter(cube_tree_walk *w, const cube_cnode *node, size_t *level)
 {
-    walk_level *grown = grow_array(w->path, w->depth, &w->cap, sizeof *w->path, 16);
-    if (!grown) {
-        w->failed = 1;
-        return -1;
-    }
-    w->path = grown;
     w->path[w->depth++] = (walk_level){node, 0};
-    return 0;
+    if (level)
+        *level = w->depth - 1;
+    return node;
 }
 
 const cube_cnode *cube_tree_walk_next(cube_tree_walk *w, size_t *level)
 {
-    if (!w || w->failed)
+    if (!w || !w->c)
         return NULL;
     while (w->depth) {
         walk_level *top = &w->path[w->depth - 1];
-        if (top->next_child < top->node->num_children) {
-            const cube_cnode *child = top->node->children[top->next_child++];
-            if (enter(w, child) != 0)
-                return NULL;
-            if (level)
-                *level = w->depth - 1;
-            return child;
-        }
+        if (top->next_child < top->node->num_children)
+            return enter(w, top->node->children[top->next_child++], level);
         w->depth--; /* every child done: back to the parent */
     }
     if (w->next_root >= w->c->root_cnodes.count)
         return NULL;
-    const cube_cnode *root = w->c->root_cnodes.items[w->next_root++];
-    if (enter(w, root) != 0)
-        return NULL;
-    if (level)
-        *level = 0;
-    return root;
+    return enter(w, w->c->root_cnodes.items[w->next_root++], level);
 }
 
 const cube_cnode *cube_tree_walk_root(const cube_tree_walk *w)
 {
     return w && w->depth ? w->path[0].node : NULL;
-}
-
-int cube_tree_walk_failed(const cube_tree_walk *w)
-{
-    return !w || w->failed;
 }
 
 void cube_tree_walk_free(cube_tree_walk *w)
@@ -86,15 +76,5 @@ void cube_tree_walk_free(cube_tree_walk *w)
 
 size_t cube_cnode_depth_max(const cube_t *c)
 {
-    cube_tree_walk *w = cube_tree_walk_start(c);
-    size_t level, deepest = 0;
-    while (cube_tree_walk_next(w, &level))
-        if (level + 1 > deepest)
-            deepest = level + 1;
-    /* out of memory: 0, as for an empty tree (the callers size buffers by
-     * it and then fail on their own allocation) */
-    if (cube_tree_walk_failed(w))
-        deepest = 0;
-    cube_tree_walk_free(w);
-    return deepest;
+    return c ? c->cnode_depth_max : 0;
 }

@@ -1,6 +1,5 @@
 /*
- * util.c - checked string copies, the growable byte buffer and the
- * formatting of messages into a caller's buffer.
+ * util.c - checked string copies and the growable byte buffer.
  */
 #include "core/util_private.h"
 
@@ -71,16 +70,6 @@ void strbuf_free(strbuf *b)
 const char *strbuf_str(const strbuf *b)
 {
     return b->data ? b->data : "";
-}
-
-void err_printf(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
 }
 
 void *grow_array(void *items, size_t count, size_t *cap, size_t elem_size, size_t first_cap)

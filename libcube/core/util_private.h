@@ -14,11 +14,6 @@
 #define CUBE_PRINTF(fmt, args)
 #endif
 
-/* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
- * or errlen 0): the modules that report into a caller's buffer (SION and
- * LinkTest readers) all use this one. */
-void err_printf(char *err, size_t errlen, const char *fmt, ...) CUBE_PRINTF(3, 4);
-
 /* Make room for one more element in `items` (count == *cap means full),
  * doubling from first_cap, the size checked against overflow: returns the
  * (possibly moved) array with *cap updated, or NULL when out of memory (the

@@ -360,7 +360,8 @@ CUBE_API int cube_reader_next_row_index(cube_reader *r, size_t *metric, size_t *
 /* Only the rows of the metrics with wanted[metric index] set are wanted:
  * the others are skipped without parsing their values (so they are not
  * checked either).  Rows read ahead before the call still come.  0, or -1
- * when out of memory. */
+ * (CUBE_ENOMEM, CUBE_EINVAL): this error alone is not final, the reader
+ * goes on with every metric and its next successful call clears it. */
 CUBE_API int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted);
 /* 1 when the row cube_reader_next_row returned last may repeat a (metric,
  * cnode) that came before in the file (a second matrix for a metric, or a

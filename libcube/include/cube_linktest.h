@@ -8,8 +8,8 @@
  * all-to-all times (1.x stores them per step).
  *
  * cube_linktest_open reads the whole file set; every accessor afterwards is
- * a plain lookup.  Errors: NULL and a message in the caller's buffer that
- * names the file, the byte offset and the field.  Reentrant.
+ * a plain lookup.  Errors: NULL with the caller's cube_status set; the
+ * message names the file, the byte offset and the field.  Reentrant.
  */
 #ifndef CUBE_LINKTEST_H
 #define CUBE_LINKTEST_H

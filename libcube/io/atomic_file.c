@@ -6,7 +6,7 @@
 #include "io/atomic_file_private.h"
 #include "io/temp_files_private.h"
 #include "cube.h"
-#include "core/util_private.h"
+#include "core/status_private.h"
 #include "io/xml_out_private.h"
 
 #include <errno.h>
@@ -46,12 +46,12 @@ static mode_t current_umask(void)
  * output will have (that of the file it replaces, or 0666 less the
  * umask).  Returns its descriptor and sets *tmp, or -1 with the message
  * ("out of memory" or "PATH: cannot create the output: ...") in `err`. */
-static int atomic_file_create(const char *path, temp_file **tmp_out, char *err, size_t errlen)
+static int atomic_file_create(const char *path, temp_file **tmp_out, cube_status *status)
 {
     size_t n = strlen(path);
     char *name = malloc(n + 16);
     if (!name) {
-        snprintf(err, errlen, "out of memory");
+        status_set(status, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     snprintf(name, n + 16, "%s.tmp.XXXXXX", path);
@@ -61,9 +61,10 @@ static int atomic_file_create(const char *path, temp_file **tmp_out, char *err, 
     free(name);
     if (fd < 0) {
         if (saved == ENOMEM)
-            snprintf(err, errlen, "out of memory");
+            status_set(status, CUBE_ENOMEM, "out of memory");
         else
-            snprintf(err, errlen, "%s: cannot create the output: %s", path, strerror(saved));
+            status_set(status, status_code_of_errno(saved), "%s: cannot create the output: %s",
+                       path, strerror(saved));
         return -1;
     }
     /* mkstemp makes the file private (0600); an output gets the mode of the
@@ -79,7 +80,7 @@ static int atomic_file_create(const char *path, temp_file **tmp_out, char *err, 
 /* Sync the written, closed temporary file and rename it over `path`.  0,
  * or -1 with "PATH: cannot replace the output: ..." in `err` (the
  * temporary file is then removed).  Releases `tmp` in both cases. */
-static int atomic_file_commit(temp_file *tmp, const char *path, char *err, size_t errlen)
+static int atomic_file_commit(temp_file *tmp, const char *path, cube_status *status)
 {
     int rc = 0;
     const char *name = temp_file_path(tmp);
@@ -91,7 +92,8 @@ static int atomic_file_commit(temp_file *tmp, const char *path, char *err, size_
     /* the name stays registered until the rename: a signal before it
      * removes the file, one after it finds nothing to remove */
     if (rename(name, path) != 0) {
-        snprintf(err, errlen, "%s: cannot replace the output: %s", path, strerror(errno));
+        status_set(status, status_code_of_errno(errno), "%s: cannot replace the output: %s",
+                   path, strerror(errno));
         unlink(name);
         rc = -1;
     }
@@ -113,28 +115,29 @@ static void atomic_file_abort(temp_file *tmp)
  * in place, since renaming a file over it would replace the device or the
  * pipe, with *tmp NULL; anything else a temporary file (*tmp set).  -1 with
  * the message in `err` when it cannot be opened. */
-static int open_target(const char *path, temp_file **tmp, char *err, size_t errlen)
+static int open_target(const char *path, temp_file **tmp, cube_status *status)
 {
     *tmp = NULL;
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
         if (fd < 0)
-            snprintf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
+            status_set(status, status_code_of_errno(errno), "%s: cannot open the output: %s",
+                       path, strerror(errno));
         return fd;
     }
-    return atomic_file_create(path, tmp, err, errlen);
+    return atomic_file_create(path, tmp, status);
 }
 
 /* Produce into an open descriptor (closed here): 0, -1 producer failed,
  * -2 output failed (message in err). */
 static int produce_into_fd(int fd, int gzip, const char *gz_mode, const char *name,
-                           output_producer produce, void *ctx, char *err, size_t errlen)
+                           output_producer produce, void *ctx, cube_status *status)
 {
     xml_out *o = malloc(sizeof *o);
     if (!o) {
         close(fd);
-        snprintf(err, errlen, "%s: out of memory", name);
+        status_set(status, CUBE_ENOMEM, "%s: out of memory", name);
         return -2;
     }
     int rc = 0;
@@ -142,19 +145,19 @@ static int produce_into_fd(int fd, int gzip, const char *gz_mode, const char *na
         gzFile gz = gzdopen(fd, gz_mode);
         if (!gz) {
             close(fd);
-            snprintf(err, errlen, "%s: out of memory", name);
+            status_set(status, CUBE_ENOMEM, "%s: out of memory", name);
             free(o);
             return -2;
         }
         out_init_gz(o, gz);
         rc = produce(ctx, o) != 0 ? -1 : 0;
         if (out_drain(o) != 0 && rc == 0) {
-            snprintf(err, errlen, "%s: write failed: %s", name, o->error);
+            status_set(status, CUBE_EIO, "%s: write failed: %s", name, o->error);
             rc = -2;
         }
         int zrc = gzclose(gz);
         if (zrc != Z_OK && rc == 0) {
-            snprintf(err, errlen, "%s: write failed: %s", name,
+            status_set(status, status_code_of_errno(errno), "%s: write failed: %s", name,
                      zrc == Z_ERRNO ? strerror(errno) : "gzip error");
             rc = -2;
         }
@@ -162,18 +165,19 @@ static int produce_into_fd(int fd, int gzip, const char *gz_mode, const char *na
         FILE *fp = fdopen(fd, "wb");
         if (!fp) {
             close(fd);
-            snprintf(err, errlen, "%s: %s", name, strerror(errno));
+            status_set(status, status_code_of_errno(errno), "%s: %s", name, strerror(errno));
             free(o);
             return -2;
         }
         out_init_file(o, fp);
         rc = produce(ctx, o) != 0 ? -1 : 0;
         if (out_flush(o) != 0 && rc == 0) {
-            snprintf(err, errlen, "%s: write failed: %s", name, o->error);
+            status_set(status, CUBE_EIO, "%s: write failed: %s", name, o->error);
             rc = -2;
         }
         if (fclose(fp) != 0 && rc == 0) {
-            snprintf(err, errlen, "%s: write failed: %s", name, strerror(errno));
+            status_set(status, status_code_of_errno(errno), "%s: write failed: %s", name,
+                       strerror(errno));
             rc = -2;
         }
     }
@@ -182,28 +186,28 @@ static int produce_into_fd(int fd, int gzip, const char *gz_mode, const char *na
 }
 
 int output_to_path(const char *path, int gzip, const char *gz_mode, output_producer produce,
-                   void *ctx, char *err, size_t errlen)
+                   void *ctx, cube_status *status)
 {
     if (strcmp(path, "-") == 0) {
         int fd = fcntl(1, F_DUPFD_CLOEXEC, 0);
         if (fd < 0) {
-            snprintf(err, errlen, "-: %s", strerror(errno));
+            status_set(status, status_code_of_errno(errno), "-: %s", strerror(errno));
             return -2;
         }
-        return produce_into_fd(fd, gzip, gz_mode, "-", produce, ctx, err, errlen);
+        return produce_into_fd(fd, gzip, gz_mode, "-", produce, ctx, status);
     }
     temp_file *tmp;
-    int fd = open_target(path, &tmp, err, errlen);
+    int fd = open_target(path, &tmp, status);
     if (fd < 0)
         return -2;
-    int rc = produce_into_fd(fd, gzip, gz_mode, path, produce, ctx, err, errlen);
+    int rc = produce_into_fd(fd, gzip, gz_mode, path, produce, ctx, status);
     if (!tmp)
         return rc;
     if (rc != 0) {
         atomic_file_abort(tmp);
         return rc;
     }
-    return atomic_file_commit(tmp, path, err, errlen) == 0 ? 0 : -2;
+    return atomic_file_commit(tmp, path, status) == 0 ? 0 : -2;
 }
 
 /* ------------------------------------------------------------------------
@@ -216,29 +220,34 @@ struct cube_output {
     temp_file *tmp; /* NULL when written in place */
 };
 
-cube_output *cube_output_open(const char *path, char *err, size_t errlen)
+cube_output *cube_output_open(const char *path, cube_status *status)
 {
+    if (!path) {
+        status_set(status, CUBE_EINVAL, "cube_output_open needs a path");
+        return NULL;
+    }
     cube_output *out = calloc(1, sizeof *out);
     if (!out) {
-        err_printf(err, errlen, "out of memory");
+        status_set(status, CUBE_ENOMEM, "out of memory");
         return NULL;
     }
     if (strcmp(path, "-") == 0) {
         out->fp = stdout;
+        status_ok(status);
         return out;
     }
     out->path = strdup(path);
     if (!out->path) {
-        err_printf(err, errlen, "out of memory");
+        status_set(status, CUBE_ENOMEM, "out of memory");
         free(out);
         return NULL;
     }
-    char msg[1024];
-    int fd = open_target(path, &out->tmp, msg, sizeof msg);
+    int fd = open_target(path, &out->tmp, status);
     if (fd < 0) {
-        err_printf(err, errlen, "%s", msg);
+        /* status set by open_target */
     } else if (!(out->fp = fdopen(fd, "w"))) {
-        err_printf(err, errlen, "%s: cannot open the output: %s", path, strerror(errno));
+        status_set(status, status_code_of_errno(errno), "%s: cannot open the output: %s",
+                   path, strerror(errno));
         close(fd);
         atomic_file_abort(out->tmp);
     }
@@ -247,6 +256,7 @@ cube_output *cube_output_open(const char *path, char *err, size_t errlen)
         free(out);
         return NULL;
     }
+    status_ok(status);
     return out;
 }
 
@@ -255,14 +265,16 @@ FILE *cube_output_stream(const cube_output *out)
     return out->fp;
 }
 
-int cube_output_close(cube_output *out, int commit, char *err, size_t errlen)
+int cube_output_close(cube_output *out, int commit, cube_status *status)
 {
+    status_ok(status);
     if (!out)
         return 0;
     int rc = 0;
     if (out->fp == stdout) {
         if ((fflush(stdout) != 0 || ferror(stdout)) && commit) {
-            err_printf(err, errlen, "cannot write to standard output: %s", strerror(errno));
+            status_set(status, status_code_of_errno(errno), "cannot write to standard output: %s",
+                       strerror(errno));
             rc = -1;
         }
     } else {
@@ -273,17 +285,14 @@ int cube_output_close(cube_output *out, int commit, char *err, size_t errlen)
             saved = errno;
         }
         if (bad && commit) {
-            err_printf(err, errlen, "%s: write failed: %s", out->path,
+            status_set(status, status_code_of_errno(saved), "%s: write failed: %s", out->path,
                        saved ? strerror(saved) : "input/output error");
             rc = -1;
         }
         if (out->tmp) {
-            char msg[1024];
             if (commit && rc == 0) {
-                if (atomic_file_commit(out->tmp, out->path, msg, sizeof msg) != 0) {
-                    err_printf(err, errlen, "%s", msg);
+                if (atomic_file_commit(out->tmp, out->path, status) != 0)
                     rc = -1;
-                }
             } else {
                 atomic_file_abort(out->tmp);
             }

@@ -11,6 +11,8 @@
 #ifndef LIBCUBE_ATOMIC_FILE_H
 #define LIBCUBE_ATOMIC_FILE_H
 
+#include "cube.h"
+
 #include <stddef.h>
 
 struct xml_out;
@@ -22,8 +24,8 @@ typedef int (*output_producer)(void *ctx, struct xml_out *o);
 /* Produce an output at `path` ("-": standard output), gzip-compressed with
  * zlib mode `gz_mode` (e.g. "wb1") when `gzip`, atomically as above.
  * 0 on success; -1 when the producer failed (nothing is left behind); -2
- * when the output failed, with "PATH: ..." in `err`. */
+ * when the output failed, with "PATH: ..." and the code in `status`. */
 int output_to_path(const char *path, int gzip, const char *gz_mode, output_producer produce,
-                   void *ctx, char *err, size_t errlen);
+                   void *ctx, cube_status *status);
 
 #endif

@@ -10,6 +10,7 @@
  * need no inspection and pass through with three memchr calls.
  */
 #include "io/input_private.h"
+#include "core/status_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +44,7 @@ struct cube_input {
     unsigned kind; /* input_kind */
 };
 
-static cube_input *input_from_gz(gzFile gz, char *err, size_t errlen)
+static cube_input *input_from_gz(gzFile gz, cube_status *status)
 {
     cube_input *in = calloc(1, sizeof *in);
     if (in)
@@ -55,7 +56,7 @@ static cube_input *input_from_gz(gzFile gz, char *err, size_t errlen)
             free(in);
         }
         gzclose(gz);
-        snprintf(err, errlen, "out of memory");
+        status_set(status, CUBE_ENOMEM, "out of memory");
         return NULL;
     }
     gzbuffer(gz, READ_CHUNK);
@@ -64,36 +65,38 @@ static cube_input *input_from_gz(gzFile gz, char *err, size_t errlen)
     return in;
 }
 
-cube_input *input_open_path(const char *path, char *err, size_t errlen)
+cube_input *input_open_path(const char *path, cube_status *status)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        status_set(status, status_code_of_errno(errno), "%s: cannot open: %s", path,
+                   strerror(errno));
         return NULL;
     }
     gzFile gz = gzdopen(fd, "rb");
     if (!gz) {
         close(fd);
-        snprintf(err, errlen, "%s: out of memory", path);
+        status_set(status, CUBE_ENOMEM, "%s: out of memory", path);
         return NULL;
     }
-    return input_from_gz(gz, err, errlen);
+    return input_from_gz(gz, status);
 }
 
-cube_input *input_open_fd(int fd, const char *name, char *err, size_t errlen)
+cube_input *input_open_fd(int fd, const char *name, cube_status *status)
 {
     int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (copy < 0) {
-        snprintf(err, errlen, "%s: cannot read: %s", name, strerror(errno));
+        status_set(status, status_code_of_errno(errno), "%s: cannot read: %s", name,
+                   strerror(errno));
         return NULL;
     }
     gzFile gz = gzdopen(copy, "rb");
     if (!gz) {
         close(copy);
-        snprintf(err, errlen, "%s: out of memory", name);
+        status_set(status, CUBE_ENOMEM, "%s: out of memory", name);
         return NULL;
     }
-    return input_from_gz(gz, err, errlen);
+    return input_from_gz(gz, status);
 }
 
 void input_close(cube_input *in)
@@ -278,7 +281,7 @@ static const char *gz_message(const char *msg)
     return msg;
 }
 
-long input_read(cube_input *in, const char **data, char *err, size_t errlen)
+long input_read(cube_input *in, const char **data, cube_status *status)
 {
     for (;;) {
         /* what the caller got last time is done with: drop it, keep the carry */
@@ -293,11 +296,12 @@ long input_read(cube_input *in, const char **data, char *err, size_t errlen)
                 int code;
                 const char *msg = gz_message(gzerror(in->gz, &code));
                 if (code == Z_ERRNO)
-                    snprintf(err, errlen, "read error: %s", strerror(errno));
+                    status_set(status, status_code_of_errno(errno), "read error: %s",
+                               strerror(errno));
                 else if (code == Z_MEM_ERROR)
-                    snprintf(err, errlen, "out of memory");
+                    status_set(status, CUBE_ENOMEM, "out of memory");
                 else /* said only "incorrect data check" or the like */
-                    snprintf(err, errlen, "corrupt gzip stream: %s", msg);
+                    status_set(status, CUBE_EFORMAT, "corrupt gzip stream: %s", msg);
                 return -1;
             }
             if (got == 0) {
@@ -305,7 +309,7 @@ long input_read(cube_input *in, const char **data, char *err, size_t errlen)
                 const char *msg = gz_message(gzerror(in->gz, &code));
                 if (code != Z_OK && code != Z_STREAM_END) {
                     /* zlib reports a cut stream as Z_BUF_ERROR at its end */
-                    snprintf(err, errlen, "%s gzip stream: %s",
+                    status_set(status, CUBE_EFORMAT, "%s gzip stream: %s",
                              code == Z_BUF_ERROR ? "truncated" : "corrupt", msg);
                     return -1;
                 }
@@ -336,7 +340,7 @@ long input_read(cube_input *in, const char **data, char *err, size_t errlen)
             }
         } else {
             if (!in->out && !(in->out = malloc(OUT_CAP))) {
-                snprintf(err, errlen, "out of memory");
+                status_set(status, CUBE_ENOMEM, "out of memory");
                 return -1;
             }
             size_t out_len;
@@ -356,7 +360,7 @@ long input_read(cube_input *in, const char **data, char *err, size_t errlen)
         }
         if (in->raw_len >= LOOKAHEAD) {
             /* cannot happen: only a short undecided tail is ever carried */
-            snprintf(err, errlen, "internal error: input filter stalled");
+            status_set(status, CUBE_EIO, "internal error: input filter stalled");
             return -1;
         }
     }

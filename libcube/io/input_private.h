@@ -7,18 +7,20 @@
 #ifndef LIBCUBE_INPUT_H
 #define LIBCUBE_INPUT_H
 
+#include "cube.h"
+
 #include <stddef.h>
 
 typedef struct cube_input cube_input;
 
-/* NULL with a message in `err` (of `errlen` bytes) when it cannot be opened. */
-cube_input *input_open_path(const char *path, char *err, size_t errlen);
+/* NULL with the code and message in `status` when it cannot be opened. */
+cube_input *input_open_path(const char *path, cube_status *status);
 /* Takes over a duplicate of `fd`; the caller keeps `fd`. */
-cube_input *input_open_fd(int fd, const char *name, char *err, size_t errlen);
+cube_input *input_open_fd(int fd, const char *name, cube_status *status);
 
 /* Fill `*data` with the next filtered bytes: returns their number, 0 at the
  * end of the stream, -1 on an error (message in `err`). */
-long input_read(cube_input *in, const char **data, char *err, size_t errlen);
+long input_read(cube_input *in, const char **data, cube_status *status);
 
 /* What the first input_read found at the start of the (inflated) bytes:
  * INPUT_TAR for a tar archive (the POSIX or GNU "ustar" magic at byte

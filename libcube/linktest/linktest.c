@@ -45,7 +45,8 @@ struct cube_linktest {
     int v1; /* LinkTest 1.x file */
     sion_set *sion; /* kept open without the matrices: rows are read on demand */
     size_t helper_min_values; /* see linktest_set_helper_threshold */
-    char error[CUBE_LINKTEST_ERROR_SIZE];
+    size_t num_hosts;         /* distinct host names, counted at open */
+    cube_status status;       /* of the last call that changed the handle */
 };
 
 /* A rank's stream, read through a window: the small fields come from the
@@ -61,27 +62,30 @@ typedef struct {
     int unclosed; /* the stream is a whole chunk: may run on past the payload */
     unsigned char *win;
     size_t win_off, win_len; /* stream bytes [win_off, win_off + win_len) */
-    char *err;
-    size_t errlen;
+    cube_status *st;
 } cursor;
 
-static void cerr(cursor *c, const char *field, const char *fmt, ...)
+static void cerr(cursor *c, cube_code code, const char *field, const char *fmt, ...)
+    CUBE_PRINTF(4, 5);
+
+static void cerr(cursor *c, cube_code code, const char *field, const char *fmt, ...)
 {
     char what[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    err_printf(c->err, c->errlen, "%s: offset %llu (rank %zu, stream byte %zu): %s: %s",
-           sion_set_task_file(c->s, c->rank),
-           (unsigned long long)sion_set_task_file_offset(c->s, c->rank, c->pos), c->rank, c->pos,
-           field, what);
+    status_set(c->st, code, "%s: offset %llu (rank %zu, stream byte %zu): %s: %s",
+               sion_set_task_file(c->s, c->rank),
+               (unsigned long long)sion_set_task_file_offset(c->s, c->rank, c->pos), c->rank,
+               c->pos, field, what);
 }
 
 static int need(cursor *c, size_t k, const char *field)
 {
     if (k > c->len - c->pos) {
-        cerr(c, field, "%zu bytes needed, the stream of %zu bytes ends (truncated)", k, c->len);
+        cerr(c, CUBE_EFORMAT, field, "%zu bytes needed, the stream of %zu bytes ends (truncated)",
+             k, c->len);
         return -1;
     }
     return 0;
@@ -99,7 +103,7 @@ static const unsigned char *peek(cursor *c, size_t k)
     size_t grow = c->win_len ? 2 * c->win_len : 512;
     grow = grow < k ? k : grow > CURSOR_WINDOW ? CURSOR_WINDOW : grow;
     size_t want = c->len - c->pos < grow ? c->len - c->pos : grow;
-    if (sion_set_read_range(c->s, c->rank, c->pos, c->win, want, c->err, c->errlen) != 0)
+    if (sion_set_read_range(c->s, c->rank, c->pos, c->win, want, c->st) != 0)
         return NULL;
     c->win_off = c->pos;
     c->win_len = want;
@@ -115,7 +119,7 @@ static int g_bytes(cursor *c, void *out, size_t k, const char *field)
         if (!p)
             return -1;
         memcpy(out, p, k);
-    } else if (sion_set_read_range(c->s, c->rank, c->pos, out, k, c->err, c->errlen) != 0) {
+    } else if (sion_set_read_range(c->s, c->rank, c->pos, out, k, c->st) != 0) {
         return -1;
     }
     c->pos += k;
@@ -162,7 +166,7 @@ static int g_tag(cursor *c, const char *tag, const char *field)
     if (need(c, k, field) != 0 || !(p = peek(c, k)))
         return -1;
     if (memcmp(p, tag, k) != 0) {
-        cerr(c, field, "expected \"%s\"", tag);
+        cerr(c, CUBE_EFORMAT, field, "expected \"%s\"", tag);
         return -1;
     }
     c->pos += k;
@@ -236,8 +240,8 @@ static int parse_header(cursor *c, cube_linktest *lt)
         return -1;
     if (h->major != 2 || h->minor != 1) {
         c->pos = vpos;
-        cerr(c, "LinkTest version", "%u.%u.%u is not supported (2.1.x)", (unsigned)h->major,
-             (unsigned)h->minor, (unsigned)h->patch);
+        cerr(c, CUBE_EUNSUPPORTED, "LinkTest version", "%u.%u.%u is not supported (2.1.x)",
+             (unsigned)h->major, (unsigned)h->minor, (unsigned)h->patch);
         return -1;
     }
     if (g_bytes(c, h->git_hash, 41, "LinkTest git hash") != 0)
@@ -247,12 +251,12 @@ static int parse_header(cursor *c, cube_linktest *lt)
         return -1;
     if (h->mode_length == 0 || need(c, h->mode_length, "LinkTest mode") != 0) {
         if (h->mode_length == 0)
-            cerr(c, "LinkTest mode length", "0 (the length counts the NUL)");
+            cerr(c, CUBE_EFORMAT, "LinkTest mode length", "0 (the length counts the NUL)");
         return -1;
     }
     lt->mode = malloc((size_t)h->mode_length + 1);
     if (!lt->mode) {
-        cerr(c, "LinkTest mode", "out of memory");
+        cerr(c, CUBE_ENOMEM, "LinkTest mode", "out of memory");
         return -1;
     }
     if (g_bytes(c, lt->mode, h->mode_length, "LinkTest mode") != 0)
@@ -294,14 +298,14 @@ static int parse_chunk_header(cursor *c, lt_rank *r)
         return -1;
     if (hl == 0) {
         c->pos -= 4;
-        cerr(c, "hostname length", "0 (the length counts the NUL)");
+        cerr(c, CUBE_EFORMAT, "hostname length", "0 (the length counts the NUL)");
         return -1;
     }
     if (need(c, hl, "hostname") != 0)
         return -1;
     r->hostname = malloc((size_t)hl + 1);
     if (!r->hostname) {
-        cerr(c, "hostname", "out of memory");
+        cerr(c, CUBE_ENOMEM, "hostname", "out of memory");
         return -1;
     }
     if (g_bytes(c, r->hostname, hl, "hostname") != 0)
@@ -340,12 +344,11 @@ static void swap64s(void *values, size_t count)
  * the diagonal read from the file straight into place, in host order.
  * Used at open (into the matrices) and later for rows left in the file. */
 static int read_row_at(const sion_set *s, int be, size_t rank, uint64_t at, size_t n,
-                       unsigned char *dst, char *err, size_t errlen)
+                       unsigned char *dst, cube_status *st)
 {
     size_t k = (n - 1) * 8;
-    if (sion_set_read_range(s, rank, at, dst, rank * 8, err, errlen) != 0 ||
-        sion_set_read_range(s, rank, at + rank * 8, dst + (rank + 1) * 8, k - rank * 8, err,
-                            errlen) != 0)
+    if (sion_set_read_range(s, rank, at, dst, rank * 8, st) != 0 ||
+        sion_set_read_range(s, rank, at + rank * 8, dst + (rank + 1) * 8, k - rank * 8, st) != 0)
         return -1;
     if (be != host_is_big_endian()) {
         swap64s(dst, rank);
@@ -362,7 +365,7 @@ static int g_row(cursor *c, size_t n, size_t rank, void *row, const char *field)
     size_t k = (n - 1) * 8;
     if (need(c, k, field) != 0)
         return -1;
-    if (row && read_row_at(c->s, c->be, rank, c->pos, n, row, c->err, c->errlen) != 0)
+    if (row && read_row_at(c->s, c->be, rank, c->pos, n, row, c->st) != 0)
         return -1;
     c->pos += k;
     return 0;
@@ -414,7 +417,7 @@ static int expect_stream_end(cursor *c, const char *field, const char *last)
     if (c->pos == c->len || c->unclosed)
         return 0;
     size_t extra = c->len - c->pos;
-    cerr(c, field,
+    cerr(c, CUBE_EFORMAT, field,
          "%zu byte%s follow%s %s; the stream (%zu bytes recorded by SIONlib) is longer than its "
          "fields",
          extra, extra == 1 ? "" : "s", extra == 1 ? "s" : "", last, c->len);
@@ -432,7 +435,7 @@ static int alloc_perms(cursor *c, cube_linktest *lt)
 {
     size_t n = lt->n, m = lt->m, d = (size_t)lt->h.num_serial_retests, nn;
     if (!mul_ok(n, n, &nn)) {
-        cerr(c, "ntasks", "too many ranks");
+        cerr(c, CUBE_ENOMEM, "ntasks", "too many ranks");
         return -1;
     }
     lt->perms = calloc(m, sizeof *lt->perms);
@@ -476,7 +479,7 @@ static int alloc_perms(cursor *c, cube_linktest *lt)
     }
     return 0;
 oom:
-    cerr(c, "permutations", "out of memory");
+    cerr(c, CUBE_ENOMEM, "permutations", "out of memory");
     return -1;
 }
 
@@ -511,8 +514,8 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
             return -1;
     if (ver[0] != 1 || ver[1] < 0) {
         c->pos = vpos;
-        cerr(c, "LinkTest 1.x version", "%d.%d.%d is not supported (1.x)", (int)ver[0],
-             (int)ver[1], (int)ver[2]);
+        cerr(c, CUBE_EUNSUPPORTED, "LinkTest 1.x version", "%d.%d.%d is not supported (1.x)",
+             (int)ver[0], (int)ver[1], (int)ver[2]);
         return -1;
     }
     if (rank == 0) {
@@ -522,7 +525,7 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
         h->patch = (uint32_t)ver[2];
     } else if ((uint32_t)ver[1] != h->minor) {
         c->pos = vpos;
-        cerr(c, "LinkTest 1.x version", "differs from rank 0's");
+        cerr(c, CUBE_EFORMAT, "LinkTest 1.x version", "differs from rank 0's");
         return -1;
     }
     char loc[257];
@@ -532,7 +535,7 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
     lt_rank *r = &lt->ranks[rank];
     r->hostname = malloc(strlen(loc) + 1);
     if (!r->hostname) {
-        cerr(c, "location (hostname)", "out of memory");
+        cerr(c, CUBE_ENOMEM, "location (hostname)", "out of memory");
         return -1;
     }
     strcpy(r->hostname, loc);
@@ -564,7 +567,8 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
         for (size_t i = 0; i < n; i++)
             total += lt->ranks[i].bytes;
         if (n > (c->len - c->pos) / 12 || 12 * (uint64_t)n > total / n) {
-            cerr(c, "timings", "%zu ranks do not fit in the %zu bytes left", n, c->len - c->pos);
+            cerr(c, CUBE_EFORMAT, "timings", "%zu ranks do not fit in the %zu bytes left", n,
+                 c->len - c->pos);
             return -1;
         }
         lt->m = 1;
@@ -643,14 +647,31 @@ static int add_warning(cube_linktest *lt, const char *fmt, ...)
     return 0;
 }
 
-cube_linktest *cube_linktest_open(const char *path, char *err, size_t errlen)
+cube_linktest *cube_linktest_open(const char *path, cube_status *status)
 {
-    return cube_linktest_open_with(path, 0, err, errlen);
+    return cube_linktest_open_with(path, 0, status);
 }
 
-cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *err, size_t errlen)
+static cube_linktest *open_with(const char *path, unsigned flags, cube_status *st);
+
+cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, cube_status *status)
 {
-    sion_set *s = sion_set_open(path, err, errlen);
+    /* the reasons go to a status of our own: the caller's may be NULL,
+     * and a failure on a never-closed file gets a note appended */
+    cube_status st;
+    status_ok(&st);
+    cube_linktest *lt = NULL;
+    if (!path)
+        status_set(&st, CUBE_EINVAL, "cube_linktest_open: no path");
+    else
+        lt = open_with(path, flags, &st);
+    status_copy(status, &st);
+    return lt;
+}
+
+static cube_linktest *open_with(const char *path, unsigned flags, cube_status *st)
+{
+    sion_set *s = sion_set_open(path, st);
     if (!s)
         return NULL;
     cube_linktest *lt = calloc(1, sizeof *lt);
@@ -658,7 +679,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
     if (!lt || !win) {
         free(lt);
         free(win);
-        err_printf(err, errlen, "%s: out of memory", path);
+        status_set(st, CUBE_ENOMEM, "%s: out of memory", path);
         sion_set_close(s);
         return NULL;
     }
@@ -670,7 +691,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
                     "%s: the writer never closed the file (no trailing SIONlib metadata): read "
                     "on a best-effort basis, each rank's data from the first block of its chunk",
                     path) != 0) {
-        err_printf(err, errlen, "%s: out of memory", path);
+        status_set(st, CUBE_ENOMEM, "%s: out of memory", path);
         goto fail;
     }
     lt->nfiles = sion_set_nfiles(s);
@@ -679,7 +700,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
     size_t n = sion_set_ntasks(s);
     lt->ranks = calloc(n, sizeof *lt->ranks);
     if (!lt->ranks) {
-        err_printf(err, errlen, "%s: out of memory", path);
+        status_set(st, CUBE_ENOMEM, "%s: out of memory", path);
         goto fail;
     }
     lt->n = n;
@@ -691,8 +712,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
         total += lt->ranks[r].bytes;
     }
     for (size_t r = 0; r < n; r++) {
-        cursor c = {s, r, (size_t)lt->ranks[r].bytes, 0, lt->be, lt->unclosed, win, 0, 0, err,
-                    errlen};
+        cursor c = {s, r, (size_t)lt->ranks[r].bytes, 0, lt->be, lt->unclosed, win, 0, 0, st};
         const unsigned char *head = c.len >= 5 ? peek(&c, 5) : NULL;
         if (c.len >= 5 && !head)
             goto fail;
@@ -700,7 +720,7 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
             lt->v1 = 1;
             lt->mode = malloc(1);
             if (!lt->mode) {
-                cerr(&c, "LinkTest mode", "out of memory");
+                cerr(&c, CUBE_ENOMEM, "LinkTest mode", "out of memory");
                 goto fail;
             }
             lt->mode[0] = '\0';
@@ -722,23 +742,24 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
             if (m == 0 || m > rest / 88) {
                 c.pos -= 10 + 16;
                 if (m == 0)
-                    cerr(&c, "number of randomized tasks", "0 (at least one iteration is stored)");
+                    cerr(&c, CUBE_EFORMAT, "number of randomized tasks",
+                         "0 (at least one iteration is stored)");
                 else
-                    cerr(&c, "number of randomized tasks",
+                    cerr(&c, CUBE_EFORMAT, "number of randomized tasks",
                          "%llu permutations do not fit in the %zu bytes left",
                          (unsigned long long)m, rest);
                 goto fail;
             }
             if (d > rest / 32 / m) {
                 c.pos -= 10 + 40;
-                cerr(&c, "number of serial retests", "%llu retests do not fit in the %zu bytes left",
-                     (unsigned long long)d, rest);
+                cerr(&c, CUBE_EFORMAT, "number of serial retests",
+                     "%llu retests do not fit in the %zu bytes left", (unsigned long long)d, rest);
                 goto fail;
             }
             /* every rank stores 16(N-1) bytes per permutation */
             if (n > 1 && m * 16 * (uint64_t)(n - 1) > total / n + 1) {
                 c.pos -= 10 + 16;
-                cerr(&c, "number of randomized tasks",
+                cerr(&c, CUBE_EFORMAT, "number of randomized tasks",
                      "%llu permutations of %zu ranks need more bytes than recorded",
                      (unsigned long long)m, n);
                 goto fail;
@@ -765,14 +786,24 @@ cube_linktest *cube_linktest_open_with(const char *path, unsigned flags, char *e
             lt->ranks[r].bytes = c.pos;
     }
     free(win);
+    size_t *host_of, *first;
+    if (linktest_group_hosts(lt, &host_of, &first, &lt->num_hosts) != 0) {
+        status_set(st, CUBE_ENOMEM, "%s: out of memory", path);
+        cube_linktest_free(lt);
+        sion_set_close(s);
+        return NULL;
+    }
+    free(host_of);
+    free(first);
     if (lt->perms && !lt->perms[0].times)
         lt->sion = s; /* the rows are read from the file when asked for */
     else
         sion_set_close(s);
     return lt;
 fail:
-    if (lt->unclosed && err && strlen(err) + 80 < errlen)
-        strcat(err, " (the file was never closed: its payload may not be in the first blocks)");
+    if (lt->unclosed && strlen(st->message) + 80 < sizeof st->message)
+        strcat(st->message,
+               " (the file was never closed: its payload may not be in the first blocks)");
     free(win);
     cube_linktest_free(lt);
     sion_set_close(s);
@@ -814,8 +845,22 @@ const char *cube_linktest_warning(const cube_linktest *lt, size_t i)
     return i < lt->num_warnings ? lt->warnings[i] : NULL;
 }
 
-const char *cube_linktest_error(const cube_linktest *lt) { return lt->error; }
-char *cube_linktest_error_buffer(cube_linktest *lt) { return lt->error; }
+size_t cube_linktest_num_hosts(const cube_linktest *lt)
+{
+    return lt->num_hosts;
+}
+cube_code cube_linktest_error_code(const cube_linktest *lt)
+{
+    return lt->status.code;
+}
+const char *cube_linktest_error(const cube_linktest *lt)
+{
+    return lt->status.message;
+}
+cube_status *linktest_status(cube_linktest *lt)
+{
+    return &lt->status;
+}
 
 void linktest_set_helper_threshold(cube_linktest *lt, size_t min_values)
 {
@@ -826,15 +871,16 @@ size_t linktest_helper_threshold(const cube_linktest *lt) { return lt->helper_mi
 
 int cube_linktest_read_row(cube_linktest *lt, size_t iteration, size_t rank, double *row)
 {
-    return linktest_read_row(lt, iteration, rank, row, lt->error, sizeof lt->error);
+    status_ok(&lt->status);
+    return linktest_read_row(lt, iteration, rank, row, &lt->status);
 }
 
 int linktest_read_row(const cube_linktest *lt, size_t iteration, size_t rank, double *row,
-                      char *err, size_t errlen)
+                      cube_status *st)
 {
     size_t n = lt->n;
     if (iteration >= lt->m || rank >= n) {
-        err_printf(err, errlen, "row %zu of iteration %zu: no such row", rank, iteration);
+        status_set(st, CUBE_EINVAL, "row %zu of iteration %zu: no such row", rank, iteration);
         return -1;
     }
     const lt_perm *p = &lt->perms[iteration];
@@ -844,7 +890,7 @@ int linktest_read_row(const cube_linktest *lt, size_t iteration, size_t rank, do
     }
     const lt_rank *r = &lt->ranks[rank];
     if (n > 1 && read_row_at(lt->sion, lt->be, rank, r->row0 + iteration * r->stride, n,
-                             (unsigned char *)row, err, errlen) != 0)
+                             (unsigned char *)row, st) != 0)
         return -1;
     row[rank] = NAN;
     return 0;

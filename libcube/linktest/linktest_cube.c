@@ -229,9 +229,14 @@ static int define(cube_t *c, export_job *j)
     return mach ? rc : -1;
 }
 
-int cube_linktest_write_cube(const cube_linktest *lt, const char *path, unsigned flags,
-                             char *err, size_t errlen)
+int cube_linktest_write_cube(cube_linktest *lt, const char *path, unsigned flags)
 {
+    cube_status *st = linktest_status(lt);
+    status_ok(st);
+    if (!path) {
+        status_set(st, CUBE_EINVAL, "cube_linktest_write_cube: no path");
+        return -1;
+    }
     export_job j;
     memset(&j, 0, sizeof j);
     j.lt = lt;
@@ -240,11 +245,11 @@ int cube_linktest_write_cube(const cube_linktest *lt, const char *path, unsigned
     j.message_size = (double)cube_linktest_get_header(lt)->message_size;
     j.messages = (double)cube_linktest_get_header(lt)->num_messages;
     if (j.iterations && !cube_linktest_get_permutation(lt, 0)->times) {
-        err_printf(err, errlen, "%s: the run was opened without its matrices", path);
+        status_set(st, CUBE_EINVAL, "%s: the run was opened without its matrices", path);
         return -1;
     }
     if (j.n > (size_t)0x7fffffff) {
-        err_printf(err, errlen, "%s: %zu ranks are more than CUBE can number", path, j.n);
+        status_set(st, CUBE_EUNSUPPORTED, "%s: %zu ranks are more than CUBE can number", path, j.n);
         return -1;
     }
     cube_t *c = cube_create();
@@ -252,11 +257,12 @@ int cube_linktest_write_cube(const cube_linktest *lt, const char *path, unsigned
     j.values = malloc((j.n ? j.n : 1) * sizeof *j.values);
     int rc = -1;
     if (!c || !j.partner || !j.values)
-        err_printf(err, errlen, "%s: out of memory", path);
+        status_set(st, CUBE_ENOMEM, "%s: out of memory", path);
     else if (define(c, &j) != 0)
-        err_printf(err, errlen, "%s: %s", path, *cube_error(c) ? cube_error(c) : "out of memory");
+        status_set(st, *cube_error(c) ? cube_error_code(c) : CUBE_ENOMEM, "%s: %s", path,
+                   *cube_error(c) ? cube_error(c) : "out of memory");
     else if (cube_write_file_rows(c, path, flags, next_row, &j) != 0)
-        err_printf(err, errlen, "%s", cube_error(c));
+        status_set(st, cube_error_code(c), "%s", cube_error(c));
     else
         rc = 0;
     free(j.partner);

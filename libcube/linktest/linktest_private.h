@@ -5,6 +5,7 @@
 #define LIBCUBE_LINKTEST_INTERNAL_H
 
 #include "cube_linktest.h"
+#include "core/status_private.h"
 
 /* The hosts of a run, numbered in the order of their first rank:
  * host_of[rank] is the host's number, first_rank[h] its first rank (both
@@ -12,9 +13,8 @@
 int linktest_group_hosts(const cube_linktest *lt, size_t **host_of, size_t **first_rank,
                          size_t *num_hosts);
 
-/* The handle's error message buffer (cube_linktest_error). */
-#define CUBE_LINKTEST_ERROR_SIZE 1024
-char *cube_linktest_error_buffer(cube_linktest *lt);
+/* The handle's status (cube_linktest_error_code, cube_linktest_error). */
+cube_status *linktest_status(cube_linktest *lt);
 
 /* A pass of the analysis over at least this many values is split with a
  * second thread (below it the thread costs more than it saves).  Tests
@@ -23,9 +23,9 @@ char *cube_linktest_error_buffer(cube_linktest *lt);
 void linktest_set_helper_threshold(cube_linktest *lt, size_t min_values);
 size_t linktest_helper_threshold(const cube_linktest *lt);
 
-/* cube_linktest_read_row with the message in the caller's buffer: safe
+/* cube_linktest_read_row with the reason in the caller's status: safe
  * for two threads reading rows of one handle at once (pread). */
 int linktest_read_row(const cube_linktest *lt, size_t iteration, size_t rank, double *row,
-                      char *err, size_t errlen);
+                      cube_status *st);
 
 #endif

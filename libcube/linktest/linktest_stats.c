@@ -28,7 +28,7 @@ typedef struct {
     size_t num_rows;
     double *buf; /* a row read from the file (without the matrices) */
     int failed;  /* a row could not be read: error says why */
-    char error[CUBE_LINKTEST_ERROR_SIZE];
+    cube_status error;
 } measurement_set;
 
 static int set_init(measurement_set *s, cube_linktest *lt, size_t iteration)
@@ -67,7 +67,7 @@ static const double *set_row(measurement_set *s, size_t iter, size_t k, size_t *
     const double *t = cube_linktest_get_permutation(s->lt, iter)->times;
     if (t)
         return t + *rank * s->n;
-    if (linktest_read_row(s->lt, iter, *rank, s->buf, s->error, sizeof s->error) != 0) {
+    if (linktest_read_row(s->lt, iter, *rank, s->buf, &s->error) != 0) {
         s->failed = 1;
         return NULL;
     }
@@ -97,7 +97,7 @@ static const double *set_row(measurement_set *s, size_t iter, size_t k, size_t *
 
 static void set_oom(cube_linktest *lt)
 {
-    snprintf(cube_linktest_error_buffer(lt), CUBE_LINKTEST_ERROR_SIZE, "out of memory");
+    status_set(linktest_status(lt), CUBE_ENOMEM, "out of memory");
 }
 
 /* ---- order-preserving keys and selection ------------------------------- */
@@ -514,7 +514,7 @@ static int run_first_pass(measurement_set *s, first_pass *f)
             pthread_join(tid, NULL);
             if (sh.set.failed && !s->failed) {
                 s->failed = 1;
-                memcpy(s->error, sh.set.error, sizeof s->error);
+                status_copy(&s->error, &sh.set.error);
             }
             merge_pass(f, &sh.pass);
         }
@@ -581,7 +581,7 @@ static int stats_of(measurement_set *s, cube_linktest_stats *out)
 static int analysis_failed(measurement_set *s)
 {
     if (s->failed)
-        snprintf(cube_linktest_error_buffer(s->lt), CUBE_LINKTEST_ERROR_SIZE, "%s", s->error);
+        status_copy(linktest_status(s->lt), &s->error);
     else
         set_oom(s->lt);
     set_done(s);
@@ -590,6 +590,7 @@ static int analysis_failed(measurement_set *s)
 
 int cube_linktest_time_stats(cube_linktest *lt, size_t iteration, cube_linktest_stats *out)
 {
+    status_ok(linktest_status(lt));
     measurement_set s;
     if (set_init(&s, lt, iteration) != 0)
         return analysis_failed(&s);
@@ -601,6 +602,7 @@ int cube_linktest_time_stats(cube_linktest *lt, size_t iteration, cube_linktest_
 
 int cube_linktest_a2a_stats(cube_linktest *lt, cube_linktest_stats *out)
 {
+    status_ok(linktest_status(lt));
     size_t n = cube_linktest_num_ranks(lt), m = cube_linktest_num_permutations(lt), count = 0;
     double sum = 0, comp = 0, lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < m; i++) {
@@ -709,8 +711,15 @@ static size_t finish_slowest(cube_linktest *lt, first_pass *f)
     return f->heap_n;
 }
 
-size_t cube_linktest_slowest(cube_linktest *lt, size_t k, cube_linktest_link *out)
+int cube_linktest_slowest(cube_linktest *lt, size_t k, cube_linktest_link *out, size_t *count)
 {
+    status_ok(linktest_status(lt));
+    if (!count || (k && !out)) {
+        status_set(linktest_status(lt), CUBE_EINVAL,
+                   "cube_linktest_slowest: no array for the links or their count");
+        return -1;
+    }
+    *count = 0;
     measurement_set s;
     first_pass f;
     memset(&f, 0, sizeof f);
@@ -718,17 +727,17 @@ size_t cube_linktest_slowest(cube_linktest *lt, size_t k, cube_linktest_link *ou
     f.heap_k = k;
     if (k == 0)
         return 0;
-    if (set_init(&s, lt, CUBE_LINKTEST_ALL_ITERATIONS) != 0 || run_first_pass(&s, &f) != 0) {
-        analysis_failed(&s);
-        return (size_t)-1;
-    }
+    if (set_init(&s, lt, CUBE_LINKTEST_ALL_ITERATIONS) != 0 || run_first_pass(&s, &f) != 0)
+        return analysis_failed(&s);
     set_done(&s);
-    return finish_slowest(lt, &f);
+    *count = finish_slowest(lt, &f);
+    return 0;
 }
 
 int cube_linktest_summarize(cube_linktest *lt, cube_linktest_stats *stats, size_t k,
                             cube_linktest_link *slowest, size_t *num_slowest)
 {
+    status_ok(linktest_status(lt));
     measurement_set s;
     first_pass f;
     memset(&f, 0, sizeof f);
@@ -798,16 +807,6 @@ int linktest_group_hosts(const cube_linktest *lt, size_t **host_of, size_t **fir
     return 0;
 }
 
-size_t cube_linktest_num_hosts(const cube_linktest *lt)
-{
-    size_t *host_of, *first, nh;
-    if (linktest_group_hosts(lt, &host_of, &first, &nh) != 0)
-        return (size_t)-1;
-    free(host_of);
-    free(first);
-    return nh;
-}
-
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -854,6 +853,7 @@ cube_linktest_host *cube_linktest_hosts(cube_linktest *lt, size_t *count)
     size_t n = cube_linktest_num_ranks(lt), nh = 0;
     size_t *host_of = NULL, *first = NULL, *rows = NULL, *start = NULL;
     cube_linktest_host *hosts = NULL;
+    status_ok(linktest_status(lt));
     *count = 0;
     if (linktest_group_hosts(lt, &host_of, &first, &nh) != 0) {
         set_oom(lt);
@@ -909,6 +909,7 @@ fail:
 int cube_linktest_histogram(cube_linktest *lt, size_t num_bins, double *edges,
                             uint64_t *counts)
 {
+    status_ok(linktest_status(lt));
     measurement_set s;
     if (set_init(&s, lt, CUBE_LINKTEST_ALL_ITERATIONS) != 0)
         return analysis_failed(&s);
@@ -929,8 +930,8 @@ int cube_linktest_histogram(cube_linktest *lt, size_t num_bins, double *edges,
     if (s.failed)
         return analysis_failed(&s);
     if (num_bins == 0 || count == 0) {
-        snprintf(cube_linktest_error_buffer(lt), CUBE_LINKTEST_ERROR_SIZE,
-                 num_bins ? "no measurements" : "no bins");
+        status_set(linktest_status(lt), CUBE_EINVAL, "%s",
+                   num_bins ? "no measurements" : "no bins");
         set_done(&s);
         return -1;
     }

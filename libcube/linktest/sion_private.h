@@ -2,8 +2,8 @@
  * sion_private.h - internal: a reader for SIONlib containers (file format 3 to 5)
  * without SIONlib.  Handles any task count, packed (collective) chunks,
  * several blocks per task, multi-file sets and both byte orders.
- * Reentrant: all state lives in the handle; errors go to a caller buffer
- * and name the file, the byte offset and the field.
+ * Reentrant: all state lives in the handle; errors go to a caller's
+ * cube_status and name the file, the byte offset and the field.
  */
 #ifndef CUBE_SION_H
 #define CUBE_SION_H
@@ -11,13 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/util_private.h" /* err_printf: the readers' one error mechanism */
+#include "core/status_private.h"
 
 typedef struct sion_set sion_set;
 
 /* Open `path` (file 0 of a set; siblings are "<path>.%06d").  Returns NULL
- * with a message in err on error. */
-sion_set *sion_set_open(const char *path, char *err, size_t errlen);
+ * with `st` set on error (CUBE_EIO, CUBE_EFORMAT, CUBE_EUNSUPPORTED,
+ * CUBE_ENOMEM). */
+sion_set *sion_set_open(const char *path, cube_status *st);
 void sion_set_close(sion_set *s);
 
 size_t sion_set_ntasks(const sion_set *s);   /* global, over the whole set */
@@ -38,10 +39,8 @@ const char *sion_set_task_file(const sion_set *s, size_t rank);
 uint64_t sion_set_task_file_offset(const sion_set *s, size_t rank, uint64_t off);
 
 /* Read bytes [off, off + len) of a rank's stream into buf (they may span
- * blocks).  0 or -1. */
+ * blocks).  0, or -1 with `st` set. */
 int sion_set_read_range(const sion_set *s, size_t rank, uint64_t off, void *buf, size_t len,
-                        char *err, size_t errlen);
-
-
+                        cube_status *st);
 
 #endif

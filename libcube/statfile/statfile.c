@@ -13,7 +13,7 @@
  * (orders of the statistics, the sum, enter <= exit, ...) are warnings in
  * the same form.  Nothing here prints, exits or keeps global state.
  */
-#include "cube_statfile.h"
+#include "core/cube_private.h"
 #include "io/atomic_file_private.h"
 #include "core/number_private.h"
 #include "core/util_private.h"
@@ -42,7 +42,7 @@ struct cube_statfile {
     char **warnings;
     size_t num_warnings, cap_warnings;
     size_t dropped_warnings;
-    char error[1024];
+    cube_status status; /* of the last call that changed the handle */
 };
 
 /* ------------------------------------------------------------------------
@@ -79,9 +79,15 @@ void cube_statfile_free(cube_statfile *s)
     free(s);
 }
 
+/* A NULL handle is what a failed cube_statfile_create returns. */
+cube_code cube_statfile_error_code(const cube_statfile *s)
+{
+    return s ? s->status.code : CUBE_ENOMEM;
+}
+
 const char *cube_statfile_error(const cube_statfile *s)
 {
-    return s ? s->error : "no statistics file handle";
+    return s ? s->status.message : "out of memory";
 }
 
 size_t cube_statfile_num_warnings(const cube_statfile *s)
@@ -109,12 +115,12 @@ const cube_statfile_pattern *cube_statfile_get_pattern(const cube_statfile *s, s
     return s && i < s->num_patterns ? &s->patterns[i] : NULL;
 }
 
-static void set_error(cube_statfile *s, const char *fmt, ...) CUBE_PRINTF(2, 3);
-static void set_error(cube_statfile *s, const char *fmt, ...)
+static void set_error(cube_statfile *s, cube_code code, const char *fmt, ...) CUBE_PRINTF(3, 4);
+static void set_error(cube_statfile *s, cube_code code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->error, sizeof s->error, fmt, ap);
+    status_setv(&s->status, code, fmt, ap);
     va_end(ap);
 }
 
@@ -186,20 +192,27 @@ static int push_instance(cube_statfile_pattern *p, size_t *cap, const cube_statf
 
 int cube_statfile_add_pattern(cube_statfile *s, const cube_statfile_pattern *p)
 {
-    if (!s || !p)
+    if (!s)
         return -1;
+    status_ok(&s->status);
+    if (!p) {
+        set_error(s, CUBE_EINVAL, "cube_statfile_add_pattern needs a pattern");
+        return -1;
+    }
     if (!p->name) {
-        set_error(s, "cube_statfile_add_pattern: the pattern has no name");
+        set_error(s, CUBE_EINVAL, "cube_statfile_add_pattern: the pattern has no name");
         return -1;
     }
     if (((p->has & CUBE_STATFILE_VARIANCE) && !(p->has & CUBE_STATFILE_SUMMARY)) ||
         ((p->has & CUBE_STATFILE_QUARTILES) && !(p->has & CUBE_STATFILE_VARIANCE))) {
-        set_error(s, "cube_statfile_add_pattern: pattern \"%s\": the variance needs the "
+        set_error(s, CUBE_EINVAL,
+                  "cube_statfile_add_pattern: pattern \"%s\": the variance needs the "
                      "summary statistics, the quartiles need the variance", p->name);
         return -1;
     }
     if (p->num_instances && !p->instances) {
-        set_error(s, "cube_statfile_add_pattern: pattern \"%s\": instances missing", p->name);
+        set_error(s, CUBE_EINVAL, "cube_statfile_add_pattern: pattern \"%s\": instances missing",
+                  p->name);
         return -1;
     }
     cube_statfile_pattern *q = new_pattern(s);
@@ -212,7 +225,7 @@ int cube_statfile_add_pattern(cube_statfile *s, const cube_statfile_pattern *p)
     }
     if (!name || (p->num_instances && !inst)) {
         free(name);
-        set_error(s, "out of memory");
+        set_error(s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     *q = *p;
@@ -235,8 +248,8 @@ typedef struct {
 } line_reader;
 
 /* 1: a line in [*line, *line + *n) (without the newline); 0: end of the
- * stream; -1: error (message, without the file name, in err). */
-static int next_line(line_reader *lr, const char **line, size_t *n, char *err, size_t errlen)
+ * stream; -1: error (code and message, without the file name, in err). */
+static int next_line(line_reader *lr, const char **line, size_t *n, cube_status *err)
 {
     size_t scanned = lr->pos;
     for (;;) {
@@ -267,7 +280,7 @@ static int next_line(line_reader *lr, const char **line, size_t *n, char *err, s
             size_t cap = lr->cap ? 2 * lr->cap : 65536;
             char *b = realloc(lr->buf, cap);
             if (!b) {
-                snprintf(err, errlen, "out of memory");
+                status_set(err, CUBE_ENOMEM, "out of memory");
                 return -1;
             }
             lr->buf = b;
@@ -277,19 +290,21 @@ static int next_line(line_reader *lr, const char **line, size_t *n, char *err, s
         if (want > (1u << 30))
             want = 1u << 30;
         int got = gzread(lr->gz, lr->buf + lr->len, (unsigned)want);
+        int saved_errno = errno;
         int code = Z_OK;
         const char *msg = got <= 0 ? gzerror(lr->gz, &code) : "";
         if (got < 0 || (got == 0 && code != Z_OK && code != Z_STREAM_END)) {
             if (code == Z_ERRNO)
-                snprintf(err, errlen, "read error: %s", strerror(errno));
+                status_set(err, status_code_of_errno(saved_errno), "read error: %s",
+                           strerror(saved_errno));
             else if (code == Z_MEM_ERROR)
-                snprintf(err, errlen, "out of memory");
+                status_set(err, CUBE_ENOMEM, "out of memory");
             else if (code == Z_BUF_ERROR)
-                snprintf(err, errlen, "truncated gzip stream");
+                status_set(err, CUBE_EFORMAT, "truncated gzip stream");
             else {
                 /* zlib prefixes its messages with "<fd:N>: " after gzdopen */
                 const char *p = strncmp(msg, "<fd:", 4) == 0 ? strstr(msg, ">: ") : NULL;
-                snprintf(err, errlen, "corrupt gzip stream: %s", p ? p + 3 : msg);
+                status_set(err, CUBE_EFORMAT, "corrupt gzip stream: %s", p ? p + 3 : msg);
             }
             return -1;
         }
@@ -437,7 +452,7 @@ static int fail(parser *ps, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    set_error(ps->s, "%s:%ld: %s", ps->name, ps->line, msg);
+    set_error(ps->s, CUBE_EFORMAT, "%s:%ld: %s", ps->name, ps->line, msg);
     return -1;
 }
 
@@ -450,7 +465,7 @@ static int warn(parser *ps, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (add_warning(ps->s, "%s:%ld: %s", ps->name, ps->line, msg) != 0) {
-        set_error(ps->s, "out of memory");
+        set_error(ps->s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     return 0;
@@ -674,7 +689,7 @@ static int parse_pattern(parser *ps, const token *t, size_t n)
     char *name = malloc(t[0].n + 1);
     if (!p || !name) {
         free(name);
-        set_error(s, "out of memory");
+        set_error(s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     memcpy(name, t[0].p, t[0].n);
@@ -791,7 +806,7 @@ static int parse_instance(parser *ps, token *t, size_t n)
             return -1;
     }
     if (push_instance(p, &ps->inst_cap, &in) != 0) {
-        set_error(s, "out of memory");
+        set_error(s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     return 0;
@@ -800,13 +815,13 @@ static int parse_instance(parser *ps, token *t, size_t n)
 static int parse_stream(parser *ps, line_reader *lr)
 {
     token t[MAX_TOKENS];
-    char err[256];
+    cube_status err;
     const char *line;
     size_t len;
     for (;;) {
-        int got = next_line(lr, &line, &len, err, sizeof err);
+        int got = next_line(lr, &line, &len, &err);
         if (got < 0) {
-            set_error(ps->s, "%s: %s", ps->name, err);
+            set_error(ps->s, err.code, "%s: %s", ps->name, err.message);
             return -1;
         }
         if (got == 0)
@@ -842,18 +857,20 @@ int cube_statfile_read(cube_statfile *s, const char *path)
 {
     if (!s)
         return -1;
+    status_ok(&s->status);
     if (!path) {
-        set_error(s, "cube_statfile_read: no path");
+        set_error(s, CUBE_EINVAL, "cube_statfile_read: no path");
         return -1;
     }
     if (s->num_patterns) {
-        set_error(s, "%s: cannot read into a handle that already holds patterns", path);
+        set_error(s, CUBE_ESTATE, "%s: cannot read into a handle that already holds patterns",
+                  path);
         return -1;
     }
-    s->error[0] = '\0';
     int fd = strcmp(path, "-") == 0 ? fcntl(0, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        set_error(s, "%s: cannot open: %s", path, strerror(errno));
+        int saved = errno;
+        set_error(s, status_code_of_errno(saved), "%s: cannot open: %s", path, strerror(saved));
         return -1;
     }
     line_reader lr;
@@ -861,7 +878,7 @@ int cube_statfile_read(cube_statfile *s, const char *path)
     lr.gz = gzdopen(fd, "rb");
     if (!lr.gz) {
         close(fd);
-        set_error(s, "%s: out of memory", path);
+        set_error(s, CUBE_ENOMEM, "%s: out of memory", path);
         return -1;
     }
     parser ps;
@@ -871,7 +888,7 @@ int cube_statfile_read(cube_statfile *s, const char *path)
     ps.loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     int rc = -1;
     if (!ps.loc) {
-        set_error(s, "out of memory");
+        set_error(s, CUBE_ENOMEM, "out of memory");
     } else {
         /* messages format numbers with format_double_shortest */
         locale_t saved = uselocale(ps.loc);
@@ -884,7 +901,7 @@ int cube_statfile_read(cube_statfile *s, const char *path)
     if (s->dropped_warnings &&
         add_warning(s, "%s: %zu more warnings not listed", path, s->dropped_warnings) != 0 &&
         rc == 0) {
-        set_error(s, "out of memory");
+        set_error(s, CUBE_ENOMEM, "out of memory");
         rc = -1;
     }
     s->dropped_warnings = 0;
@@ -919,12 +936,12 @@ static int check_writable(cube_statfile *s, const char *path, cube_statfile_dial
     for (size_t i = 0; i < s->num_patterns; i++) {
         const cube_statfile_pattern *p = &s->patterns[i];
         if (!name_writable(p->name)) {
-            set_error(s, "%s: cannot write pattern %zu: its name \"%s\" is empty, holds white "
+            set_error(s, CUBE_EINVAL, "%s: cannot write pattern %zu: its name \"%s\" is empty, holds white "
                          "space or starts with '-'", path, i + 1, p->name);
             return -1;
         }
         if (dialect == CUBE_STATFILE_DOCUMENTED && p->metric_id < 0) {
-            set_error(s, "%s: cannot write pattern \"%s\" in the documented dialect: it has no "
+            set_error(s, CUBE_EINVAL, "%s: cannot write pattern \"%s\" in the documented dialect: it has no "
                          "metric id", path, p->name);
             return -1;
         }
@@ -935,15 +952,15 @@ static int check_writable(cube_statfile *s, const char *path, cube_statfile_dial
                       : (p->has & CUBE_STATFILE_SUMMARY) ? 5 : 0;
         for (int f = 0; f < present; f++)
             if (!isfinite(v[f])) {
-                set_error(s, "%s: cannot write pattern \"%s\": its %s is not finite", path,
-                          p->name, field_names[f]);
+                set_error(s, CUBE_EINVAL, "%s: cannot write pattern \"%s\": its %s is not finite",
+                          path, p->name, field_names[f]);
                 return -1;
             }
         for (size_t k = 0; k < p->num_instances; k++) {
             const cube_statfile_instance *in = &p->instances[k];
             if (in->cnode_id < 0 || !isfinite(in->enter) || !isfinite(in->exit) ||
                 !isfinite(in->duration)) {
-                set_error(s, "%s: cannot write instance %zu of pattern \"%s\": a negative "
+                set_error(s, CUBE_EINVAL, "%s: cannot write instance %zu of pattern \"%s\": a negative "
                              "cnode id or a time that is not finite", path, k + 1, p->name);
                 return -1;
             }
@@ -1026,7 +1043,7 @@ static int produce_statfile(void *ctx, xml_out *o)
     statfile_output *out = ctx;
     locale_t loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     if (!loc) {
-        set_error(out->s, "out of memory");
+        set_error(out->s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     locale_t saved = uselocale(loc);
@@ -1040,19 +1057,21 @@ int cube_statfile_write(cube_statfile *s, const char *path, cube_statfile_dialec
 {
     if (!s)
         return -1;
+    status_ok(&s->status);
     if (!path) {
-        set_error(s, "cube_statfile_write: no path");
+        set_error(s, CUBE_EINVAL, "cube_statfile_write: no path");
         return -1;
     }
     if (dialect != CUBE_STATFILE_DOCUMENTED && dialect != CUBE_STATFILE_SCALASCA) {
-        set_error(s, "%s: unknown statistics file dialect %d", path, (int)dialect);
+        set_error(s, CUBE_EINVAL, "%s: unknown statistics file dialect %d", path, (int)dialect);
         return -1;
     }
     if (check_writable(s, path, dialect) != 0)
         return -1;
     statfile_output out = {s, dialect};
+    /* the producer's own failure and the output's both land in s->status */
     int rc = output_to_path(path, ends_with(path, ".gz"), "wb6", produce_statfile, &out,
-                            s->error, sizeof s->error);
+                            &s->status);
     return rc == 0 ? 0 : -1;
 }
 
@@ -1114,8 +1133,9 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
 {
     if (!s)
         return -1;
+    status_ok(&s->status);
     if (!c || !met) {
-        set_error(s, "cube_statfile_add_from_cube: no experiment or metric");
+        set_error(s, CUBE_EINVAL, "cube_statfile_add_from_cube: no experiment or metric");
         return -1;
     }
     size_t threads = cube_num_threads(c), rows = cube_num_rows(c), n = 0;
@@ -1135,7 +1155,7 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
         free(lv);
         free(values);
         free(inst);
-        set_error(s, "out of memory");
+        set_error(s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     size_t k = 0;
@@ -1161,7 +1181,8 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
     p.metric_id = met->id;
     p.count = k;
     cube_stats st;
-    if (k > 0 && cube_stats_compute(values, k, &st) == 0) {
+    /* NaN values are left out above, so only memory can fail it */
+    if (k > 0 && cube_stats_compute(values, k, &st, NULL) == 0) {
         p.mean = st.mean;
         p.median = st.median;
         p.minimum = st.minimum;
@@ -1179,7 +1200,7 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
         free(lv);
         free(values);
         free(inst);
-        set_error(s, "out of memory");
+        set_error(s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     if (max_instances && k) {

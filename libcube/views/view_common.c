@@ -1,30 +1,12 @@
 /*
- * view_common.c - compensated accumulators and the error texts of the
- * views (cube_views.h).
+ * view_common.c - how a metric's values combine and the compensated
+ * accumulators the views share (cube_views.h).
  */
 #include "views/view_private.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *cube_view_strerror(int code)
-{
-    switch (code) {
-    case CUBE_VIEW_OK:
-        return "success";
-    case CUBE_VIEW_ENOMEM:
-        return "out of memory";
-    case CUBE_VIEW_EINVAL:
-        return "invalid argument";
-    case CUBE_VIEW_ESTATE:
-        return "call out of order (rows added after finishing, or read before)";
-    case CUBE_VIEW_ETREE:
-        return "a call-tree node is defined before its parent";
-    default:
-        return "unknown error";
-    }
-}
 
 cube_combine_rule cube_metric_combine(const cube_metric *met)
 {
@@ -45,6 +27,16 @@ double cube_combine_values(cube_combine_rule how, const double *values, size_t n
     for (size_t i = 0; i < n; i++)
         view_combiner_add(&k, values[i]);
     return view_combiner_result(&k);
+}
+
+int view_check_not_nan(const double *values, size_t n, const char *func, cube_status *status)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isnan(values[i])) {
+            status_set(status, CUBE_EINVAL, "%s: value %zu is NaN", func, i);
+            return -1;
+        }
+    return 0;
 }
 
 void view_pick_row(double *dst, const double *src, size_t w, cube_combine_rule how)

@@ -107,12 +107,12 @@ static int region_pick(cube_flat *f, int part, size_t r, const double *row)
     double *a = f->part[part][r];
     if (a) {
         view_pick_row(a, row, f->width, f->combine);
-        return CUBE_VIEW_OK;
+        return 0;
     }
     if (!(a = f->part[part][r] = view_acc_new(f->width)))
-        return CUBE_VIEW_ENOMEM;
+        return -1;
     memcpy(a, row, f->width * sizeof *a);
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
 static int push(frame **stack, size_t *sp, size_t *cap, const cube_cnode *node)
@@ -121,12 +121,12 @@ static int push(frame **stack, size_t *sp, size_t *cap, const cube_cnode *node)
         size_t ncap = *cap ? 2 * *cap : 64;
         frame *s = realloc(*stack, ncap * sizeof *s);
         if (!s)
-            return CUBE_VIEW_ENOMEM;
+            return -1;
         *stack = s;
         *cap = ncap;
     }
     (*stack)[(*sp)++] = (frame){node, 0, NULL, 0};
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
 /* Enter the node on top of the stack. */
@@ -136,10 +136,10 @@ static int enter(cube_flat *f, const cube_view *v, frame *fr, size_t *active, ac
     fr->outermost = active[ri]++ == 0;
     const double *row = v->rows[fr->node->index];
     if (!row)
-        return CUBE_VIEW_OK;
+        return 0;
     if (f->combine != CUBE_COMBINE_SUM) {
         if (!(fr->acc = pool_get(pool)))
-            return CUBE_VIEW_ENOMEM;
+            return -1;
         memcpy(fr->acc, row, w * sizeof *row);
         return region_pick(f, CUBE_FLAT_EXCLUSIVE, ri, row);
     }
@@ -147,11 +147,11 @@ static int enter(cube_flat *f, const cube_view *v, frame *fr, size_t *active, ac
     double *sub = region_acc(f, CUBE_FLAT_SUBROUTINES, ri);
     fr->acc = pool_get(pool);
     if (!excl || !sub || !fr->acc)
-        return CUBE_VIEW_ENOMEM;
+        return -1;
     memcpy(fr->acc, row, w * sizeof *row);
     view_acc_add_row(excl, w, row, 1.0);
     view_acc_add_row(sub, w, row, -1.0); /* Subroutines = inclusive - exclusive */
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
 /* Leave the node on top of the stack, of a maximum or minimum: its subtree's
@@ -161,7 +161,7 @@ static int enter(cube_flat *f, const cube_view *v, frame *fr, size_t *active, ac
 static int leave_picking(cube_flat *f, frame *stack, size_t sp, acc_pool *pool)
 {
     frame *fr = &stack[sp - 1];
-    int rc = CUBE_VIEW_OK;
+    int rc = 0;
     if (fr->outermost)
         rc = region_pick(f, CUBE_FLAT_INCLUSIVE, fr->node->callee->index, fr->acc);
     if (!rc && sp >= 2) {
@@ -170,7 +170,7 @@ static int leave_picking(cube_flat *f, frame *stack, size_t sp, acc_pool *pool)
         if (!rc && !parent->acc) {
             parent->acc = fr->acc;
             fr->acc = NULL;
-            return CUBE_VIEW_OK;
+            return 0;
         }
         if (!rc)
             view_pick_row(parent->acc, fr->acc, f->width, f->combine);
@@ -179,7 +179,7 @@ static int leave_picking(cube_flat *f, frame *stack, size_t sp, acc_pool *pool)
         return rc;
     pool_put(pool, fr->acc);
     fr->acc = NULL;
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
 /* Leave the node on top of the stack (its subtree is complete). */
@@ -189,7 +189,7 @@ static int leave(cube_flat *f, frame *stack, size_t sp, size_t *active, acc_pool
     size_t ri = fr->node->callee->index, w = f->width;
     active[ri]--;
     if (!fr->acc)
-        return CUBE_VIEW_OK;
+        return 0;
     if (f->combine != CUBE_COMBINE_SUM)
         return leave_picking(f, stack, sp, pool);
     if (fr->outermost) {
@@ -197,7 +197,7 @@ static int leave(cube_flat *f, frame *stack, size_t sp, size_t *active, acc_pool
         double *incl = region_acc(f, CUBE_FLAT_INCLUSIVE, ri);
         double *sub = region_acc(f, CUBE_FLAT_SUBROUTINES, ri);
         if (!incl || !sub)
-            return CUBE_VIEW_ENOMEM;
+            return -1;
         view_acc_add_acc(incl, fr->acc, w);
         view_acc_add_acc(sub, fr->acc, w);
     }
@@ -206,15 +206,17 @@ static int leave(cube_flat *f, frame *stack, size_t sp, size_t *active, acc_pool
         if (!parent->acc) {
             parent->acc = fr->acc;
             fr->acc = NULL;
-            return CUBE_VIEW_OK;
+            return 0;
         }
         view_acc_add_acc(parent->acc, fr->acc, w);
     }
     pool_put(pool, fr->acc);
     fr->acc = NULL;
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
+/* The walk and its steps return 0, or -1 when out of memory: the only way
+ * they fail. */
 static int walk(cube_flat *f, const cube_view *v)
 {
     const cube_t *defs = v->defs;
@@ -222,7 +224,7 @@ static int walk(cube_flat *f, const cube_view *v)
     frame *stack = NULL;
     size_t sp = 0, cap = 0;
     acc_pool pool = {f->width, NULL, 0, 0};
-    int rc = active ? CUBE_VIEW_OK : CUBE_VIEW_ENOMEM;
+    int rc = active ? 0 : -1;
     size_t nroots = cube_num_root_cnodes(defs);
     for (size_t k = 0; !rc && k < nroots; k++) {
         rc = push(&stack, &sp, &cap, cube_get_root_cnode(defs, k));
@@ -250,18 +252,27 @@ static int walk(cube_flat *f, const cube_view *v)
     return rc;
 }
 
-cube_flat *cube_flat_create(const cube_view *v, int *err)
+cube_flat *cube_flat_create(const cube_view *v, cube_status *status)
 {
-    int rc = CUBE_VIEW_OK;
-    if (!v || v->call_flavour == CUBE_CALL_INCLUSIVE)
-        rc = CUBE_VIEW_EINVAL;
-    else if (v->finished != 1)
-        rc = CUBE_VIEW_ESTATE;
-    cube_flat *f = NULL;
-    if (!rc) {
-        f = calloc(1, sizeof *f);
-        rc = f ? CUBE_VIEW_OK : CUBE_VIEW_ENOMEM;
+    if (!v) {
+        status_set(status, CUBE_EINVAL, "cube_flat_create needs a view");
+        return NULL;
     }
+    if (v->call_flavour == CUBE_CALL_INCLUSIVE) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_flat_create: the view is call-inclusive; the flat profile is made "
+                   "from a call-exclusive or stored one");
+        return NULL;
+    }
+    if (v->finished != 1) {
+        status_set(status, CUBE_ESTATE,
+                   v->finished ? "cube_flat_create: the view's cube_view_finish failed"
+                               : "cube_flat_create: the view is not finished (cube_view_finish)");
+        return NULL;
+    }
+    /* past the checks, every failure is one of memory */
+    cube_flat *f = calloc(1, sizeof *f);
+    int rc = f ? 0 : -1;
     if (!rc) {
         f->combine = v->combine;
         f->width = v->width;
@@ -269,23 +280,21 @@ cube_flat *cube_flat_create(const cube_view *v, int *err)
         for (int k = 0; k < 3 && !rc; k++) {
             f->part[k] = calloc(f->nregions ? f->nregions : 1, sizeof *f->part[k]);
             if (!f->part[k])
-                rc = CUBE_VIEW_ENOMEM;
+                rc = -1;
         }
     }
     if (!rc)
         rc = walk(f, v);
     if (rc) {
         cube_flat_free(f);
-        if (err)
-            *err = rc;
+        status_set(status, CUBE_ENOMEM, "out of memory");
         return NULL;
     }
     for (int k = 0; k < 3; k++)
         for (size_t r = 0; r < f->nregions; r++)
             if (f->part[k][r])
                 f->part[k][r] = view_acc_fold(f->part[k][r], f->width);
-    if (err)
-        *err = CUBE_VIEW_OK;
+    status_ok(status);
     return f;
 }
 

@@ -26,16 +26,26 @@ const char *cube_value_mode_name(cube_value_mode mode)
     return (unsigned)mode < CUBE_NUM_VALUE_MODES ? mode_names[mode] : NULL;
 }
 
-int cube_value_mode_parse(const char *name, cube_value_mode *mode)
+int cube_value_mode_parse(const char *name, cube_value_mode *mode, cube_status *status)
 {
-    if (!name || !mode)
-        return CUBE_VIEW_EINVAL;
+    if (!name || !mode) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_value_mode_parse needs a name and a place for the mode");
+        return -1;
+    }
     for (unsigned i = 0; i < CUBE_NUM_VALUE_MODES; i++)
         if (strcmp(name, mode_names[i]) == 0) {
             *mode = (cube_value_mode)i;
-            return CUBE_VIEW_OK;
+            status_ok(status);
+            return 0;
         }
-    return CUBE_VIEW_EINVAL;
+    status_set(status, CUBE_EINVAL,
+               "\"%.200s%s\" is not a value mode (absolute, own-root-percent, "
+               "metric-root-percent, metric-selection-percent, call-root-percent, "
+               "call-selection-percent, system-root-percent, system-selection-percent, "
+               "peer-percent, peer-distribution, external-percent)",
+               name, strlen(name) > 200 ? "..." : "");
+    return -1;
 }
 
 /* pos[kind] = position from the left (0, 1, 2) of each tree; 0 when the
@@ -148,14 +158,22 @@ double cube_value_in_mode(cube_value_mode mode, double value, const cube_mode_re
     return NAN;
 }
 
-int cube_peer_range(const double *values, size_t n, double *min, double *max)
+int cube_peer_range(const double *values, size_t n, double *min, double *max,
+                    cube_status *status)
 {
-    if (!values || !n || !min || !max)
-        return CUBE_VIEW_EINVAL;
+    if (!values || !min || !max) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_peer_range needs the values and places for the minimum and maximum");
+        return -1;
+    }
+    if (n == 0) {
+        status_set(status, CUBE_EINVAL, "cube_peer_range: no values (n is 0)");
+        return -1;
+    }
+    if (view_check_not_nan(values, n, "cube_peer_range", status) != 0)
+        return -1;
     double lo = values[0], hi = values[0];
     for (size_t i = 0; i < n; i++) {
-        if (isnan(values[i]))
-            return CUBE_VIEW_EINVAL;
         if (values[i] < lo)
             lo = values[i];
         if (values[i] > hi)
@@ -163,5 +181,6 @@ int cube_peer_range(const double *values, size_t n, double *min, double *max)
     }
     *min = lo;
     *max = hi;
-    return CUBE_VIEW_OK;
+    status_ok(status);
+    return 0;
 }

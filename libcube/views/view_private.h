@@ -9,7 +9,7 @@
 #ifndef LIBCUBE_VIEW_INTERNAL_H
 #define LIBCUBE_VIEW_INTERNAL_H
 
-#include "cube_views.h"
+#include "core/cube_private.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -30,7 +30,8 @@ struct cube_view {
                         accumulator of 2 * width; then width values */
     unsigned char *compensated; /* bit per cnode, until finished */
     size_t num_rows; /* non-NULL entries of rows */
-    int finished;
+    int finished;    /* 1 finished, -1 cube_view_finish failed half way */
+    cube_status status; /* of the last call that changed the view */
 };
 
 /* sum += v, compensated (Neumaier's variant of Kahan summation). */
@@ -79,6 +80,10 @@ static inline double view_combiner_result(const view_combiner *k)
         return view_neu_result(k->value, k->comp);
     return k->any ? k->value : 0.0;
 }
+
+/* 0 when none of the n values is NaN; else -1 with `status` naming the
+ * first NaN as "FUNC: value I is NaN" (CUBE_EINVAL). */
+int view_check_not_nan(const double *values, size_t n, const char *func, cube_status *status);
 
 /* dst[i] = view_pick(how, dst[i], src[i]) for w values. */
 void view_pick_row(double *dst, const double *src, size_t w, cube_combine_rule how);

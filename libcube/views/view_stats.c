@@ -37,19 +37,29 @@ double cube_quantile_sorted(const double *sorted, size_t n, double p)
     return (1.0 - frac) * lo + frac * hi;
 }
 
-int cube_stats_of_sorted(const double *sorted, size_t n, cube_stats *st)
+int cube_stats_of_sorted(const double *sorted, size_t n, cube_stats *st, cube_status *status)
 {
-    if ((!sorted && n) || !st)
-        return CUBE_VIEW_EINVAL;
-    for (size_t i = 0; i < n; i++)
-        if (isnan(sorted[i]) || (i && sorted[i] < sorted[i - 1]))
-            return CUBE_VIEW_EINVAL;
+    if ((!sorted && n) || !st) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_stats_of_sorted needs the values and a place for the statistics");
+        return -1;
+    }
+    if (view_check_not_nan(sorted, n, "cube_stats_of_sorted", status) != 0)
+        return -1;
+    for (size_t i = 1; i < n; i++)
+        if (sorted[i] < sorted[i - 1]) {
+            status_set(status, CUBE_EINVAL,
+                       "cube_stats_of_sorted: the values are not sorted ascending (value %zu "
+                       "is less than value %zu)", i, i - 1);
+            return -1;
+        }
     st->count = n;
     st->sum = 0.0;
     st->mean = st->variance = st->minimum = st->maximum = NAN;
     st->quartile25 = st->median = st->quartile75 = NAN;
+    status_ok(status);
     if (n == 0)
-        return CUBE_VIEW_OK;
+        return 0;
     double sum = 0.0, comp = 0.0;
     for (size_t i = 0; i < n; i++)
         view_neu_add(&sum, &comp, sorted[i]);
@@ -72,25 +82,27 @@ int cube_stats_of_sorted(const double *sorted, size_t n, cube_stats *st)
     st->quartile25 = cube_quantile_sorted(sorted, n, 0.25);
     st->median = cube_quantile_sorted(sorted, n, 0.5);
     st->quartile75 = cube_quantile_sorted(sorted, n, 0.75);
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
-int cube_stats_compute(const double *values, size_t n, cube_stats *st)
+int cube_stats_compute(const double *values, size_t n, cube_stats *st, cube_status *status)
 {
-    if ((!values && n) || !st)
-        return CUBE_VIEW_EINVAL;
-    for (size_t i = 0; i < n; i++)
-        if (isnan(values[i]))
-            return CUBE_VIEW_EINVAL;
-    if (n > SIZE_MAX / sizeof(double))
-        return CUBE_VIEW_ENOMEM;
-    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    if (!sorted)
-        return CUBE_VIEW_ENOMEM;
+    if ((!values && n) || !st) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_stats_compute needs the values and a place for the statistics");
+        return -1;
+    }
+    if (view_check_not_nan(values, n, "cube_stats_compute", status) != 0)
+        return -1;
+    double *sorted = n <= SIZE_MAX / sizeof(double) ? malloc((n ? n : 1) * sizeof *sorted) : NULL;
+    if (!sorted) {
+        status_set(status, CUBE_ENOMEM, "out of memory");
+        return -1;
+    }
     if (n)
         memcpy(sorted, values, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, compare_doubles);
-    int rc = cube_stats_of_sorted(sorted, n, st);
+    int rc = cube_stats_of_sorted(sorted, n, st, status);
     free(sorted);
     return rc;
 }

@@ -6,15 +6,9 @@
  */
 #include "views/view_private.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int set_err(int *err, int code)
-{
-    if (err)
-        *err = code;
-    return code;
-}
 
 static int metric_belongs(const cube_t *c, const cube_metric *met)
 {
@@ -23,19 +17,41 @@ static int metric_belongs(const cube_t *c, const cube_metric *met)
 
 cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
                             cube_metric_flavour metric_flavour,
-                            cube_call_flavour call_flavour, unsigned flags, int *err)
+                            cube_call_flavour call_flavour, unsigned flags,
+                            cube_status *status)
 {
-    if (!defs || !metric_belongs(defs, met) ||
-        (metric_flavour != CUBE_METRIC_INCLUSIVE && metric_flavour != CUBE_METRIC_EXCLUSIVE) ||
-        (call_flavour != CUBE_CALL_INCLUSIVE && call_flavour != CUBE_CALL_EXCLUSIVE &&
-         call_flavour != CUBE_CALL_STORED) ||
-        (flags & ~CUBE_VIEW_AGGREGATE)) {
-        set_err(err, CUBE_VIEW_EINVAL);
+    if (!defs || !met) {
+        status_set(status, CUBE_EINVAL, "cube_view_create needs an experiment and a metric");
+        return NULL;
+    }
+    if (!metric_belongs(defs, met)) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_view_create: metric \"%s\" is not a metric of the experiment given",
+                   met->uniq_name);
+        return NULL;
+    }
+    if (metric_flavour != CUBE_METRIC_INCLUSIVE && metric_flavour != CUBE_METRIC_EXCLUSIVE) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_view_create: %d is not a metric flavour (CUBE_METRIC_INCLUSIVE, "
+                   "CUBE_METRIC_EXCLUSIVE)", (int)metric_flavour);
+        return NULL;
+    }
+    if (call_flavour != CUBE_CALL_INCLUSIVE && call_flavour != CUBE_CALL_EXCLUSIVE &&
+        call_flavour != CUBE_CALL_STORED) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_view_create: %d is not a call flavour (CUBE_CALL_INCLUSIVE, "
+                   "CUBE_CALL_EXCLUSIVE, CUBE_CALL_STORED)", (int)call_flavour);
+        return NULL;
+    }
+    if (flags & ~CUBE_VIEW_AGGREGATE) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_view_create: unknown flags 0x%x (only CUBE_VIEW_AGGREGATE is defined)",
+                   flags & ~CUBE_VIEW_AGGREGATE);
         return NULL;
     }
     cube_view *v = calloc(1, sizeof *v);
     if (!v) {
-        set_err(err, CUBE_VIEW_ENOMEM);
+        status_set(status, CUBE_ENOMEM, "out of memory");
         return NULL;
     }
     v->defs = defs;
@@ -53,11 +69,40 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
         free(v->rows);
         free(v->compensated);
         free(v);
-        set_err(err, CUBE_VIEW_ENOMEM);
+        status_set(status, CUBE_ENOMEM, "out of memory");
         return NULL;
     }
-    set_err(err, CUBE_VIEW_OK);
+    status_ok(status);
     return v;
+}
+
+cube_code cube_view_error_code(const cube_view *v)
+{
+    /* a NULL view is what a failed cube_view_create returns */
+    return v ? v->status.code : CUBE_ENOMEM;
+}
+
+const char *cube_view_error(const cube_view *v)
+{
+    return v ? v->status.message : "out of memory";
+}
+
+/* The ESTATE message of a function that changes a view, once it is
+ * finished (or its cube_view_finish failed). */
+static int view_is_finished(cube_view *v, const char *func)
+{
+    status_set(&v->status, CUBE_ESTATE,
+               v->finished == 1 ? "%s: the view is finished"
+                                : "%s: the view's cube_view_finish failed; only cube_view_free "
+                                  "is left",
+               func);
+    return -1;
+}
+
+static int view_out_of_memory(cube_view *v)
+{
+    status_set(&v->status, CUBE_ENOMEM, "out of memory");
+    return -1;
 }
 
 void cube_view_free(cube_view *v)
@@ -149,15 +194,25 @@ static int pick_values(cube_view *v, size_t i, const double *values)
 int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
                       const double *values)
 {
-    if (!v || !met || !cnode || !values)
-        return CUBE_VIEW_EINVAL;
+    if (!v)
+        return -1;
+    status_ok(&v->status);
+    if (!met || !cnode || !values) {
+        status_set(&v->status, CUBE_EINVAL,
+                   "cube_view_add_row needs a metric, a call-tree node and values");
+        return -1;
+    }
     if (v->finished)
-        return CUBE_VIEW_ESTATE;
+        return view_is_finished(v, "cube_view_add_row");
     if (!cube_view_wants(v, met))
-        return CUBE_VIEW_OK;
+        return 0;
     size_t i = cnode->index;
-    if (i >= v->ncnodes || cube_get_cnode(v->defs, i) != cnode)
-        return CUBE_VIEW_EINVAL;
+    if (i >= v->ncnodes || cube_get_cnode(v->defs, i) != cnode) {
+        status_set(&v->status, CUBE_EINVAL,
+                   "cube_view_add_row: call-tree node %" PRId64 " (index %zu) is not a call "
+                   "path of the view's experiment", cnode->id, i);
+        return -1;
+    }
     /* Metric-inclusive values are stored; a metric's exclusive value is its
      * own stored value minus its children's stored values. */
     double sign = met == v->metric ? 1.0 : -1.0;
@@ -167,25 +222,26 @@ int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cn
         if (v->flags & CUBE_VIEW_AGGREGATE)
             one = cube_combine_values(v->combine, values, v->nthreads);
         if (pick_values(v, i, (v->flags & CUBE_VIEW_AGGREGATE) ? &one : values) != 0)
-            return CUBE_VIEW_ENOMEM;
+            return view_out_of_memory(v);
     } else if (v->flags & CUBE_VIEW_AGGREGATE) {
         /* a sum over the threads: compensated from its first value on */
         double *acc = accumulator(v, i);
         if (!acc)
-            return CUBE_VIEW_ENOMEM;
+            return view_out_of_memory(v);
         view_acc_add_sum(acc, 1, values, v->nthreads, sign);
     } else if (add_values(v, i, values, sign) != 0) {
-        return CUBE_VIEW_ENOMEM;
+        return view_out_of_memory(v);
     }
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
 int cube_view_add_stored(cube_view *v)
 {
     if (!v)
-        return CUBE_VIEW_EINVAL;
+        return -1;
+    status_ok(&v->status);
     if (v->finished)
-        return CUBE_VIEW_ESTATE;
+        return view_is_finished(v, "cube_view_add_stored");
     size_t n = cube_num_rows(v->defs);
     for (size_t k = 0; k < n; k++) {
         cube_metric *met;
@@ -193,19 +249,19 @@ int cube_view_add_stored(cube_view *v)
         const double *values = cube_row_at(v->defs, k, &met, &cnode);
         if (!values || !cube_view_wants(v, met))
             continue;
-        int rc = cube_view_add_row(v, met, cnode, values);
-        if (rc)
-            return rc;
+        if (cube_view_add_row(v, met, cnode, values) != 0)
+            return -1; /* the reason is on the view */
     }
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
 int cube_view_finish(cube_view *v)
 {
     if (!v)
-        return CUBE_VIEW_EINVAL;
+        return -1;
+    status_ok(&v->status);
     if (v->finished)
-        return CUBE_VIEW_ESTATE;
+        return view_is_finished(v, "cube_view_finish");
     size_t w = v->width;
     if (v->call_flavour == CUBE_CALL_INCLUSIVE) {
         /* Post-order accumulation without recursion: every parent comes
@@ -214,8 +270,13 @@ int cube_view_finish(cube_view *v)
          * added to its parent in one step. */
         for (size_t i = 0; i < v->ncnodes; i++) {
             const cube_cnode *cn = cube_get_cnode(v->defs, i);
-            if (cn->parent && cn->parent->index >= i)
-                return CUBE_VIEW_ETREE;
+            if (cn->parent && cn->parent->index >= i) {
+                status_set(&v->status, CUBE_EINVAL,
+                           "cube_view_finish: call-tree node %" PRId64 " (index %zu) is "
+                           "defined before its parent, node %" PRId64 " (index %zu)",
+                           cn->id, i, cn->parent->id, cn->parent->index);
+                return -1;
+            }
         }
         for (size_t i = v->ncnodes; i-- > 0;) {
             const cube_cnode *cn = cube_get_cnode(v->defs, i);
@@ -233,7 +294,7 @@ int cube_view_finish(cube_view *v)
                 rc = -1;
             if (rc != 0) {
                 v->finished = -1; /* partly summed: only cube_view_free */
-                return CUBE_VIEW_ENOMEM;
+                return view_out_of_memory(v);
             }
         }
     }
@@ -243,22 +304,20 @@ int cube_view_finish(cube_view *v)
     free(v->compensated);
     v->compensated = NULL;
     v->finished = 1;
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
 cube_view *cube_view_compute(const cube_t *c, const cube_metric *met,
                              cube_metric_flavour metric_flavour,
-                             cube_call_flavour call_flavour, unsigned flags, int *err)
+                             cube_call_flavour call_flavour, unsigned flags,
+                             cube_status *status)
 {
-    cube_view *v = cube_view_create(c, met, metric_flavour, call_flavour, flags, err);
+    cube_view *v = cube_view_create(c, met, metric_flavour, call_flavour, flags, status);
     if (!v)
         return NULL;
-    int rc = cube_view_add_stored(v);
-    if (!rc)
-        rc = cube_view_finish(v);
-    if (rc) {
+    if (cube_view_add_stored(v) != 0 || cube_view_finish(v) != 0) {
+        status_copy(status, &v->status);
         cube_view_free(v);
-        set_err(err, rc);
         return NULL;
     }
     return v;
@@ -307,12 +366,18 @@ double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i)
     return row && i < v->width ? row[i] : 0.0;
 }
 
-int cube_view_total(const cube_view *v, double *out)
+int cube_view_total(const cube_view *v, double *out, cube_status *status)
 {
-    if (!v || !out)
-        return CUBE_VIEW_EINVAL;
-    if (v->finished != 1)
-        return CUBE_VIEW_ESTATE;
+    if (!v || !out) {
+        status_set(status, CUBE_EINVAL, "cube_view_total needs a view and a place for the values");
+        return -1;
+    }
+    if (v->finished != 1) {
+        status_set(status, CUBE_ESTATE,
+                   v->finished ? "cube_view_total: the view's cube_view_finish failed"
+                               : "cube_view_total: the view is not finished (cube_view_finish)");
+        return -1;
+    }
     size_t w = v->width;
     if (v->combine != CUBE_COMBINE_SUM) {
         /* every row, also in the call-inclusive flavour: a maximum over
@@ -330,11 +395,14 @@ int cube_view_total(const cube_view *v, double *out)
         if (!any)
             for (size_t i = 0; i < w; i++)
                 out[i] = 0.0;
-        return CUBE_VIEW_OK;
+        status_ok(status);
+        return 0;
     }
     double *acc = view_acc_new(w);
-    if (!acc)
-        return CUBE_VIEW_ENOMEM;
+    if (!acc) {
+        status_set(status, CUBE_ENOMEM, "out of memory");
+        return -1;
+    }
     if (v->call_flavour == CUBE_CALL_INCLUSIVE) {
         /* the roots' inclusive values hold everything */
         size_t nroots = cube_num_root_cnodes(v->defs);
@@ -351,25 +419,37 @@ int cube_view_total(const cube_view *v, double *out)
     for (size_t i = 0; i < w; i++)
         out[i] = view_neu_result(acc[i], acc[w + i]);
     free(acc);
-    return CUBE_VIEW_OK;
+    status_ok(status);
+    return 0;
 }
 
-int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values)
+int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values,
+                            cube_status *status)
 {
-    if (!c || !values ||
-        (flavour != CUBE_METRIC_INCLUSIVE && flavour != CUBE_METRIC_EXCLUSIVE))
-        return CUBE_VIEW_EINVAL;
+    if (!c || !values) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_metric_tree_values needs an experiment and a place for the values");
+        return -1;
+    }
+    if (flavour != CUBE_METRIC_INCLUSIVE && flavour != CUBE_METRIC_EXCLUSIVE) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_metric_tree_values: %d is not a metric flavour (CUBE_METRIC_INCLUSIVE, "
+                   "CUBE_METRIC_EXCLUSIVE)", (int)flavour);
+        return -1;
+    }
     size_t nm = cube_num_metrics(c);
-    if (cube_metric_totals(c, values) != 0)
-        return CUBE_VIEW_ENOMEM;
+    if (cube_metric_totals(c, values, status) != 0)
+        return -1;
     for (size_t m = 0; m < nm; m++)
         if (cube_get_metric(c, m)->is_void)
             values[m] = 0.0;
     if (flavour == CUBE_METRIC_INCLUSIVE)
-        return CUBE_VIEW_OK;
+        return 0;
     double *incl = malloc((nm ? nm : 1) * sizeof *incl);
-    if (!incl)
-        return CUBE_VIEW_ENOMEM;
+    if (!incl) {
+        status_set(status, CUBE_ENOMEM, "out of memory");
+        return -1;
+    }
     memcpy(incl, values, nm * sizeof *incl);
     for (size_t m = 0; m < nm; m++) {
         const cube_metric *met = cube_get_metric(c, m);
@@ -384,7 +464,7 @@ int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double
         values[m] = view_neu_result(sum, comp);
     }
     free(incl);
-    return CUBE_VIEW_OK;
+    return 0;
 }
 
 /* A process's threads' values, continued in k. */
@@ -401,19 +481,33 @@ static void add_node(const cube_node *n, const double *tv, view_combiner *k)
 }
 
 int cube_system_sums(const cube_t *c, const double *thread_values, double *process_values,
-                     double *node_values, double *machine_values, double *total)
+                     double *node_values, double *machine_values, double *total,
+                     cube_status *status)
 {
+    if (!c || !thread_values) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_system_sums needs an experiment and the threads' values");
+        return -1;
+    }
     return cube_system_combine(c, CUBE_COMBINE_SUM, thread_values, process_values, node_values,
-                               machine_values, total);
+                               machine_values, total, status);
 }
 
 int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *thread_values,
                         double *process_values, double *node_values, double *machine_values,
-                        double *total)
+                        double *total, cube_status *status)
 {
-    if (!c || !thread_values ||
-        (how != CUBE_COMBINE_SUM && how != CUBE_COMBINE_MAX && how != CUBE_COMBINE_MIN))
-        return CUBE_VIEW_EINVAL;
+    if (!c || !thread_values) {
+        status_set(status, CUBE_EINVAL, "cube_system_combine needs an experiment and the "
+                                        "threads' values");
+        return -1;
+    }
+    if (how != CUBE_COMBINE_SUM && how != CUBE_COMBINE_MAX && how != CUBE_COMBINE_MIN) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_system_combine: %d is not a combine rule (CUBE_COMBINE_SUM, "
+                   "CUBE_COMBINE_MAX, CUBE_COMBINE_MIN)", (int)how);
+        return -1;
+    }
     /* Each item walks its own threads: no scratch memory, so this cannot
      * fail once the arguments are valid. */
     if (process_values)
@@ -438,5 +532,6 @@ int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *th
         }
     if (total)
         *total = cube_combine_values(how, thread_values, cube_num_threads(c));
-    return CUBE_VIEW_OK;
+    status_ok(status);
+    return 0;
 }

@@ -8,12 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cube_metric_totals(const cube_t *c, double *totals)
+int cube_metric_totals(const cube_t *c, double *totals, cube_status *status)
 {
+    if (!c || !totals) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_metric_totals needs an experiment and a place for the totals");
+        return -1;
+    }
     size_t nm = c->metrics.count, nthreads = c->threads.count;
     view_combiner *k = calloc(nm ? nm : 1, sizeof *k);
-    if (!k)
+    if (!k) {
+        status_set(status, CUBE_ENOMEM, "out of memory");
         return -1;
+    }
     for (size_t m = 0; m < nm; m++)
         k[m].how = cube_metric_combine(c->metrics.items[m]);
     /* Rows in creation order (file order): the same file always sums in the
@@ -28,5 +35,6 @@ int cube_metric_totals(const cube_t *c, double *totals)
     for (size_t m = 0; m < nm; m++)
         totals[m] = view_combiner_result(&k[m]);
     free(k);
+    status_ok(status);
     return 0;
 }

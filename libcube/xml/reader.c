@@ -132,9 +132,12 @@ static long current_line(const cube_reader *r)
     return r->xml ? (long)xmlSAX2GetLineNumber(r->xml) : 0;
 }
 
-static void fail_at(cube_reader *r, long line, const char *fmt, ...) CUBE_PRINTF(3, 4);
+/* The reader's one way to fail: the first error is kept ("FILE:LINE:
+ * ..."), the parse stops and every later call fails with it. */
+static void fail_with(cube_reader *r, cube_code code, long line, const char *fmt, ...)
+    CUBE_PRINTF(4, 5);
 
-static void fail_at(cube_reader *r, long line, const char *fmt, ...)
+static void fail_with(cube_reader *r, cube_code code, long line, const char *fmt, ...)
 {
     if (r->failed)
         return;
@@ -143,17 +146,19 @@ static void fail_at(cube_reader *r, long line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cube_set_error(r->cube, "%s:%ld: %s", r->name, line, msg);
+    cube_set_error(r->cube, code, "%s:%ld: %s", r->name, line, msg);
     r->failed = 1;
     if (r->xml)
         xmlStopParser(r->xml);
 }
 
+/* A file that breaks the format, at `line` or at the parser's line. */
+#define fail_at(r, line, ...) fail_with((r), CUBE_EFORMAT, (line), __VA_ARGS__)
 #define fail(r, ...) fail_at((r), current_line(r), __VA_ARGS__)
 
 static void fail_oom(cube_reader *r)
 {
-    fail(r, "out of memory");
+    fail_with(r, CUBE_ENOMEM, current_line(r), "out of memory");
 }
 
 /* The error libxml2 passes to a structured error handler: const since
@@ -699,8 +704,9 @@ static void start_cube(cube_reader *r, const xmlChar **attrs, int nattrs)
     if (!r->failed && !version)
         fail(r, "<cube> needs a version attribute, found none");
     else if (!r->failed && strncmp(version, "3.", 2) != 0 && strcmp(version, "3") != 0)
-        fail(r, "unsupported CUBE version \"%s\": expected 3.0 (CUBE 2 and CUBE 4 files "
-                "are not read)", version);
+        fail_with(r, CUBE_EUNSUPPORTED, current_line(r),
+                  "unsupported CUBE version \"%s\": expected 3.0 (CUBE 2 and CUBE 4 files "
+                  "are not read)", version);
     strbuf_free(&buf);
     r->root_seen = 1;
     push(r, E_CUBE);
@@ -1376,12 +1382,12 @@ static int tag_too_long(cube_reader *r, const char *data, size_t n)
  * Returns 0 when more may come, 1 at the end, -1 on error. */
 static int pump(cube_reader *r)
 {
-    char err[512];
+    cube_status err;
     while (!r->failed && !r->at_end) {
         const char *data;
-        long n = input_read(r->input, &data, err, sizeof err);
+        long n = input_read(r->input, &data, &err);
         if (n < 0) {
-            fail_at(r, current_line(r), "%s", err);
+            fail_with(r, err.code, current_line(r), "%s", err.message);
             break;
         }
         if (n == 0) {
@@ -1400,7 +1406,7 @@ static int pump(cube_reader *r)
         if (r->bytes_in == 0 && (input_kind(r->input) & INPUT_TAR)) {
             /* a CUBE 4 file is a tar archive of XML and binary members;
              * no line of it means anything to a reader of CUBE 3 XML */
-            cube_set_error(r->cube,
+            cube_set_error(r->cube, CUBE_EUNSUPPORTED,
                            "%s: this is a %sCUBE 4 (.cubex) archive; CUBE 4 is not supported yet",
                            r->name, input_kind(r->input) & INPUT_GZIP ? "gzip-compressed " : "");
             r->failed = 1;
@@ -1546,7 +1552,7 @@ static int read_all(cube_t *c, cube_input *in, const char *name)
     cube_reader *r = reader_new(c, in, name, 1);
     if (!r) {
         input_close(in);
-        cube_set_error(c, "%s: out of memory", name);
+        cube_set_error(c, CUBE_ENOMEM, "%s: out of memory", name);
         return -1;
     }
     int rc = pump(r);
@@ -1561,14 +1567,16 @@ int cube_read(cube_t *c, const char *path)
 {
     if (!c)
         return -1;
-    if (strcmp(path, "-") == 0)
-        return cube_read_fd(c, 0, "-");
-    char err[512];
-    cube_input *in = input_open_path(path, err, sizeof err);
-    if (!in) {
-        cube_set_error(c, "%s", err);
+    cube_clear_error(c);
+    if (!path) {
+        cube_set_error(c, CUBE_EINVAL, "cube_read needs a path");
         return -1;
     }
+    if (strcmp(path, "-") == 0)
+        return cube_read_fd(c, 0, "-");
+    cube_input *in = input_open_path(path, &c->status);
+    if (!in)
+        return -1;
     return read_all(c, in, path);
 }
 
@@ -1576,16 +1584,18 @@ int cube_read_fd(cube_t *c, int fd, const char *name)
 {
     if (!c)
         return -1;
-    char err[512];
-    cube_input *in = input_open_fd(fd, name, err, sizeof err);
-    if (!in) {
-        cube_set_error(c, "%s", err);
+    cube_clear_error(c);
+    if (!name)
+        name = "(input)";
+    cube_input *in = input_open_fd(fd, name, &c->status);
+    if (!in)
         return -1;
-    }
     return read_all(c, in, name);
 }
 
-static cube_reader *open_stream(cube_input *in, const char *name, const char *err,
+/* A reader over `in`, or, when `in` is NULL, one that only carries the
+ * error `why` (NULL: out of memory), so the caller can ask it. */
+static cube_reader *open_stream(cube_input *in, const char *name, const cube_status *why,
                                 unsigned flags)
 {
     cube_t *c = cube_create();
@@ -1601,8 +1611,10 @@ static cube_reader *open_stream(cube_input *in, const char *name, const char *er
         r->cube = c ? c : cube_create();
         r->input = in;
         r->failed = 1;
-        if (r->cube)
-            cube_set_error(r->cube, "%s", err ? err : "out of memory");
+        if (r->cube && why && !in)
+            status_copy(&r->cube->status, why);
+        else if (r->cube)
+            cube_set_error(r->cube, CUBE_ENOMEM, "out of memory");
         return r;
     }
     r->no_call_tree = (flags & CUBE_READ_NO_CALL_TREE) != 0;
@@ -1613,18 +1625,25 @@ static cube_reader *open_stream(cube_input *in, const char *name, const char *er
 
 cube_reader *cube_reader_open_with(const char *path, unsigned flags)
 {
+    if (!path) {
+        cube_status why;
+        status_set(&why, CUBE_EINVAL, "cube_reader_open needs a path");
+        return open_stream(NULL, "", &why, flags);
+    }
     if (strcmp(path, "-") == 0)
         return cube_reader_open_fd_with(0, "-", flags);
-    char err[512];
-    cube_input *in = input_open_path(path, err, sizeof err);
-    return open_stream(in, path, in ? NULL : err, flags);
+    cube_status why;
+    cube_input *in = input_open_path(path, &why);
+    return open_stream(in, path, &why, flags);
 }
 
 cube_reader *cube_reader_open_fd_with(int fd, const char *name, unsigned flags)
 {
-    char err[512];
-    cube_input *in = input_open_fd(fd, name, err, sizeof err);
-    return open_stream(in, name, in ? NULL : err, flags);
+    if (!name)
+        name = "(input)";
+    cube_status why;
+    cube_input *in = input_open_fd(fd, name, &why);
+    return open_stream(in, name, &why, flags);
 }
 
 cube_reader *cube_reader_open(const char *path)
@@ -1657,6 +1676,9 @@ static int next_queued(cube_reader *r, const queued_row **row, const double **va
 {
     if (!r || r->failed)
         return -1;
+    /* a reader that has not failed holds at most the error of a call that
+     * was not final (cube_reader_select_metrics): cleared by this one */
+    cube_clear_error(r->cube);
     while (r->queue_pos == r->queue_len) {
         r->queue_pos = r->queue_len = 0;
         if (r->at_end)
@@ -1675,8 +1697,9 @@ int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cno
                          const double **values)
 {
     if (r && r->no_call_tree && !r->failed) {
-        cube_set_error(r->cube, "%s: read without its call tree (CUBE_READ_NO_CALL_TREE): "
-                                "take the rows with cube_reader_next_row_index",
+        cube_set_error(r->cube, CUBE_EINVAL,
+                       "%s: read without its call tree (CUBE_READ_NO_CALL_TREE): "
+                       "take the rows with cube_reader_next_row_index",
                        r->name);
         r->failed = 1;
         return -1;
@@ -1706,10 +1729,18 @@ int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted)
 {
     if (!r || r->failed || !r->cube)
         return -1;
+    cube_clear_error(r->cube);
+    if (!wanted) {
+        cube_set_error(r->cube, CUBE_EINVAL, "cube_reader_select_metrics needs the wanted set");
+        return -1;
+    }
     size_t n = r->cube->metrics.count;
     unsigned char *copy = malloc(n ? n : 1);
-    if (!copy)
+    if (!copy) {
+        /* not final: the reader goes on reading every metric */
+        cube_set_error(r->cube, CUBE_ENOMEM, "out of memory");
         return -1;
+    }
     memcpy(copy, wanted, n);
     free(r->wanted);
     r->wanted = copy;
@@ -1719,6 +1750,11 @@ int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted)
 int cube_reader_row_may_repeat(const cube_reader *r)
 {
     return r ? r->last_may_repeat : 0;
+}
+
+cube_code cube_reader_error_code(const cube_reader *r)
+{
+    return r && r->cube ? cube_error_code(r->cube) : CUBE_ENOMEM;
 }
 
 const char *cube_reader_error(const cube_reader *r)

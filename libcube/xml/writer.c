@@ -36,7 +36,7 @@ static int enter_c_locale(cube_t *c, c_locale_scope *s)
 {
     s->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     if (!s->c_locale) {
-        cube_set_error(c, "out of memory");
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     s->saved = uselocale(s->c_locale);
@@ -331,7 +331,7 @@ static int write_definitions(cube_t *c, xml_out *o)
     out_str(o, "  <severity>\n");
     c->stream_metric = SIZE_MAX;
     if (rc != 0)
-        cube_set_error(c, "out of memory");
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
     return rc;
 }
 
@@ -344,7 +344,7 @@ static int check_finite(cube_t *c, const cube_metric *m, const cube_cnode *n,
     for (size_t t = from; t < c->threads.count; t++) {
         if (isfinite(values[t]))
             continue;
-        cube_set_error(c,
+        cube_set_error(c, CUBE_EINVAL,
                        "cannot write a non-finite value (%s) for metric %s, cnode %lld, "
                        "thread %zu",
                        isnan(values[t]) ? "nan" : values[t] > 0 ? "inf" : "-inf",
@@ -395,7 +395,7 @@ static int write_stored_rows(cube_t *c, xml_out *o)
         return 0;
     size_t *order = sev_store_sorted(&c->sev);
     if (!order) {
-        cube_set_error(c, "out of memory");
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     int rc = 0;
@@ -421,7 +421,7 @@ static void write_end(cube_t *c, xml_out *o)
 static int finish_out(cube_t *c, xml_out *o, int flush)
 {
     if ((flush ? out_flush(o) : out_drain(o)) != 0) {
-        cube_set_error(c, "write failed: %s", o->error);
+        cube_set_error(c, CUBE_EIO, "write failed: %s", o->error);
         return -1;
     }
     return 0;
@@ -443,7 +443,7 @@ static int write_source_rows(cube_t *c, xml_out *o, cube_row_source next, void *
             return -1;
     if (!o->failed && got < 0) {
         if (!*cube_error(c))
-            cube_set_error(c, "the rows to write could not be made");
+            cube_set_error(c, CUBE_EIO, "the rows to write could not be made");
         return -1;
     }
     return 0;
@@ -479,17 +479,31 @@ int cube_write_rows_to(cube_t *c, xml_out *o, cube_row_source next, void *ctx)
  * set) when out of memory. */
 static xml_out *file_out(cube_t *c, FILE *fp)
 {
+    if (!fp) {
+        cube_set_error(c, CUBE_EINVAL, "the CUBE3 writer functions need a stream");
+        return NULL;
+    }
     if (!c->stream_out && !(c->stream_out = malloc(sizeof *c->stream_out))) {
-        cube_set_error(c, "out of memory");
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
         return NULL;
     }
     out_init_file(c->stream_out, fp);
     return c->stream_out;
 }
 
+/* Each entry point starts with a clean error: the CUBE3 API returns
+ * nothing, so a caller learns of a failure only from cube_error_code. */
+static xml_out *begin_call(cube_t *c, FILE *fp)
+{
+    if (!c)
+        return NULL;
+    cube_clear_error(c);
+    return file_out(c, fp);
+}
+
 void cube_write_all(cube_t *c, FILE *fp)
 {
-    xml_out *o = c && fp ? file_out(c, fp) : NULL;
+    xml_out *o = begin_call(c, fp);
     if (o)
         cube_write_to(c, o);
 }
@@ -500,7 +514,7 @@ void cube_write_all(cube_t *c, FILE *fp)
 
 void cube_write_def(cube_t *c, FILE *fp)
 {
-    xml_out *o = c && fp ? file_out(c, fp) : NULL;
+    xml_out *o = begin_call(c, fp);
     c_locale_scope scope;
     if (o && enter_c_locale(c, &scope) == 0) {
         write_definitions(c, o);
@@ -511,7 +525,7 @@ void cube_write_def(cube_t *c, FILE *fp)
 
 void cube_write_sev_matrix(cube_t *c, FILE *fp)
 {
-    xml_out *o = c && fp ? file_out(c, fp) : NULL;
+    xml_out *o = begin_call(c, fp);
     c_locale_scope scope;
     if (o && enter_c_locale(c, &scope) == 0) {
         int rc = write_stored_rows(c, o);
@@ -524,12 +538,12 @@ void cube_write_sev_matrix(cube_t *c, FILE *fp)
 void cube_write_sev_row(cube_t *c, FILE *fp, cube_metric *met, cube_cnode *cnode,
                         double *sevs)
 {
-    if (!c || !fp || !met || !cnode || !sevs) {
-        if (c)
-            cube_set_error(c, "cube_write_sev_row needs a metric, a call-tree node and values");
+    xml_out *o = begin_call(c, fp);
+    if (o && (!met || !cnode || !sevs)) {
+        cube_set_error(c, CUBE_EINVAL,
+                       "cube_write_sev_row needs a metric, a call-tree node and values");
         return;
     }
-    xml_out *o = file_out(c, fp);
     c_locale_scope scope;
     if (o && enter_c_locale(c, &scope) == 0) {
         int rc = write_row(c, o, met, cnode, sevs);
@@ -541,7 +555,7 @@ void cube_write_sev_row(cube_t *c, FILE *fp, cube_metric *met, cube_cnode *cnode
 
 void cube_write_finish(cube_t *c, FILE *fp)
 {
-    xml_out *o = c && fp ? file_out(c, fp) : NULL;
+    xml_out *o = begin_call(c, fp);
     if (o) {
         write_end(c, o);
         finish_out(c, o, 1);

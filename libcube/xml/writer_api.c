@@ -20,15 +20,25 @@ static int64_t next_id(cube_t *c, int kind)
     return c->next_id[kind];
 }
 
-void cube_def_attr(cube_t *c, const char *key, const char *value)
+/* Every entry point that changes the handle starts here: the error of an
+ * earlier call is cleared, so that after this call cube_error_code tells
+ * about this one.  NULL for a NULL handle. */
+static cube_t *entering(cube_t *c)
 {
     if (c)
+        cube_clear_error(c);
+    return c;
+}
+
+void cube_def_attr(cube_t *c, const char *key, const char *value)
+{
+    if (entering(c))
         model_set_attr(c, key, value);
 }
 
 void cube_def_mirror(cube_t *c, const char *mirror)
 {
-    if (c)
+    if (entering(c))
         model_add_mirror(c, mirror);
 }
 
@@ -36,7 +46,7 @@ cube_metric *cube_def_met(cube_t *c, const char *disp_name, const char *uniq_nam
                           const char *dtype, const char *uom, const char *val,
                           const char *url, const char *descr, cube_metric *parent)
 {
-    if (!c)
+    if (!entering(c))
         return NULL;
     return model_add_metric(c, next_id(c, ID_METRIC), disp_name, uniq_name, dtype, uom, val,
                             url, descr, parent);
@@ -45,7 +55,7 @@ cube_metric *cube_def_met(cube_t *c, const char *disp_name, const char *uniq_nam
 cube_region *cube_def_region(cube_t *c, const char *name, long begln, long endln,
                              const char *url, const char *descr, const char *mod)
 {
-    if (!c)
+    if (!entering(c))
         return NULL;
     return model_add_region(c, next_id(c, ID_REGION), name, begln, endln, url, descr, mod);
 }
@@ -53,7 +63,7 @@ cube_region *cube_def_region(cube_t *c, const char *name, long begln, long endln
 cube_cnode *cube_def_cnode_cs(cube_t *c, cube_region *callee, const char *mod, int line,
                               cube_cnode *parent)
 {
-    if (!c)
+    if (!entering(c))
         return NULL;
     return model_add_cnode(c, next_id(c, ID_CNODE), callee, mod, line, parent);
 }
@@ -65,35 +75,35 @@ cube_cnode *cube_def_cnode(cube_t *c, cube_region *callee, cube_cnode *parent)
 
 cube_machine *cube_def_mach(cube_t *c, const char *name, const char *desc)
 {
-    if (!c)
+    if (!entering(c))
         return NULL;
     return model_add_machine(c, next_id(c, ID_MACHINE), name, desc);
 }
 
 cube_node *cube_def_node(cube_t *c, const char *name, cube_machine *mach)
 {
-    if (!c)
+    if (!entering(c))
         return NULL;
     return model_add_node(c, next_id(c, ID_NODE), name, mach);
 }
 
 cube_process *cube_def_proc(cube_t *c, const char *name, int rank, cube_node *node)
 {
-    if (!c)
+    if (!entering(c))
         return NULL;
     return model_add_process(c, next_id(c, ID_PROCESS), name, rank, node);
 }
 
 cube_thread *cube_def_thrd(cube_t *c, const char *name, int rank, cube_process *proc)
 {
-    if (!c)
+    if (!entering(c))
         return NULL;
     return model_add_thread(c, next_id(c, ID_THREAD), name, rank, proc);
 }
 
 cube_cartesian *cube_def_cart(cube_t *c, long int ndims, long int *dimv, int *periodv)
 {
-    if (!c)
+    if (!entering(c))
         return NULL;
     return model_add_cart(c, "", ndims, dimv, periodv);
 }
@@ -101,23 +111,23 @@ cube_cartesian *cube_def_cart(cube_t *c, long int ndims, long int *dimv, int *pe
 int cube_def_coords_of(cube_t *c, cube_cartesian *cart, cube_coord_kind kind, void *entity,
                        const long *coordv)
 {
-    if (!c)
+    if (!entering(c))
         return -1;
     if (!cart || !entity || !coordv) {
-        cube_set_error(c, "a coordinate needs a topology, an entity and coordinates");
+        cube_set_error(c, CUBE_EINVAL, "a coordinate needs a topology, an entity and coordinates");
         return -1;
     }
     for (long d = 0; d < cart->ndims; d++)
         if (coordv[d] < 0 || coordv[d] >= cart->dims[d]) {
-            cube_set_error(c, "coordinate %ld of dimension %ld is outside 0..%ld", coordv[d],
-                           d, cart->dims[d] - 1);
+            cube_set_error(c, CUBE_EINVAL, "coordinate %ld of dimension %ld is outside 0..%ld",
+                           coordv[d], d, cart->dims[d] - 1);
             return -1;
         }
     if (cart->num_coords == cart->coords_cap) {
         size_t cap = cart->coords_cap ? cart->coords_cap * 2 : 8;
         cube_coord *grown = realloc(cart->coords, cap * sizeof *grown);
         if (!grown) {
-            cube_set_error(c, "out of memory");
+            cube_set_error(c, CUBE_ENOMEM, "out of memory");
             return -1;
         }
         cart->coords = grown;
@@ -125,7 +135,7 @@ int cube_def_coords_of(cube_t *c, cube_cartesian *cart, cube_coord_kind kind, vo
     }
     long *copy = malloc((size_t)cart->ndims * sizeof *copy);
     if (!copy) {
-        cube_set_error(c, "out of memory");
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     memcpy(copy, coordv, (size_t)cart->ndims * sizeof *copy);
@@ -140,9 +150,15 @@ void cube_def_coords(cube_t *c, cube_cartesian *cart, cube_thread *thrd, long in
 
 int cube_cart_set_name(cube_t *c, cube_cartesian *cart, const char *name)
 {
+    if (!entering(c))
+        return -1;
+    if (!cart) {
+        cube_set_error(c, CUBE_EINVAL, "cube_cart_set_name needs a topology");
+        return -1;
+    }
     char *copy = cube_strdup(name);
     if (!copy) {
-        cube_set_error(c, "out of memory");
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     free(cart->name);
@@ -152,20 +168,26 @@ int cube_cart_set_name(cube_t *c, cube_cartesian *cart, const char *name)
 
 int cube_cart_set_dim_name(cube_t *c, cube_cartesian *cart, long dim, const char *name)
 {
+    if (!entering(c))
+        return -1;
+    if (!cart) {
+        cube_set_error(c, CUBE_EINVAL, "cube_cart_set_dim_name needs a topology");
+        return -1;
+    }
     if (dim < 0 || dim >= cart->ndims) {
-        cube_set_error(c, "topology has no dimension %ld", dim);
+        cube_set_error(c, CUBE_EINVAL, "topology has no dimension %ld", dim);
         return -1;
     }
     if (!cart->dim_names) {
         cart->dim_names = calloc((size_t)cart->ndims, sizeof *cart->dim_names);
         if (!cart->dim_names) {
-            cube_set_error(c, "out of memory");
+            cube_set_error(c, CUBE_ENOMEM, "out of memory");
             return -1;
         }
     }
     char *copy = cube_strdup(name);
     if (!copy) {
-        cube_set_error(c, "out of memory");
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
         return -1;
     }
     free(cart->dim_names[dim]);
@@ -180,7 +202,7 @@ static void update_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thre
     if (!c)
         return;
     if (!met || !cnode || !thrd) {
-        cube_set_error(c, "a severity value needs a metric, a call-tree node and a thread");
+        cube_set_error(c, CUBE_EINVAL, "a severity value needs a metric, a call-tree node and a thread");
         return;
     }
     if (met->is_void)
@@ -194,19 +216,23 @@ static void update_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thre
 void cube_set_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thread *thrd,
                   double value)
 {
-    update_sev(c, met, cnode, thrd, value, 0);
+    update_sev(entering(c), met, cnode, thrd, value, 0);
 }
 
 void cube_add_sev(cube_t *c, cube_metric *met, cube_cnode *cnode, cube_thread *thrd,
                   double value)
 {
-    update_sev(c, met, cnode, thrd, value, 1);
+    update_sev(entering(c), met, cnode, thrd, value, 1);
 }
 
 /* A flat profile stores each region's values on a call-tree root that calls
  * it; the root is created the first time the region gets a value. */
 static cube_cnode *flat_profile_cnode(cube_t *c, cube_region *reg)
 {
+    if (!reg) {
+        cube_set_error(c, CUBE_EINVAL, "a flat-profile severity value needs a region");
+        return NULL;
+    }
     for (size_t i = 0; i < c->root_cnodes.count; i++) {
         cube_cnode *n = c->root_cnodes.items[i];
         if (n->callee == reg)
@@ -218,13 +244,19 @@ static cube_cnode *flat_profile_cnode(cube_t *c, cube_region *reg)
 void cube_set_sev_reg(cube_t *c, cube_metric *met, cube_region *reg, cube_thread *thrd,
                       double value)
 {
-    if (c && reg)
-        update_sev(c, met, flat_profile_cnode(c, reg), thrd, value, 0);
+    if (entering(c)) {
+        cube_cnode *root = flat_profile_cnode(c, reg);
+        if (root)
+            update_sev(c, met, root, thrd, value, 0);
+    }
 }
 
 void cube_add_sev_reg(cube_t *c, cube_metric *met, cube_region *reg, cube_thread *thrd,
                       double value)
 {
-    if (c && reg)
-        update_sev(c, met, flat_profile_cnode(c, reg), thrd, value, 1);
+    if (entering(c)) {
+        cube_cnode *root = flat_profile_cnode(c, reg);
+        if (root)
+            update_sev(c, met, root, thrd, value, 1);
+    }
 }

@@ -92,7 +92,8 @@ else
     not_ok "install-lib: libcube.pc names PREFIX, not DESTDIR"
 fi
 missing=""
-for f in lib/libcube.a lib/libcube.so lib/libcube.so.0 include/cube.h share/man/man3/libcube.3 \
+major=$(sed -n 's/^#define CUBE_VERSION_MAJOR //p' libcube/include/cube.h)
+for f in lib/libcube.a lib/libcube.so "lib/libcube.so.$major" include/cube.h share/man/man3/libcube.3 \
          share/man/man5/cube.5; do
     [ -e "$D/opt/cube/$f" ] || missing="$missing $f"
 done
