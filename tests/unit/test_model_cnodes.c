@@ -7,12 +7,14 @@
  * and processes and threads from the same arena.
  *
  * A test of internals: it includes core/keymap_private.h to test the
- * string set the model interns modules in.  The entities themselves are
- * read through the public accessors only.
+ * string set the model interns modules in, and core/cube_private.h to
+ * check a node's child array against its capacity.  Everything else is
+ * read through the public accessors.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
 
+#include "core/cube_private.h"
 #include "core/keymap_private.h"
 
 #include <stdio.h>
@@ -113,6 +115,7 @@ static void test_large_tree_links_and_free(void **state)
         const cube_cnode *node = cube_get_cnode(c, i);
         assert_int_equal(cube_cnode_index(node), i);
         size_t nc = cube_cnode_num_children(node);
+        assert_true(nc <= node->children_cap);
         for (size_t k = 0; k < nc; k++) {
             const cube_cnode *child = cube_cnode_child(node, k);
             assert_non_null(child);
