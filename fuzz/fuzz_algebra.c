@@ -5,12 +5,22 @@
  * first "@@SPLIT@@" (else in half) into two CUBE files, which are read
  * (cube_read) and lined up with the union API, combined with
  * cube_combine (the result written to /dev/null) and compared with
- * cube_compare.
+ * cube_compare.  A failure must come with a code and a message, a success
+ * with neither (the library's error model).
  */
 #include "fuzz_common.h"
 #include "cube.h"
 
 #define FUZZ_ALGEBRA_SEP "@@SPLIT@@"
+
+/* A status agrees with the result it came with: a failure has a code and
+ * a message, a success has CUBE_OK and "". */
+static void fuzz_algebra_check_status(int failed, const cube_status *st)
+{
+    if (failed ? st->code == CUBE_OK || st->message[0] == '\0'
+               : st->code != CUBE_OK || st->message[0] != '\0')
+        abort();
+}
 
 static void fuzz_algebra_noop(void *user, const char *what, const char *metric,
                               const char *call_path, long long process_rank,
@@ -44,8 +54,11 @@ static int fuzz_one_algebra(const uint8_t *data, size_t size)
     cube_t *ca = cube_create(), *cb = cube_create();
     if (ca && cb && cube_read(ca, a) == 0 && cube_read(cb, b) == 0) {
         cube_union *u = cube_union_create(match, rule);
-        if (u && cube_union_add(u, ca, "a") == 0 && cube_union_add(u, cb, "b") == 0 &&
-            cube_union_finish(u) == 0) {
+        int ok = u && cube_union_add(u, ca, "a") == 0 && cube_union_add(u, cb, "b") == 0 &&
+                 cube_union_finish(u) == 0;
+        if (u && !ok && (cube_union_error_code(u) == CUBE_OK || !cube_union_error(u)[0]))
+            abort();
+        if (ok) {
             cube_t *res = cube_union_result(u);
             for (size_t k = 0; k < 2; k++) {
                 (void)cube_union_metric_map(u, k);
@@ -68,16 +81,19 @@ static int fuzz_one_algebra(const uint8_t *data, size_t size)
     cube_free(cb);
 
     const char *paths[2] = {a, b};
-    char err[512];
-    cube_t *res = cube_combine(op, paths, 2, match, rule, err, sizeof err);
+    cube_status st;
+    cube_t *res = cube_combine(op, paths, 2, match, rule, &st);
+    fuzz_algebra_check_status(res == NULL, &st);
     if (res) {
         (void)cube_write_file(res, "/dev/null", 0);
         cube_free(res);
     }
 
     size_t ndiff = 0;
-    (void)cube_compare(a, b, match, rule, NULL, fuzz_algebra_noop, NULL, &ndiff, err,
-                       sizeof err);
+    int rc = cube_compare(a, b, match, rule, NULL, fuzz_algebra_noop, NULL, &ndiff, &st);
+    if (rc < -1 || rc > 1)
+        abort();
+    fuzz_algebra_check_status(rc == -1, &st);
     return 0;
 }
 

@@ -2,7 +2,8 @@
  * fuzz_cube_read.h - what the CUBE reader harnesses (plain and gzip)
  * do with a file: cube_read and a look at the model, then the streaming
  * reader over every row, its error and its warnings, checked against the
- * reader without the call tree (CUBE_READ_NO_CALL_TREE).
+ * reader without the call tree (CUBE_READ_NO_CALL_TREE).  A failure must
+ * come with a code and a message on the handle.
  */
 #ifndef FUZZ_CUBE_READ_H
 #define FUZZ_CUBE_READ_H
@@ -23,8 +24,8 @@ static void fuzz_cube_read_path(const char *path, const char *name)
             (void)cube_cnode_depth_max(c);
             for (size_t i = 0; i < cube_num_cnodes(c) && i < 64; i++)
                 free(cube_call_path(cube_get_cnode(c, i)));
-        } else {
-            (void)cube_error(c);
+        } else if (cube_error_code(c) == CUBE_OK || !cube_error(c)[0]) {
+            abort(); /* a failure without a reason */
         }
         cube_free(c);
     }
@@ -51,12 +52,15 @@ static void fuzz_cube_read_path(const char *path, const char *name)
                 abort();
             if (rc != 1)
                 break;
-            if (met->index != metric || cnode->index != index ||
+            if (cube_metric_index(met) != metric || cube_cnode_index(cnode) != index ||
                 cube_reader_row_may_repeat(r) != cube_reader_row_may_repeat(bare) ||
                 memcmp(values, bare_values, cube_num_threads(defs) * sizeof *values) != 0)
                 abort();
         }
-        if (strcmp(cube_reader_error(r), cube_reader_error(bare)) != 0)
+        if (cube_reader_error_code(r) != cube_reader_error_code(bare) ||
+            strcmp(cube_reader_error(r), cube_reader_error(bare)) != 0)
+            abort();
+        if ((rc == -1) != (cube_reader_error_code(r) != CUBE_OK))
             abort();
         if (rc == 0 && cube_reader_num_warnings(r) != cube_reader_num_warnings(bare))
             abort();

@@ -3,7 +3,8 @@
  * (cube_linktest_open_with on a file), opened twice: holding the matrices,
  * and with CUBE_LINKTEST_NO_MATRICES (rows read from the file per pass);
  * on what opens, the analysis: summary, hosts, histogram, a row, and the
- * CUBE export to /dev/null.
+ * CUBE export to /dev/null.  A failure must come with a code and a
+ * message (the status, or the handle), a success with neither.
  */
 #include "fuzz_common.h"
 #include "cube.h"
@@ -50,18 +51,22 @@ static void fuzz_linktest_analyse(cube_linktest *lt)
     uint64_t counts[8];
     (void)cube_linktest_histogram(lt, 8, edges, counts);
 
-    char err[256];
-    (void)cube_linktest_write_cube(lt, "/dev/null", 0, err, sizeof err);
+    if (cube_linktest_write_cube(lt, "/dev/null", 0) == 0
+            ? cube_linktest_error_code(lt) != CUBE_OK || cube_linktest_error(lt)[0]
+            : cube_linktest_error_code(lt) == CUBE_OK || !cube_linktest_error(lt)[0])
+        abort(); /* the handle must say what the return value says */
 }
 
 static int fuzz_one_linktest(const uint8_t *data, size_t size)
 {
     char path[128];
-    char err[256];
     fuzz_write_file("in.sion", data, size, path, sizeof path);
     static const unsigned flags[2] = {0, CUBE_LINKTEST_NO_MATRICES};
     for (int i = 0; i < 2; i++) {
-        cube_linktest *lt = cube_linktest_open_with(path, flags[i], err, sizeof err);
+        cube_status st;
+        cube_linktest *lt = cube_linktest_open_with(path, flags[i], &st);
+        if (!lt != (st.code != CUBE_OK) || !lt != (st.message[0] != '\0'))
+            abort(); /* a failure needs a reason, a success has none */
         if (lt) {
             fuzz_linktest_analyse(lt);
             cube_linktest_free(lt);

@@ -1,6 +1,7 @@
 /*
  * fuzz_statfile.c - the statistics-file parser (cube_statfile_read on a
- * file), then every pattern and warning of what it read.
+ * file), then every pattern and warning of what it read; a failure must
+ * come with a code and a message, a success with neither.
  */
 #include "fuzz_common.h"
 #include "cube.h"
@@ -13,13 +14,15 @@ static int fuzz_one_statfile(const uint8_t *data, size_t size)
     if (!s)
         return 0;
     if (cube_statfile_read(s, path) == 0) {
+        if (cube_statfile_error_code(s) != CUBE_OK || cube_statfile_error(s)[0])
+            abort();
         (void)cube_statfile_get_dialect(s);
         for (size_t i = 0; i < cube_statfile_num_patterns(s); i++)
             (void)cube_statfile_get_pattern(s, i);
         for (size_t i = 0; i < cube_statfile_num_warnings(s); i++)
             (void)cube_statfile_warning(s, i);
-    } else {
-        (void)cube_statfile_error(s);
+    } else if (cube_statfile_error_code(s) == CUBE_OK || !cube_statfile_error(s)[0]) {
+        abort();
     }
     cube_statfile_free(s);
     return 0;

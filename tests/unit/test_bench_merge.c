@@ -79,7 +79,7 @@ static cube_t *make_run_ex(int nprocs, const char *checksum, const char *start, 
         if (s == ns) {
             cube_region *reg = NULL;
             for (size_t r = 0; r < cube_num_regions(c) && !reg; r++)
-                if (strcmp(cube_get_region(c, r)->name, p->suite) == 0)
+                if (strcmp(cube_region_name(cube_get_region(c, r)), p->suite) == 0)
                     reg = cube_get_region(c, r);
             if (!reg)
                 reg = cube_def_region(c, p->suite, 3, -1, "", "test.par:3: a suite", "");
@@ -94,7 +94,7 @@ static cube_t *make_run_ex(int nprocs, const char *checksum, const char *start, 
         if (a == na) {
             cube_region *reg = NULL;
             for (size_t r = 0; r < cube_num_regions(c) && !reg; r++)
-                if (strcmp(cube_get_region(c, r)->name, p->arg) == 0)
+                if (strcmp(cube_region_name(cube_get_region(c, r)), p->arg) == 0)
                     reg = cube_get_region(c, r);
             if (!reg)
                 reg = cube_def_region(c, p->arg, -1, -1, "", "an argument", "");
@@ -120,10 +120,12 @@ static cube_t *make_run(int nprocs, const char *checksum, const char *start, con
 static const cube_cnode *find_suite(const cube_t *c, const char *suite, size_t k)
 {
     const cube_cnode *root = cube_get_root_cnode(c, 0);
-    assert_string_equal(root->callee->name, "cube_bench");
-    for (size_t i = 0; i < root->num_children; i++)
-        if (strcmp(root->children[i]->callee->name, suite) == 0 && k-- == 0)
-            return root->children[i];
+    assert_string_equal(cube_region_name(cube_cnode_callee(root)), "cube_bench");
+    for (size_t i = 0; i < cube_cnode_num_children(root); i++) {
+        const cube_cnode *child = cube_cnode_child(root, i);
+        if (strcmp(cube_region_name(cube_cnode_callee(child)), suite) == 0 && k-- == 0)
+            return child;
+    }
     fail_msg("no suite %s", suite);
     return NULL;
 }
@@ -132,9 +134,11 @@ static const cube_cnode *find_point(const cube_t *c, const char *suite, size_t k
                                     const char *arg)
 {
     const cube_cnode *s = find_suite(c, suite, k);
-    for (size_t i = 0; i < s->num_children; i++)
-        if (strcmp(s->children[i]->callee->name, arg) == 0)
-            return s->children[i];
+    for (size_t i = 0; i < cube_cnode_num_children(s); i++) {
+        const cube_cnode *child = cube_cnode_child(s, i);
+        if (strcmp(cube_region_name(cube_cnode_callee(child)), arg) == 0)
+            return child;
+    }
     fail_msg("no point %s/%s", suite, arg);
     return NULL;
 }
@@ -142,8 +146,8 @@ static const cube_cnode *find_point(const cube_t *c, const char *suite, size_t k
 static const cube_thread *rank_thread(const cube_t *c, int rank)
 {
     for (size_t i = 0; i < cube_num_processes(c); i++)
-        if (cube_get_process(c, i)->rank == rank)
-            return cube_get_process(c, i)->threads[0];
+        if (cube_process_rank(cube_get_process(c, i)) == rank)
+            return cube_process_thread(cube_get_process(c, i), 0);
     fail_msg("no rank %d", rank);
     return NULL;
 }
@@ -180,10 +184,11 @@ static void children_names(const cube_t *c, const char *suite, size_t k, char *b
 {
     const cube_cnode *s = find_suite(c, suite, k);
     buf[0] = '\0';
-    for (size_t i = 0; i < s->num_children; i++) {
+    for (size_t i = 0; i < cube_cnode_num_children(s); i++) {
         if (i)
             strncat(buf, " ", n - strlen(buf) - 1);
-        strncat(buf, s->children[i]->callee->name, n - strlen(buf) - 1);
+        strncat(buf, cube_region_name(cube_cnode_callee(cube_cnode_child(s, i))),
+                n - strlen(buf) - 1);
     }
 }
 
@@ -328,11 +333,11 @@ static void test_three_runs_weighted_median(void **state)
     assert_int_equal(cube_num_metrics(m), 4);
     const char *mets[] = {"time", "stderr", "reps", "dummy_time"};
     for (size_t i = 0; i < 4; i++)
-        assert_string_equal(cube_get_metric(m, i)->uniq_name, mets[i]);
-    assert_string_equal(cube_get_metric(m, 2)->dtype, "INTEGER");
+        assert_string_equal(cube_metric_uniq_name(cube_get_metric(m, i)), mets[i]);
+    assert_string_equal(cube_metric_dtype(cube_get_metric(m, 2)), "INTEGER");
     assert_int_equal(cube_num_processes(m), 2);
-    assert_string_equal(cube_get_machine(m, 0)->name, "A");
-    assert_string_equal(cube_get_process(m, 1)->name, "rank 1");
+    assert_string_equal(cube_machine_name(cube_get_machine(m, 0)), "A");
+    assert_string_equal(cube_process_name(cube_get_process(m, 1)), "rank 1");
     assert_int_equal(cube_num_root_cnodes(m), 1);
     assert_string_equal(cube_get_attr(m, "processes"), "2");
     assert_string_equal(cube_get_attr(m, "parameter checksum"), SUM_A);
@@ -484,14 +489,15 @@ static void test_suites_of_some_runs(void **state)
                     {"Again", "len=1", 0, 10.0, 0.25, 4, 0.0},
                     END};
     cube_t *runs[2] = {make_run_ex(2, SUM_A, "A", a, 1), make_run_ex(2, SUM_A, "B", b, 1)};
-    assert_int_equal(find_suite(runs[0], "Again", 1)->num_children, 1);
+    assert_int_equal(cube_cnode_num_children(find_suite(runs[0], "Again", 1)), 1);
     cube_t *m = merge_ok(runs, NULL, 2);
     /* the first run's suites in its order, then the others' new ones */
     const cube_cnode *root = cube_get_root_cnode(m, 0);
     const char *order[] = {"Pingpong", "Wtime", "Again", "Other", "Again", "Barrier"};
-    assert_int_equal(root->num_children, 6);
+    assert_int_equal(cube_cnode_num_children(root), 6);
     for (size_t i = 0; i < 6; i++)
-        assert_string_equal(root->children[i]->callee->name, order[i]);
+        assert_string_equal(cube_region_name(cube_cnode_callee(cube_cnode_child(root, i))),
+                            order[i]);
     expect_point(m, "Barrier", "nodes=2", 0, 0.375, 0.0625, 7, 0.125); /* copied from b */
     expect_point(m, "Pingpong", "len=1", 0, 1.0, 0.125, 4, 0.25);
     expect_point(m, "Wtime", "MPI_Wtime", 0, 0.125, 0.25, 2, 0.0); /* by name, lower */

@@ -62,7 +62,7 @@ static void arg_point(run *r, cube_cnode *suite, const char *suite_name, const c
     /* regions are per name (cube_bench shares them across suites) */
     cube_region *reg = NULL;
     for (size_t i = 0; i < cube_num_regions(r->c) && !reg; i++)
-        if (strcmp(cube_get_region(r->c, i)->name, arg) == 0)
+        if (strcmp(cube_region_name(cube_get_region(r->c, i)), arg) == 0)
             reg = cube_get_region(r->c, i);
     if (!reg)
         reg = cube_def_region(r->c, arg, -1, -1, "", "", "");

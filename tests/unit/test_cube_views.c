@@ -3,7 +3,9 @@
  * experiments, with the expected numbers written out: metric-exclusive
  * values, call-inclusive values, sums over the system tree, the flat
  * profile with Subroutines (with recursion), every value mode, and
- * statistics (variance, quartiles of an even and an odd count).
+ * statistics (variance, quartiles of an even and an odd count); and how
+ * each reports a failure (a code and a message on the view, or in the
+ * caller's cube_status), cleared by the next successful call.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
@@ -133,13 +135,46 @@ static void assert_row(const double *row, const double *want, size_t n)
             fail_msg("value %zu: got %.17g, want %.17g", i, row[i], want[i]);
 }
 
+/* A status as a failed call leaves it: set on success must clear both. */
+static cube_status dirty_status(void)
+{
+    cube_status st;
+    st.code = CUBE_EIO;
+    snprintf(st.message, sizeof st.message, "left over");
+    return st;
+}
+
+static void assert_status_ok(const cube_status *st)
+{
+    assert_int_equal(st->code, CUBE_OK);
+    assert_string_equal(st->message, "");
+}
+
+/* A call that returned `rc` failed with `code`: -1, and a message. */
+static void assert_status_failed(int rc, const cube_status *st, cube_code code)
+{
+    assert_int_equal(rc, -1);
+    assert_int_equal(st->code, code);
+    assert_true(st->message[0] != '\0');
+}
+
+/* A call on a view that returned `rc` failed with `code`, kept by the view. */
+static void assert_view_failed(int rc, const cube_view *v, cube_code code)
+{
+    assert_int_equal(rc, -1);
+    assert_int_equal(cube_view_error_code(v), code);
+    assert_true(cube_view_error(v)[0] != '\0');
+}
+
 static cube_view *view(const experiment *e, const cube_metric *m, cube_metric_flavour mf,
                        cube_call_flavour cf, unsigned flags)
 {
-    int err = 1;
-    cube_view *v = cube_view_compute(e->c, m, mf, cf, flags, &err);
+    cube_status st = dirty_status();
+    cube_view *v = cube_view_compute(e->c, m, mf, cf, flags, &st);
     assert_non_null(v);
-    assert_int_equal(err, CUBE_VIEW_OK);
+    assert_status_ok(&st);
+    assert_int_equal(cube_view_error_code(v), CUBE_OK);
+    assert_string_equal(cube_view_error(v), "");
     return v;
 }
 
@@ -182,8 +217,8 @@ static void test_metric_exclusive_of_a_parent(void **state)
 
     /* the metric tree's values: time 57 in all, mpi 8, p2p 4, visits 7 */
     double incl[5], excl[5];
-    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_INCLUSIVE, incl), 0);
-    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_EXCLUSIVE, excl), 0);
+    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_INCLUSIVE, incl, NULL), 0);
+    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_EXCLUSIVE, excl, NULL), 0);
     assert_true(incl[0] == 57 && incl[1] == 8 && incl[2] == 4 && incl[3] == 0 &&
                 incl[4] == 7);
     assert_true(excl[0] == 49 && excl[1] == 4 && excl[2] == 4 && excl[3] == 0 &&
@@ -210,7 +245,7 @@ static void test_call_inclusive_of_a_subtree(void **state)
     assert_row(cube_view_row(v, e.n[9]), (const double[NT]){1, 1, 1, 1, 1}, NT);
     /* the total over all call paths, per thread: the roots' sum */
     double total[NT];
-    assert_int_equal(cube_view_total(v, total), 0);
+    assert_int_equal(cube_view_total(v, total, NULL), 0);
     assert_row(total, (const double[NT]){30, 5, 6, 8, 8}, NT);
     const double *const *rows = cube_view_rows(v);
     assert_non_null(rows);
@@ -223,9 +258,9 @@ static void test_call_inclusive_of_a_subtree(void **state)
     assert_true(cube_view_value(v, e.n[9], 0) == 5);
     assert_true(cube_view_value(v, e.n[3], 0) == 9);
     double sum;
-    assert_int_equal(cube_view_total(v, &sum), 0);
+    assert_int_equal(cube_view_total(v, &sum, NULL), 0);
     double totals[5];
-    assert_int_equal(cube_metric_totals(e.c, totals), 0);
+    assert_int_equal(cube_metric_totals(e.c, totals, NULL), 0);
     assert_true(sum == 57 && totals[0] == 57);
     cube_view_free(v);
 
@@ -274,8 +309,8 @@ static void test_sums_stay_compensated(void **state)
     cube_set_sev(c, part, n_small, t1, 1e16);
     cube_set_sev(c, time, n_small, t1, 1e16 + 2.0);
     assert_string_equal(cube_error(c), "");
-    int err;
-    cube_view *v = cube_view_compute(c, time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &err);
+    cube_status st;
+    cube_view *v = cube_view_compute(c, time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &st);
     assert_non_null(v);
     /* root, thread 0: 1e16 + 1 - 1e16; thread 1: 3 + (1e16 + 2) */
     assert_true(cube_view_value(v, root, 0) == 1.0);
@@ -283,7 +318,7 @@ static void test_sums_stay_compensated(void **state)
     assert_true(cube_view_value(v, n_small, 0) == 1.0);
     assert_true(cube_view_value(v, n_big, 0) == -1e16);
     cube_view_free(v);
-    v = cube_view_compute(c, time, CUBE_METRIC_EXCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &err);
+    v = cube_view_compute(c, time, CUBE_METRIC_EXCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &st);
     assert_non_null(v);
     /* n_small, thread 1: (1e16 + 2) - 1e16 = 2; the root adds its own 3 */
     assert_true(cube_view_value(v, n_small, 1) == 2.0);
@@ -301,17 +336,20 @@ static void test_system_sums(void **state)
     /* main inclusive: 29 4 5 7 7 */
     cube_view *v = view(&e, e.time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0);
     double proc[4], node[3], mach[2], total;
-    assert_int_equal(cube_system_sums(e.c, cube_view_row(v, e.n[0]), proc, node, mach, &total),
-                     0);
+    cube_status st = dirty_status();
+    assert_int_equal(
+        cube_system_sums(e.c, cube_view_row(v, e.n[0]), proc, node, mach, &total, &st), 0);
+    assert_status_ok(&st);
     assert_row(proc, (const double[4]){33, 5, 7, 7}, 4);
     assert_row(node, (const double[3]){38, 7, 7}, 3);
     assert_row(mach, (const double[2]){45, 7}, 2);
     assert_true(total == 52);
     /* outputs are optional */
-    assert_int_equal(cube_system_sums(e.c, cube_view_row(v, e.n[0]), NULL, NULL, mach, NULL),
-                     0);
+    assert_int_equal(
+        cube_system_sums(e.c, cube_view_row(v, e.n[0]), NULL, NULL, mach, NULL, NULL), 0);
     assert_row(mach, (const double[2]){45, 7}, 2);
-    assert_int_equal(cube_system_sums(e.c, NULL, proc, NULL, NULL, NULL), CUBE_VIEW_EINVAL);
+    assert_status_failed(cube_system_sums(e.c, NULL, proc, NULL, NULL, NULL, &st), &st,
+                         CUBE_EINVAL);
     cube_view_free(v);
     cube_free(e.c);
 }
@@ -324,10 +362,10 @@ static void test_flat_profile_with_subroutines(void **state)
     experiment e = build();
     cube_view *v = view(&e, e.time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE,
                         CUBE_VIEW_AGGREGATE);
-    int err = 1;
-    cube_flat *f = cube_flat_create(v, &err);
+    cube_status st = dirty_status();
+    cube_flat *f = cube_flat_create(v, &st);
     assert_non_null(f);
-    assert_int_equal(err, 0);
+    assert_status_ok(&st);
     cube_view_free(v); /* the profile does not need the view any more */
     assert_int_equal(cube_flat_width(f), 1);
     struct {
@@ -356,7 +394,8 @@ static void test_flat_profile_with_subroutines(void **state)
                in = cube_flat_value(f, r, CUBE_FLAT_INCLUSIVE, 0),
                s = cube_flat_value(f, r, CUBE_FLAT_SUBROUTINES, 0);
         if (x != want[i].excl || in != want[i].incl || s != want[i].sub)
-            fail_msg("%s: got %g %g %g, want %g %g %g", r->name, x, in, s, want[i].excl,
+            fail_msg("%s: got %g %g %g, want %g %g %g", cube_region_name(r), x, in, s,
+                     want[i].excl,
                      want[i].incl, want[i].sub);
         sum_excl += x;
     }
@@ -398,9 +437,8 @@ static void test_flat_profile_with_subroutines(void **state)
 
     /* a call-inclusive view cannot give exclusive values */
     v = view(&e, e.time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0);
-    err = 0;
-    assert_null(cube_flat_create(v, &err));
-    assert_int_equal(err, CUBE_VIEW_EINVAL);
+    assert_null(cube_flat_create(v, &st));
+    assert_status_failed(-1, &st, CUBE_EINVAL);
     cube_view_free(v);
     cube_free(e.c);
 }
@@ -425,7 +463,7 @@ static void test_value_modes_metric_tree(void **state)
     (void)state;
     experiment e = build();
     double incl[5];
-    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_INCLUSIVE, incl), 0);
+    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_INCLUSIVE, incl, NULL), 0);
     /* an external experiment whose time is 114 in all */
     cube_t *x = cube_create();
     cube_metric *xt = cube_def_met(x, "Time", "time", "FLOAT", "sec", "", "", "", NULL);
@@ -434,14 +472,14 @@ static void test_value_modes_metric_tree(void **state)
         x, "t", 0, cube_def_proc(x, "P", 0, cube_def_node(x, "n", cube_def_mach(x, "m", ""))));
     cube_set_sev(x, xt, xn, xth, 114);
     double xincl[1];
-    assert_int_equal(cube_metric_tree_values(x, CUBE_METRIC_INCLUSIVE, xincl), 0);
+    assert_int_equal(cube_metric_tree_values(x, CUBE_METRIC_INCLUSIVE, xincl, NULL), 0);
     assert_true(xincl[0] == 114);
 
     cube_mode_place m = at(CUBE_TREE_METRIC);
     cube_mode_refs refs = {0};
-    refs.own_root = incl[e.time->index]; /* mpi's root is time: 57 */
+    refs.own_root = incl[cube_metric_index(e.time)]; /* mpi's root is time: 57 */
     refs.external_root = xincl[0];
-    double mpi = incl[e.mpi->index]; /* 8 */
+    double mpi = incl[cube_metric_index(e.mpi)]; /* 8 */
     assert_true(cube_value_in_mode(CUBE_MODE_ABSOLUTE, mpi, &refs, &m) == 8);
     assert_close(cube_value_in_mode(CUBE_MODE_OWN_ROOT_PERCENT, mpi, &refs, &m), 800.0 / 57);
     assert_close(cube_value_in_mode(CUBE_MODE_EXTERNAL_PERCENT, mpi, &refs, &m), 800.0 / 114);
@@ -462,8 +500,8 @@ static void test_value_modes_call_tree(void **state)
     (void)state;
     experiment e = build();
     double incl[5], excl[5];
-    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_INCLUSIVE, incl), 0);
-    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_EXCLUSIVE, excl), 0);
+    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_INCLUSIVE, incl, NULL), 0);
+    assert_int_equal(cube_metric_tree_values(e.c, CUBE_METRIC_EXCLUSIVE, excl, NULL), 0);
     cube_mode_place call = at(CUBE_TREE_CALL);
 
     /* time selected (collapsed); bar collapsed shows 9 of main's 52 */
@@ -473,8 +511,8 @@ static void test_value_modes_call_tree(void **state)
     assert_true(bar == 9);
     cube_mode_refs refs = {0};
     refs.own_root = cube_view_value(v, e.n[0], 0); /* 52 */
-    refs.metric_root = incl[e.time->index];        /* 57 */
-    refs.metric_selection = incl[e.time->index];   /* 57 */
+    refs.metric_root = incl[cube_metric_index(e.time)];        /* 57 */
+    refs.metric_selection = incl[cube_metric_index(e.time)];   /* 57 */
     assert_close(cube_value_in_mode(CUBE_MODE_OWN_ROOT_PERCENT, bar, &refs, &call),
                  900.0 / 52);
     assert_close(cube_value_in_mode(CUBE_MODE_METRIC_ROOT_PERCENT, bar, &refs, &call),
@@ -488,7 +526,7 @@ static void test_value_modes_call_tree(void **state)
     v = view(&e, e.mpi, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, CUBE_VIEW_AGGREGATE);
     double send = cube_view_value(v, e.n[2], 0);
     assert_true(send == 7);
-    refs.metric_selection = incl[e.mpi->index];
+    refs.metric_selection = incl[cube_metric_index(e.mpi)];
     assert_true(cube_value_in_mode(CUBE_MODE_METRIC_SELECTION_PERCENT, send, &refs, &call) ==
                 87.5);
     assert_close(cube_value_in_mode(CUBE_MODE_METRIC_ROOT_PERCENT, send, &refs, &call),
@@ -500,7 +538,7 @@ static void test_value_modes_call_tree(void **state)
     v = view(&e, e.mpi, CUBE_METRIC_EXCLUSIVE, CUBE_CALL_INCLUSIVE, CUBE_VIEW_AGGREGATE);
     send = cube_view_value(v, e.n[2], 0);
     assert_true(send == 3);
-    refs.metric_selection = excl[e.mpi->index];
+    refs.metric_selection = excl[cube_metric_index(e.mpi)];
     assert_true(cube_value_in_mode(CUBE_MODE_METRIC_SELECTION_PERCENT, send, &refs, &call) ==
                 75);
     cube_view_free(v);
@@ -522,8 +560,8 @@ static void test_value_modes_call_tree(void **state)
                                    CUBE_TREE_CALL);
     v = view(&e, e.time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0);
     double per_thread[NT], proc[4], mach[2];
-    assert_int_equal(cube_view_total(v, per_thread), 0);
-    assert_int_equal(cube_system_sums(e.c, per_thread, proc, NULL, mach, NULL), 0);
+    assert_int_equal(cube_view_total(v, per_thread, NULL), 0);
+    assert_int_equal(cube_system_sums(e.c, per_thread, proc, NULL, mach, NULL, NULL), 0);
     const double *bar_row = cube_view_row(v, e.n[3]);
     double bar_p0 = bar_row[0] + bar_row[1];
     assert_true(bar_p0 == 5);
@@ -546,7 +584,7 @@ static void test_value_modes_system_tree(void **state)
     cube_view *v = view(&e, e.time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0);
     const double *foo = cube_view_row(v, e.n[1]);
     double proc[4], mach[2], all;
-    assert_int_equal(cube_system_sums(e.c, foo, proc, NULL, mach, &all), 0);
+    assert_int_equal(cube_system_sums(e.c, foo, proc, NULL, mach, &all, NULL), 0);
     assert_row(proc, (const double[4]){9, 2, 2, 2}, 4);
     assert_row(mach, (const double[2]){13, 2}, 2);
     cube_mode_refs refs = {0};
@@ -554,7 +592,8 @@ static void test_value_modes_system_tree(void **state)
     refs.metric_selection = 57;
     /* foo's call-tree root main, collapsed, over all threads: 52 */
     assert_int_equal(
-        cube_system_sums(e.c, cube_view_row(v, e.n[0]), NULL, NULL, NULL, &refs.call_root), 0);
+        cube_system_sums(e.c, cube_view_row(v, e.n[0]), NULL, NULL, NULL, &refs.call_root, NULL),
+        0);
     assert_true(refs.call_root == 52);
     refs.call_selection = all; /* foo collapsed: 15 */
     cube_mode_place sys = at(CUBE_TREE_SYSTEM);
@@ -580,7 +619,7 @@ static void test_value_modes_system_tree(void **state)
     assert_true(isnan(cube_value_in_mode(CUBE_MODE_OWN_ROOT_PERCENT, 0, &refs, &expanded)));
 
     /* peers: the processes 9 2 2 2 */
-    assert_int_equal(cube_peer_range(proc, 4, &refs.peer_min, &refs.peer_max), 0);
+    assert_int_equal(cube_peer_range(proc, 4, &refs.peer_min, &refs.peer_max, NULL), 0);
     assert_true(refs.peer_min == 2 && refs.peer_max == 9);
     assert_close(cube_value_in_mode(CUBE_MODE_PEER_PERCENT, proc[1], &refs, &sys),
                  200.0 / 9);
@@ -589,7 +628,7 @@ static void test_value_modes_system_tree(void **state)
     assert_true(cube_value_in_mode(CUBE_MODE_PEER_DISTRIBUTION, proc[0], &refs, &sys) == 100);
     /* the manual's example: threads 100, 120, 200 */
     const double peers[3] = {100, 120, 200};
-    assert_int_equal(cube_peer_range(peers, 3, &refs.peer_min, &refs.peer_max), 0);
+    assert_int_equal(cube_peer_range(peers, 3, &refs.peer_min, &refs.peer_max, NULL), 0);
     const double pp[3] = {50, 60, 100}, pd[3] = {0, 20, 100};
     for (int i = 0; i < 3; i++) {
         assert_true(cube_value_in_mode(CUBE_MODE_PEER_PERCENT, peers[i], &refs, &sys) == pp[i]);
@@ -599,8 +638,9 @@ static void test_value_modes_system_tree(void **state)
     /* all peers equal: no scale */
     refs.peer_min = refs.peer_max = 2;
     assert_true(isnan(cube_value_in_mode(CUBE_MODE_PEER_DISTRIBUTION, 2, &refs, &sys)));
-    assert_int_equal(cube_peer_range(peers, 0, &refs.peer_min, &refs.peer_max),
-                     CUBE_VIEW_EINVAL);
+    cube_status st;
+    assert_status_failed(cube_peer_range(peers, 0, &refs.peer_min, &refs.peer_max, &st), &st,
+                         CUBE_EINVAL);
     /* the system tree is rightmost: no system root/selection percent */
     assert_false(cube_value_mode_available(CUBE_MODE_SYSTEM_ROOT_PERCENT, &sys));
     assert_false(cube_value_mode_available(CUBE_MODE_SYSTEM_SELECTION_PERCENT, &sys));
@@ -654,12 +694,15 @@ static void test_value_modes_availability(void **state)
         cube_value_mode back;
         const char *name = cube_value_mode_name((cube_value_mode)m);
         assert_non_null(name);
-        assert_int_equal(cube_value_mode_parse(name, &back), 0);
+        cube_status st = dirty_status();
+        assert_int_equal(cube_value_mode_parse(name, &back, &st), 0);
+        assert_status_ok(&st);
         assert_int_equal(back, m);
     }
     assert_string_equal(cube_value_mode_name(CUBE_MODE_PEER_DISTRIBUTION), "peer-distribution");
     cube_value_mode back;
-    assert_int_equal(cube_value_mode_parse("relative", &back), CUBE_VIEW_EINVAL);
+    cube_status st;
+    assert_status_failed(cube_value_mode_parse("relative", &back, &st), &st, CUBE_EINVAL);
     assert_null(cube_value_mode_name((cube_value_mode)CUBE_NUM_VALUE_MODES));
 }
 
@@ -670,7 +713,7 @@ static void test_stats_even_count(void **state)
     (void)state;
     const double v[4] = {4, 1, 3, 2};
     cube_stats st;
-    assert_int_equal(cube_stats_compute(v, 4, &st), 0);
+    assert_int_equal(cube_stats_compute(v, 4, &st, NULL), 0);
     assert_int_equal(st.count, 4);
     assert_true(st.sum == 10 && st.mean == 2.5);
     assert_true(st.minimum == 1 && st.maximum == 4);
@@ -688,16 +731,16 @@ static void test_stats_odd_count(void **state)
     (void)state;
     const double v[5] = {5, 1, 4, 2, 3};
     cube_stats st;
-    assert_int_equal(cube_stats_compute(v, 5, &st), 0);
+    assert_int_equal(cube_stats_compute(v, 5, &st, NULL), 0);
     assert_true(st.quartile25 == 2 && st.median == 3 && st.quartile75 == 4);
     assert_true(st.variance == 2.5); /* (4 + 1 + 0 + 1 + 4) / 4 */
     /* 7 values: h = 1.5 and 4.5, between ranks */
     const double w[7] = {7, 1, 6, 2, 5, 3, 4};
-    assert_int_equal(cube_stats_compute(w, 7, &st), 0);
+    assert_int_equal(cube_stats_compute(w, 7, &st, NULL), 0);
     assert_true(st.quartile25 == 2.5 && st.median == 4 && st.quartile75 == 5.5);
     /* main's inclusive time across the threads: 29 4 5 7 7 */
     const double t[5] = {29, 4, 5, 7, 7};
-    assert_int_equal(cube_stats_compute(t, 5, &st), 0);
+    assert_int_equal(cube_stats_compute(t, 5, &st, NULL), 0);
     assert_true(st.sum == 52 && st.minimum == 4 && st.maximum == 29);
     assert_true(st.quartile25 == 5 && st.median == 7 && st.quartile75 == 7);
     assert_close(st.mean, 10.4);
@@ -710,28 +753,32 @@ static void test_stats_variance_and_edges(void **state)
     /* the classic set: population variance 4, sample variance 32 / 7 */
     const double v[8] = {2, 4, 4, 4, 5, 5, 7, 9};
     cube_stats st;
-    assert_int_equal(cube_stats_compute(v, 8, &st), 0);
+    assert_int_equal(cube_stats_compute(v, 8, &st, NULL), 0);
     assert_true(st.mean == 5);
     assert_close(st.variance, 32.0 / 7);
     assert_true(st.quartile25 == 4 && st.median == 4.5 && st.quartile75 == 5.5);
     /* a large offset does not ruin the variance (two passes) */
     const double big[3] = {1e9 + 4, 1e9 + 7, 1e9 + 13};
-    assert_int_equal(cube_stats_compute(big, 3, &st), 0);
+    assert_int_equal(cube_stats_compute(big, 3, &st, NULL), 0);
     assert_true(st.variance == 21); /* deviations -4 -1 5: 42 / 2 */
     /* one value: no variance, the quartiles are the value */
     const double one = 3.5;
-    assert_int_equal(cube_stats_compute(&one, 1, &st), 0);
+    assert_int_equal(cube_stats_compute(&one, 1, &st, NULL), 0);
     assert_true(isnan(st.variance));
     assert_true(st.quartile25 == 3.5 && st.median == 3.5 && st.quartile75 == 3.5);
     /* none */
-    assert_int_equal(cube_stats_compute(NULL, 0, &st), 0);
+    assert_int_equal(cube_stats_compute(NULL, 0, &st, NULL), 0);
     assert_int_equal(st.count, 0);
     assert_true(st.sum == 0 && isnan(st.mean) && isnan(st.median));
     /* NaN is rejected; unsorted input to the sorted variant too */
     const double bad[2] = {1, NAN};
-    assert_int_equal(cube_stats_compute(bad, 2, &st), CUBE_VIEW_EINVAL);
+    cube_status status;
+    assert_status_failed(cube_stats_compute(bad, 2, &st, &status), &status, CUBE_EINVAL);
     const double unsorted[2] = {2, 1};
-    assert_int_equal(cube_stats_of_sorted(unsorted, 2, &st), CUBE_VIEW_EINVAL);
+    assert_status_failed(cube_stats_of_sorted(unsorted, 2, &st, &status), &status, CUBE_EINVAL);
+    /* and a success clears the status again */
+    assert_int_equal(cube_stats_of_sorted((const double[3]){1, 2, 4}, 3, &st, &status), 0);
+    assert_status_ok(&status);
     /* quantiles at the ends and outside */
     const double s[3] = {1, 2, 4};
     assert_true(cube_quantile_sorted(s, 3, 0) == 1);
@@ -758,10 +805,11 @@ static void test_streamed_rows_equal_stored(void **state)
     assert_non_null(defs);
     const cube_metric *time = cube_find_metric(defs, "time");
     assert_non_null(time);
-    int err;
+    cube_status st = dirty_status();
     cube_view *incl = cube_view_create(defs, time, CUBE_METRIC_EXCLUSIVE, CUBE_CALL_INCLUSIVE,
-                                       0, &err);
+                                       0, &st);
     assert_non_null(incl);
+    assert_status_ok(&st);
     const cube_metric *met;
     const cube_cnode *cnode;
     const double *values;
@@ -781,14 +829,15 @@ static void test_streamed_rows_equal_stored(void **state)
     assert_row(cube_view_row(incl, cube_get_cnode(defs, 0)), (const double[NT]){26, 3, 3, 5, 7},
                NT);
     /* rows after finishing */
-    assert_int_equal(cube_view_add_row(incl, time, cube_get_cnode(defs, 0), values),
-                     CUBE_VIEW_ESTATE);
-    assert_int_equal(cube_view_finish(incl), CUBE_VIEW_ESTATE);
+    assert_view_failed(cube_view_add_row(incl, time, cube_get_cnode(defs, 0), values), incl,
+                       CUBE_ESTATE);
+    assert_view_failed(cube_view_finish(incl), incl, CUBE_ESTATE);
     /* a call path of another experiment */
     cube_view *other = cube_view_create(defs, time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 0,
-                                        &err);
+                                        &st);
+    assert_non_null(other);
     const double zeros[NT] = {0};
-    assert_int_equal(cube_view_add_row(other, time, e.n[0], zeros), CUBE_VIEW_EINVAL);
+    assert_view_failed(cube_view_add_row(other, time, e.n[0], zeros), other, CUBE_EINVAL);
     cube_view_free(other);
     cube_view_free(stored);
     cube_view_free(incl);
@@ -802,37 +851,75 @@ static void test_errors_and_void(void **state)
 {
     (void)state;
     experiment e = build();
-    int err = 0;
+    cube_status st;
     /* a VOID metric has no values */
     cube_view *v = view(&e, e.ghost, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0);
     assert_int_equal(cube_view_num_rows(v), 0);
     assert_false(cube_view_wants(v, e.ghost));
     cube_view_free(v);
     /* streaming a VOID child row into a metric-exclusive view: nothing */
-    v = cube_view_create(e.c, e.time, CUBE_METRIC_EXCLUSIVE, CUBE_CALL_STORED, 0, &err);
+    v = cube_view_create(e.c, e.time, CUBE_METRIC_EXCLUSIVE, CUBE_CALL_STORED, 0, &st);
+    assert_non_null(v);
     const double hundred[NT] = {100, 100, 100, 100, 100};
     assert_int_equal(cube_view_add_row(v, e.ghost, e.n[0], hundred), 0);
     assert_int_equal(cube_view_add_row(v, e.visits, e.n[0], hundred), 0);
     assert_int_equal(cube_view_num_rows(v), 0);
-    assert_int_equal(cube_view_add_row(v, e.time, e.n[0], NULL), CUBE_VIEW_EINVAL);
+    assert_view_failed(cube_view_add_row(v, e.time, e.n[0], NULL), v, CUBE_EINVAL);
     double total[NT];
-    assert_int_equal(cube_view_total(v, total), CUBE_VIEW_ESTATE);
+    assert_status_failed(cube_view_total(v, total, &st), &st, CUBE_ESTATE);
     assert_null(cube_view_rows(v));
-    assert_null(cube_flat_create(v, &err));
-    assert_int_equal(err, CUBE_VIEW_ESTATE);
+    assert_null(cube_flat_create(v, &st));
+    assert_status_failed(-1, &st, CUBE_ESTATE);
     cube_view_free(v);
     /* bad arguments */
-    assert_null(cube_view_create(e.c, NULL, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 0, &err));
-    assert_int_equal(err, CUBE_VIEW_EINVAL);
-    assert_null(cube_view_create(e.c, e.time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 4, &err));
-    assert_null(cube_view_create(e.c, e.time, (cube_metric_flavour)7, CUBE_CALL_STORED, 0, &err));
+    assert_null(cube_view_create(e.c, NULL, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 0, &st));
+    assert_status_failed(-1, &st, CUBE_EINVAL);
+    assert_null(cube_view_create(e.c, e.time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 4, &st));
+    assert_status_failed(-1, &st, CUBE_EINVAL);
+    assert_null(cube_view_create(e.c, e.time, (cube_metric_flavour)7, CUBE_CALL_STORED, 0, &st));
+    assert_status_failed(-1, &st, CUBE_EINVAL);
     cube_t *x = cube_create();
     cube_metric *xm = cube_def_met(x, "T", "time", "FLOAT", "sec", "", "", "", NULL);
-    assert_null(cube_view_create(e.c, xm, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 0, &err));
-    assert_int_equal(err, CUBE_VIEW_EINVAL);
+    assert_null(cube_view_create(e.c, xm, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 0, &st));
+    assert_status_failed(-1, &st, CUBE_EINVAL);
     cube_free(x);
-    assert_string_equal(cube_view_strerror(CUBE_VIEW_ENOMEM), "out of memory");
-    assert_non_null(cube_view_strerror(12345));
+    /* a NULL status is allowed on failure too */
+    assert_null(cube_view_create(e.c, NULL, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 0, NULL));
+    assert_string_equal(cube_code_text(CUBE_ENOMEM), "out of memory");
+    assert_non_null(cube_code_text((cube_code)12345));
+    cube_free(e.c);
+}
+
+/* The view keeps why its last call failed, and only until the next call
+ * that succeeds: a caller never sees an error that is over. */
+static void test_view_error_cleared_by_success(void **state)
+{
+    (void)state;
+    experiment e = build();
+    cube_view *v = cube_view_create(e.c, e.time, CUBE_METRIC_INCLUSIVE, CUBE_CALL_STORED, 0, NULL);
+    assert_non_null(v);
+    assert_int_equal(cube_view_error_code(v), CUBE_OK);
+    assert_string_equal(cube_view_error(v), "");
+    const double one[NT] = {1, 1, 1, 1, 1};
+    /* no values: fails, and says so */
+    assert_view_failed(cube_view_add_row(v, e.time, e.n[0], NULL), v, CUBE_EINVAL);
+    /* the next row is fine: the error is gone */
+    assert_int_equal(cube_view_add_row(v, e.time, e.n[0], one), 0);
+    assert_int_equal(cube_view_error_code(v), CUBE_OK);
+    assert_true(cube_view_error(v)[0] == '\0');
+    /* a call path of another experiment fails; finishing then succeeds */
+    cube_t *x = cube_create();
+    cube_cnode *xn = cube_def_cnode(x, cube_def_region(x, "main", -1, -1, "", "", ""), NULL);
+    assert_non_null(xn);
+    assert_view_failed(cube_view_add_row(v, e.time, xn, one), v, CUBE_EINVAL);
+    assert_int_equal(cube_view_finish(v), 0);
+    assert_int_equal(cube_view_error_code(v), CUBE_OK);
+    assert_true(cube_view_error(v)[0] == '\0');
+    assert_row(cube_view_row(v, e.n[0]), one, NT);
+    /* after finishing, a row is out of order */
+    assert_view_failed(cube_view_add_row(v, e.time, e.n[1], one), v, CUBE_ESTATE);
+    cube_free(x);
+    cube_view_free(v);
     cube_free(e.c);
 }
 
@@ -847,18 +934,18 @@ static void test_deep_recursive_tree(void **state)
     const cube_cnode *first = cube_get_cnode(c, 0), *second = cube_get_cnode(c, 1);
     const cube_cnode *n = cube_get_cnode(c, DEPTH - 1);
     const cube_region *f = cube_get_region(c, 0), *g = cube_get_region(c, 1);
-    assert_string_equal(f->name, "f");
-    assert_string_equal(g->name, "g");
-    int err;
-    cube_view *v = cube_view_compute(c, m, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &err);
+    assert_string_equal(cube_region_name(f), "f");
+    assert_string_equal(cube_region_name(g), "g");
+    cube_status st;
+    cube_view *v = cube_view_compute(c, m, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &st);
     assert_non_null(v);
     assert_true(cube_view_value(v, first, 0) == DEPTH);
     assert_true(cube_view_value(v, second, 0) == DEPTH - 1);
     assert_true(cube_view_value(v, n, 0) == 1);
     cube_view_free(v);
-    v = cube_view_compute(c, m, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &err);
+    v = cube_view_compute(c, m, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
     assert_non_null(v);
-    cube_flat *fl = cube_flat_create(v, &err);
+    cube_flat *fl = cube_flat_create(v, &st);
     assert_non_null(fl);
     /* f: excl 50 000, incl the outermost f (all 100 000), the g parts 50 000;
      * g: excl 50 000, incl the outermost g (99 999), f below it 49 999 */
@@ -920,9 +1007,9 @@ static void test_minmax_call_tree_and_threads(void **state)
     (void)state;
     cube_t *c = minmax_file();
     const cube_metric *max_t = cube_find_metric(c, "max_t"), *min_t = cube_find_metric(c, "min_t");
-    int err;
+    cube_status st;
     /* inclusive at main per thread: the largest of the subtree's values */
-    cube_view *v = cube_view_compute(c, max_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &err);
+    cube_view *v = cube_view_compute(c, max_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE, 0, &st);
     assert_non_null(v);
     assert_row(cube_view_row(v, cube_get_cnode(c, 0)), (const double[3]){4, 0, 1}, 3);
     /* main/f/f has no row of its own: its inclusive value is g's below it */
@@ -931,22 +1018,22 @@ static void test_minmax_call_tree_and_threads(void **state)
     cube_view_free(v);
     /* aggregated: the largest over threads, and inclusive over the subtree */
     v = cube_view_compute(c, max_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE,
-                          CUBE_VIEW_AGGREGATE, &err);
+                          CUBE_VIEW_AGGREGATE, &st);
     assert_true(cube_view_value(v, cube_get_cnode(c, 0), 0) == -1);
     double total;
-    assert_int_equal(cube_view_total(v, &total), 0);
+    assert_int_equal(cube_view_total(v, &total, NULL), 0);
     assert_true(total == 4);
     cube_view_free(v);
     /* min_t: main/f has no row, so it does not make the minimum 0 */
     v = cube_view_compute(c, min_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_INCLUSIVE,
-                          CUBE_VIEW_AGGREGATE, &err);
+                          CUBE_VIEW_AGGREGATE, &st);
     assert_true(cube_view_value(v, cube_get_cnode(c, 1), 0) == -1);
     assert_true(cube_view_value(v, cube_get_cnode(c, 4), 0) == 0); /* a stored 0 counts */
     cube_view_free(v);
-    v = cube_view_compute(c, min_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &err);
+    v = cube_view_compute(c, min_t, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
     assert_null(cube_view_row(v, cube_get_cnode(c, 1)));
     double per_thread[3];
-    assert_int_equal(cube_view_total(v, per_thread), 0);
+    assert_int_equal(cube_view_total(v, per_thread, NULL), 0);
     assert_row(per_thread, (const double[3]){-1, 3, 3}, 3);
     cube_view_free(v);
     cube_free(c);
@@ -958,20 +1045,22 @@ static void test_minmax_system_tree(void **state)
     cube_t *c = minmax_file();
     double proc[2], node[2], mach[1], total;
     const double max_row[3] = {-5, -1, -7}, min_row[3] = {5, 3, 4};
-    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_MAX, max_row, proc, node, mach, &total),
-                     0);
+    assert_int_equal(
+        cube_system_combine(c, CUBE_COMBINE_MAX, max_row, proc, node, mach, &total, NULL), 0);
     assert_row(proc, (const double[2]){-1, -7}, 2);
     assert_row(node, (const double[2]){-1, -7}, 2);
     assert_row(mach, (const double[1]){-1}, 1);
     assert_true(total == -1);
-    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_MIN, min_row, proc, node, mach, &total),
-                     0);
+    assert_int_equal(
+        cube_system_combine(c, CUBE_COMBINE_MIN, min_row, proc, node, mach, &total, NULL), 0);
     assert_row(proc, (const double[2]){3, 4}, 2);
     assert_row(node, (const double[2]){3, 4}, 2);
     assert_row(mach, (const double[1]){3}, 1);
     assert_true(total == 3);
-    assert_int_equal(cube_system_combine(c, (cube_combine_rule)7, min_row, proc, NULL, NULL, NULL),
-                     CUBE_VIEW_EINVAL);
+    cube_status st;
+    assert_status_failed(
+        cube_system_combine(c, (cube_combine_rule)7, min_row, proc, NULL, NULL, NULL, &st), &st,
+        CUBE_EINVAL);
     cube_free(c);
 }
 
@@ -982,25 +1071,26 @@ static void test_minmax_metric_tree_and_totals(void **state)
     size_t nm = cube_num_metrics(c);
     double totals[5], excl[5];
     assert_int_equal(nm, 5);
-    assert_int_equal(cube_metric_totals(c, totals), 0);
-    size_t time = cube_find_metric(c, "time")->index, peak = cube_find_metric(c, "peak")->index,
-           max_t = cube_find_metric(c, "max_t")->index,
-           min_t = cube_find_metric(c, "min_t")->index,
-           tim = cube_find_metric(c, "time_in_max")->index;
+    assert_int_equal(cube_metric_totals(c, totals, NULL), 0);
+    size_t time = cube_metric_index(cube_find_metric(c, "time")),
+           peak = cube_metric_index(cube_find_metric(c, "peak")),
+           max_t = cube_metric_index(cube_find_metric(c, "max_t")),
+           min_t = cube_metric_index(cube_find_metric(c, "min_t")),
+           tim = cube_metric_index(cube_find_metric(c, "time_in_max"));
     assert_true(totals[time] == 12 && totals[peak] == 0.5 && totals[max_t] == 4 &&
                 totals[min_t] == -1 && totals[tim] == 6);
-    assert_int_equal(cube_metric_tree_values(c, CUBE_METRIC_EXCLUSIVE, excl), 0);
+    assert_int_equal(cube_metric_tree_values(c, CUBE_METRIC_EXCLUSIVE, excl, NULL), 0);
     /* a maximum is no part of the sum above it, and loses nothing below */
     assert_true(excl[time] == 12);
     assert_true(excl[max_t] == 4);
     /* the views agree */
-    int err;
+    cube_status st;
     cube_view *v = cube_view_compute(c, cube_get_metric(c, time), CUBE_METRIC_EXCLUSIVE,
-                                     CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &err);
+                                     CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &st);
     assert_true(cube_view_value(v, cube_get_cnode(c, 1), 0) == 6);
     cube_view_free(v);
     v = cube_view_compute(c, cube_get_metric(c, max_t), CUBE_METRIC_EXCLUSIVE,
-                          CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &err);
+                          CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &st);
     assert_true(cube_view_value(v, cube_get_cnode(c, 0), 0) == -1);
     cube_view_free(v);
     cube_free(c);
@@ -1010,10 +1100,10 @@ static void test_minmax_flat_profile(void **state)
 {
     (void)state;
     cube_t *c = minmax_file();
-    int err;
+    cube_status st;
     cube_view *v = cube_view_compute(c, cube_find_metric(c, "max_t"), CUBE_METRIC_INCLUSIVE,
-                                     CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &err);
-    cube_flat *f = cube_flat_create(v, &err);
+                                     CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE, &st);
+    cube_flat *f = cube_flat_create(v, &st);
     assert_non_null(f);
     const cube_region *main_r = cube_get_region(c, 0), *f_r = cube_get_region(c, 1),
                       *g_r = cube_get_region(c, 2);
@@ -1032,8 +1122,8 @@ static void test_minmax_flat_profile(void **state)
     /* per thread, negative values: thread 2 of f: exclusive 1 (main/f),
      * Subroutines -2 (g below main/f/f), inclusive the larger */
     v = cube_view_compute(c, cube_find_metric(c, "max_t"), CUBE_METRIC_INCLUSIVE,
-                          CUBE_CALL_EXCLUSIVE, 0, &err);
-    f = cube_flat_create(v, &err);
+                          CUBE_CALL_EXCLUSIVE, 0, &st);
+    f = cube_flat_create(v, &st);
     assert_row(cube_flat_row(f, f_r, CUBE_FLAT_EXCLUSIVE), (const double[3]){2, -3, 1}, 3);
     assert_row(cube_flat_row(f, f_r, CUBE_FLAT_SUBROUTINES), (const double[3]){4, 0, -2}, 3);
     assert_row(cube_flat_row(f, f_r, CUBE_FLAT_INCLUSIVE), (const double[3]){4, 0, 1}, 3);
@@ -1088,6 +1178,7 @@ int main(void)
         cmocka_unit_test(test_stats_variance_and_edges),
         cmocka_unit_test(test_streamed_rows_equal_stored),
         cmocka_unit_test(test_errors_and_void),
+        cmocka_unit_test(test_view_error_cleared_by_success),
         cmocka_unit_test(test_deep_recursive_tree),
         cmocka_unit_test(test_percent_of_itself_is_100),
         cmocka_unit_test(test_minmax_combine_rule),

@@ -3,7 +3,8 @@
  * the fuzzers found, fuzz/README.md) fed to the entry point of that
  * harness (fuzz/fuzz_<harness>.c, compiled in here without libFuzzer):
  * it must not crash, leak (under SANITIZE=1) or hang (60 s alarm per
- * file).
+ * file), and every failure must come with a code and a message (the
+ * harnesses abort otherwise).
  */
 #define FUZZ_REGRESSION 1
 #include "test_support.h"

@@ -100,11 +100,12 @@ static void test_external_entities_never_loaded(void **state)
             const double *v;
             while (cube_reader_next_row(r, &m, &cn, &v) > 0)
                 ;
+            assert_int_not_equal(cube_reader_error_code(r), CUBE_OK);
             assert_non_null(strstr(cube_reader_error(r), "DOCTYPE is not allowed"));
             const cube_t *defs = cube_reader_definitions(r);
             if (defs)
                 for (size_t k = 0; k < cube_num_regions(defs); k++)
-                    assert_null(strstr(cube_get_region(defs, k)->name, MARK));
+                    assert_null(strstr(cube_region_name(cube_get_region(defs, k)), MARK));
             cube_reader_close(r);
         }
         unlink(p);
@@ -174,13 +175,13 @@ static void test_deep_tree_write_read_combine(void **state)
 
     /* the algebra: diff of the file with itself, merge, mean */
     const char *paths[2] = {p, q};
-    char err[512];
+    cube_status st;
     for (int op = 0; op < 3; op++) {
         cube_operation ops[3] = {CUBE_OP_DIFF, CUBE_OP_MERGE, CUBE_OP_MEAN};
-        cube_t *res = cube_combine(ops[op], paths, 2, CUBE_MATCH_FULL, CUBE_SYSTEM_AGREE, err,
-                                   sizeof err);
+        cube_t *res = cube_combine(ops[op], paths, 2, CUBE_MATCH_FULL, CUBE_SYSTEM_AGREE, &st);
         if (!res)
-            fail_msg("cube_combine: %s", err);
+            fail_msg("cube_combine: %s", st.message);
+        assert_int_equal(st.code, CUBE_OK);
         assert_int_equal(cube_num_cnodes(res), DEPTH);
         cube_metric *rm = cube_find_metric(res, "time");
         cube_cnode *leaf = cube_get_cnode(res, DEPTH - 1);
@@ -221,8 +222,8 @@ static void test_megabyte_attributes_round_trip(void **state)
     assert_int_equal(cube_write_file(c, p, 0), 0);
     cube_t *back = read_ok(p);
     assert_string_equal(cube_get_attr(back, key), val);
-    assert_string_equal(cube_get_metric(back, 0)->descr, val);
-    assert_string_equal(cube_get_region(back, 0)->name, key);
+    assert_string_equal(cube_metric_descr(cube_get_metric(back, 0)), val);
+    assert_string_equal(cube_region_name(cube_get_region(back, 0)), key);
     assert_same_model(c, back);
     /* written again: the same bytes */
     char *q = temp_path(".cube");
@@ -309,7 +310,7 @@ static void test_ids_near_int64_max(void **state)
     cube_t *c = read_string_ok(doc);
     int found = 0;
     for (size_t i = 0; i < cube_num_cnodes(c); i++)
-        if (cube_get_cnode(c, i)->id == INT64_MAX)
+        if (cube_cnode_id(cube_get_cnode(c, i)) == INT64_MAX)
             found = 1;
     assert_true(found);
     cube_free(c);
@@ -419,13 +420,16 @@ static void test_outputs_that_cannot_be_written(void **state)
     (void)state;
     cube_t *c = read_ok(testdata("reader/plain.cube"));
     assert_int_equal(cube_write_file(c, "/dev/full", 0), -1);
+    assert_int_equal(cube_error_code(c), CUBE_EIO);
     assert_non_null(strstr(cube_error(c), "/dev/full"));
     assert_int_equal(cube_write_file(c, "/nonexistent-dir-libcube/x.cube", 0), -1);
+    assert_int_equal(cube_error_code(c), CUBE_EIO);
     assert_non_null(strstr(cube_error(c), "/nonexistent-dir-libcube/x.cube"));
     /* a directory as the output: error, directory untouched */
     char *d = temp_path("");
     assert_int_equal(mkdir(d, 0755), 0);
     assert_int_equal(cube_write_file(c, d, 0), -1);
+    assert_int_equal(cube_error_code(c), CUBE_EIO);
     struct stat st;
     assert_int_equal(stat(d, &st), 0);
     assert_true(S_ISDIR(st.st_mode));

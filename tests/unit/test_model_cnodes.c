@@ -3,12 +3,18 @@
  * call-tree nodes from an arena that stay put while the tree grows,
  * call-site modules interned (one shared copy per distinct string, with the
  * right text), a large tree freed without leaks (LeakSanitizer under
- * SANITIZE=1), the preorder walk over the tree, and processes and threads
- * from the same arena.
+ * SANITIZE=1), the preorder walk over the tree and the depth of each node,
+ * and processes and threads from the same arena.
+ *
+ * A test of internals: it includes core/keymap_private.h to test the
+ * string set the model interns modules in, and core/cube_private.h to
+ * check a node's child array against its capacity.  Everything else is
+ * read through the public accessors.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
 
+#include "core/cube_private.h"
 #include "core/keymap_private.h"
 
 #include <stdio.h>
@@ -44,7 +50,7 @@ static cube_t *build_tree(size_t n, int breadth_first)
         cube_cnode *parent = i ? cube_get_cnode(c, up) : NULL;
         cube_cnode *node = cube_def_cnode_cs(c, f, mod_of(i, buf, sizeof buf), (int)i, parent);
         assert_non_null(node);
-        assert_ptr_not_equal(node->mod, buf);
+        assert_ptr_not_equal(cube_cnode_mod(node), buf);
     }
     assert_string_equal(cube_error(c), "");
     return c;
@@ -60,11 +66,11 @@ static void test_mods_shared_with_right_text(void **state)
     for (size_t i = 0; i < n; i++) {
         char buf[64];
         const cube_cnode *node = cube_get_cnode(c, i);
-        assert_string_equal(node->mod, mod_of(i, buf, sizeof buf));
+        assert_string_equal(cube_cnode_mod(node), mod_of(i, buf, sizeof buf));
         /* every node with this module points at one copy */
         if (!first[i % NUM_MODS])
-            first[i % NUM_MODS] = node->mod;
-        assert_ptr_equal(node->mod, first[i % NUM_MODS]);
+            first[i % NUM_MODS] = cube_cnode_mod(node);
+        assert_ptr_equal(cube_cnode_mod(node), first[i % NUM_MODS]);
     }
     for (size_t a = 0; a < NUM_MODS; a++)
         for (size_t b = a + 1; b < NUM_MODS; b++)
@@ -75,9 +81,9 @@ static void test_mods_shared_with_right_text(void **state)
     cube_cnode *plain = cube_def_cnode(c, g, cube_get_cnode(c, 5));
     assert_non_null(no_mod);
     assert_non_null(plain);
-    assert_string_equal(no_mod->mod, "");
-    assert_ptr_equal(no_mod->mod, first[0]);
-    assert_ptr_equal(plain->mod, first[0]);
+    assert_string_equal(cube_cnode_mod(no_mod), "");
+    assert_ptr_equal(cube_cnode_mod(no_mod), first[0]);
+    assert_ptr_equal(cube_cnode_mod(plain), first[0]);
     cube_free(c);
 }
 
@@ -100,24 +106,36 @@ static void test_large_tree_links_and_free(void **state)
         assert_non_null(cube_def_cnode_cs(c, f, buf, (int)i, parent));
     }
     assert_ptr_equal(cube_get_cnode(c, 0), root);
-    assert_int_equal(root->id, 0);
-    assert_int_equal(root->line, 7);
-    assert_string_equal(root->mod, "main.c");
-    size_t children = 0;
+    assert_int_equal(cube_cnode_id(root), 0);
+    assert_int_equal(cube_cnode_line(root), 7);
+    assert_string_equal(cube_cnode_mod(root), "main.c");
+    assert_int_equal(cube_cnode_depth(root), 0);
+    size_t children = 0, deepest = 0;
     for (size_t i = 0; i < n; i++) {
         const cube_cnode *node = cube_get_cnode(c, i);
-        assert_int_equal(node->index, i);
-        assert_true(node->num_children <= node->children_cap);
-        for (size_t k = 0; k < node->num_children; k++)
-            assert_ptr_equal(node->children[k]->parent, node);
-        children += node->num_children;
+        assert_int_equal(cube_cnode_index(node), i);
+        size_t nc = cube_cnode_num_children(node);
+        assert_true(nc <= node->children_cap);
+        for (size_t k = 0; k < nc; k++) {
+            const cube_cnode *child = cube_cnode_child(node, k);
+            assert_non_null(child);
+            assert_ptr_equal(cube_cnode_parent(child), node);
+            /* a child is one level below its parent */
+            assert_int_equal(cube_cnode_depth(child), cube_cnode_depth(node) + 1);
+        }
+        assert_null(cube_cnode_child(node, nc)); /* past the last child */
+        children += nc;
+        if (cube_cnode_depth(node) > deepest)
+            deepest = cube_cnode_depth(node);
         if (i) {
             char buf[32];
             snprintf(buf, sizeof buf, "m%zu.c", i % 300);
-            assert_string_equal(node->mod, buf);
-            assert_int_equal(node->line, (long)i);
+            assert_string_equal(cube_cnode_mod(node), buf);
+            assert_int_equal(cube_cnode_line(node), (long)i);
         }
     }
+    /* the deepest node's depth counts the edges, depth_max the levels */
+    assert_int_equal(cube_cnode_depth_max(c), deepest + 1);
     assert_int_equal(children, n - 1);
     assert_int_equal(cube_num_root_cnodes(c), 1);
     cube_free(c); /* LeakSanitizer checks that this returned everything */
@@ -138,7 +156,8 @@ static void test_shared_mods_round_trip(void **state)
     cube_t *back = read_ok(path);
     assert_same_model(c, back);
     for (size_t i = NUM_MODS; i < cube_num_cnodes(back); i++)
-        assert_ptr_equal(cube_get_cnode(back, i)->mod, cube_get_cnode(back, i % NUM_MODS)->mod);
+        assert_ptr_equal(cube_cnode_mod(cube_get_cnode(back, i)),
+                         cube_cnode_mod(cube_get_cnode(back, i % NUM_MODS)));
     cube_free(back);
     cube_free(c);
     unlink(path);
@@ -184,8 +203,9 @@ static void test_keymap_intern(void **state)
 }
 
 /* The preorder walk against the definition: a node comes right after its
- * parent or after the last node of its previous sibling's subtree; levels
- * and roots follow the parent links; every call path comes exactly once. */
+ * parent or after the last node of its previous sibling's subtree; levels,
+ * depths and roots follow the parent links; every call path comes exactly
+ * once, and the deepest level is cube_cnode_depth_max. */
 static void check_walk(const cube_t *c)
 {
     size_t n = cube_num_cnodes(c), seen = 0, level, deepest = 0;
@@ -196,35 +216,41 @@ static void check_walk(const cube_t *c)
     const cube_cnode *cn;
     size_t next_root = 0;
     while ((cn = cube_tree_walk_next(w, &level))) {
-        assert_false(visited[cn->index]);
-        visited[cn->index] = 1;
+        size_t index = cube_cnode_index(cn);
+        assert_true(index < n);
+        assert_false(visited[index]);
+        visited[index] = 1;
         seen++;
         size_t depth = 0;
         const cube_cnode *root = cn;
-        while (root->parent)
-            root = root->parent, depth++;
+        while (cube_cnode_parent(root))
+            root = cube_cnode_parent(root), depth++;
         assert_int_equal(level, depth);
+        assert_int_equal(cube_cnode_depth(cn), depth);
         assert_ptr_equal(cube_tree_walk_root(w), root);
-        if (!cn->parent) {
+        const cube_cnode *parent = cube_cnode_parent(cn);
+        if (!parent) {
+            assert_int_equal(cube_cnode_depth(cn), 0);
             assert_ptr_equal(cn, cube_get_root_cnode(c, next_root++));
-        } else if (cn->parent->children[0] == cn) {
-            assert_ptr_equal(prev, cn->parent); /* the first child follows its parent */
+        } else if (cube_cnode_child(parent, 0) == cn) {
+            assert_int_equal(cube_cnode_depth(cn), cube_cnode_depth(parent) + 1);
+            assert_ptr_equal(prev, parent); /* the first child follows its parent */
         } else {
+            assert_int_equal(cube_cnode_depth(cn), cube_cnode_depth(parent) + 1);
             /* a later child follows the deepest last descendant of its
              * previous sibling */
             size_t k = 0;
-            while (cn->parent->children[k] != cn)
+            while (cube_cnode_child(parent, k) != cn)
                 k++;
-            const cube_cnode *last = cn->parent->children[k - 1];
-            while (last->num_children)
-                last = last->children[last->num_children - 1];
+            const cube_cnode *last = cube_cnode_child(parent, k - 1);
+            while (cube_cnode_num_children(last))
+                last = cube_cnode_child(last, cube_cnode_num_children(last) - 1);
             assert_ptr_equal(prev, last);
         }
         if (level + 1 > deepest)
             deepest = level + 1;
         prev = cn;
     }
-    assert_false(cube_tree_walk_failed(w));
     assert_null(cube_tree_walk_next(w, &level)); /* and stays ended */
     cube_tree_walk_free(w);
     assert_int_equal(seen, n);
@@ -249,21 +275,77 @@ static void test_tree_walk_preorder(void **state)
     check_walk(c);
     assert_int_equal(cube_cnode_depth_max(c), 0);
     cube_free(c);
-    /* a chain 100 000 deep: walked without recursion */
+    /* a chain 100 000 deep: walked without recursion, every node once and
+     * in order (the walk took its memory at the start: it cannot stop
+     * short), each at its depth */
     c = deep_call_chain(100000);
     cube_tree_walk *w = cube_tree_walk_start(c);
+    assert_non_null(w);
     size_t level, k = 0;
     const cube_cnode *cn;
     while ((cn = cube_tree_walk_next(w, &level))) {
         assert_int_equal(level, k);
         assert_ptr_equal(cn, cube_get_cnode(c, k)); /* the chain: node k at level k */
+        assert_int_equal(cube_cnode_depth(cn), k);
+        assert_ptr_equal(cube_tree_walk_root(w), cube_get_cnode(c, 0));
         k++;
     }
-    assert_false(cube_tree_walk_failed(w));
+    assert_null(cube_tree_walk_next(w, &level));
     cube_tree_walk_free(w);
     assert_int_equal(k, 100000);
+    assert_int_equal(cube_cnode_depth(cube_get_cnode(c, 99999)), 99999);
     assert_int_equal(cube_cnode_depth_max(c), 100000);
     cube_free(c);
+}
+
+/* The depth of a node: 0 for each root, its parent's plus one below, on a
+ * hand-made tree with two roots and on every real experiment; the call
+ * tree's depth (cube_cnode_depth_max, levels) is the deepest node's plus
+ * one. */
+static void test_cnode_depth(void **state)
+{
+    (void)state;
+    cube_t *c = cube_create();
+    assert_non_null(c);
+    cube_region *f = cube_def_region(c, "f", -1, -1, "", "", "");
+    cube_cnode *r0 = cube_def_cnode(c, f, NULL);
+    cube_cnode *a = cube_def_cnode(c, f, r0);
+    cube_cnode *b = cube_def_cnode(c, f, a);
+    cube_cnode *a2 = cube_def_cnode(c, f, r0);
+    cube_cnode *r1 = cube_def_cnode(c, f, NULL);
+    cube_cnode *d = cube_def_cnode(c, f, r1);
+    assert_string_equal(cube_error(c), "");
+    assert_int_equal(cube_cnode_depth(r0), 0);
+    assert_int_equal(cube_cnode_depth(r1), 0);
+    assert_int_equal(cube_cnode_depth(a), 1);
+    assert_int_equal(cube_cnode_depth(a2), 1);
+    assert_int_equal(cube_cnode_depth(d), 1);
+    assert_int_equal(cube_cnode_depth(b), 2);
+    assert_int_equal(cube_cnode_depth_max(c), 3);
+    /* a node defined under an existing one later: its parent's plus one */
+    cube_cnode *e = cube_def_cnode(c, f, b);
+    assert_int_equal(cube_cnode_depth(e), 3);
+    assert_int_equal(cube_cnode_depth_max(c), 4);
+    cube_free(c);
+
+    for (const char *const *file = real_cube_files; *file; file++) {
+        c = read_ok(testdata(*file));
+        size_t deepest = 0, roots = 0;
+        for (size_t i = 0; i < cube_num_cnodes(c); i++) {
+            const cube_cnode *cn = cube_get_cnode(c, i), *parent = cube_cnode_parent(cn);
+            if (parent) {
+                assert_int_equal(cube_cnode_depth(cn), cube_cnode_depth(parent) + 1);
+            } else {
+                assert_int_equal(cube_cnode_depth(cn), 0);
+                roots++;
+            }
+            if (cube_cnode_depth(cn) > deepest)
+                deepest = cube_cnode_depth(cn);
+        }
+        assert_int_equal(roots, cube_num_root_cnodes(c));
+        assert_int_equal(cube_cnode_depth_max(c), cube_num_cnodes(c) ? deepest + 1 : 0);
+        cube_free(c);
+    }
 }
 
 /* Processes and threads come from the model's arena too: many of them keep
@@ -291,12 +373,15 @@ static void test_many_threads_in_the_arena(void **state)
     for (size_t i = 0; i < cube_num_threads(c); i++) {
         const cube_thread *t = cube_get_thread(c, i);
         snprintf(name, sizeof name, "thread %zu.%zu", i / 2, i % 2);
-        assert_string_equal(t->name, name);
-        assert_int_equal(t->rank, (int64_t)(i % 2));
-        assert_ptr_equal(t->process, cube_get_process(c, i / 2));
-        assert_ptr_equal(t->process->threads[i % 2], t);
+        assert_string_equal(cube_thread_name(t), name);
+        assert_int_equal(cube_thread_rank(t), (int64_t)(i % 2));
+        const cube_process *p = cube_thread_process(t);
+        assert_ptr_equal(p, cube_get_process(c, i / 2));
+        assert_int_equal(cube_process_num_threads(p), 2);
+        assert_ptr_equal(cube_process_thread(p, i % 2), t);
+        assert_int_equal(cube_process_rank(p), (int64_t)(i / 2));
         snprintf(name, sizeof name, "process %zu", i / 2);
-        assert_string_equal(t->process->name, name);
+        assert_string_equal(cube_process_name(p), name);
     }
     cube_free(c);
 }
@@ -309,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_shared_mods_round_trip),
         cmocka_unit_test(test_keymap_intern),
         cmocka_unit_test(test_tree_walk_preorder),
+        cmocka_unit_test(test_cnode_depth),
         cmocka_unit_test(test_many_threads_in_the_arena),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,11 @@
 /*
  * test_number.c - number parsing agrees bit for bit with strtod on every
  * form and on millions of random values, and formatting is the shortest
- * form that reads back exactly, whatever the caller's locale.
+ * form that reads back exactly, whatever the caller's locale; the public
+ * cube_parse_double reports text that is no number through its status.
+ *
+ * A test of internals: it includes core/number_private.h for the parser
+ * and formatters behind cube_parse_double and cube_format_double.
  */
 #define _GNU_SOURCE
 #include "test_support.h"
@@ -187,6 +191,36 @@ static void test_public_format_ignores_locale(void **state)
     assert_string_equal(buf, "1.5");
 }
 
+static void test_public_parse_reports_through_status(void **state)
+{
+    (void)state;
+    cube_status st;
+    double v = 7.0;
+    /* text that is not a finite number: -1, CUBE_EINVAL with a message, and
+     * the output untouched */
+    const char *bad[] = {"1,5", "abc", "", "nan", "1e400"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(cube_parse_double(bad[i], strlen(bad[i]), &v, &st), -1);
+        assert_int_equal(st.code, CUBE_EINVAL);
+        assert_true(st.message[0] != '\0');
+        assert_true(v == 7.0);
+    }
+    /* exactly `len` bytes are read, and a success clears the status */
+    assert_int_equal(cube_parse_double("16.5xyz", 4, &v, &st), 0);
+    assert_int_equal(st.code, CUBE_OK);
+    assert_string_equal(st.message, "");
+    assert_true(v == 16.5);
+    assert_int_equal(cube_parse_double("x", 1, &v, NULL), -1); /* NULL status allowed */
+    assert_true(v == 16.5);
+    /* the caller's locale does not matter */
+    if (set_comma_locale()) {
+        int rc = cube_parse_double("2.25", 4, &v, &st);
+        setlocale(LC_NUMERIC, "C");
+        assert_int_equal(rc, 0);
+        assert_true(v == 2.25);
+    }
+}
+
 static void test_ids(void **state)
 {
     (void)state;
@@ -215,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_format_shortest_round_trips),
         cmocka_unit_test(test_fast_format_matches_printf),
         cmocka_unit_test(test_public_format_ignores_locale),
+        cmocka_unit_test(test_public_parse_reports_through_status),
         cmocka_unit_test(test_ids),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -135,8 +135,8 @@ static void stream_without_tree_equals_full(const char *path)
     int rc;
     while ((rc = cube_reader_next_row(full, &m, &n, &values)) == 1) {
         assert_int_equal(cube_reader_next_row_index(bare, &metric, &cnode, &bare_values), 1);
-        assert_int_equal(metric, m->index);
-        assert_int_equal(cnode, n->index);
+        assert_int_equal(metric, cube_metric_index(m));
+        assert_int_equal(cnode, cube_cnode_index(n));
         assert_int_equal(cube_reader_row_may_repeat(bare), cube_reader_row_may_repeat(full));
         assert_memory_equal(bare_values, values, nthreads * sizeof *values);
         rows++;
@@ -170,11 +170,12 @@ static void test_stream_without_call_tree_refuses_cnode_rows(void **state)
     const cube_cnode *n;
     const double *v;
     assert_int_equal(cube_reader_next_row(r, &m, &n, &v), -1);
+    assert_int_not_equal(cube_reader_error_code(r), CUBE_OK);
     assert_non_null(strstr(cube_reader_error(r), "cube_reader_next_row_index"));
     cube_reader_close(r);
 }
 
-/* The checks on the call tree stay: the same message either way. */
+/* The checks on the call tree stay: the same code and message either way. */
 static void test_stream_without_call_tree_rejects_alike(void **state)
 {
     (void)state;
@@ -183,6 +184,10 @@ static void test_stream_without_call_tree_rejects_alike(void **state)
                            "reader/reject-undefined-callee.cube", NULL};
     for (const char *const *f = files; *f; f++) {
         char *expected = read_error(testdata(*f));
+        cube_t *c = cube_create();
+        assert_non_null(c);
+        assert_int_equal(cube_read(c, testdata(*f)), -1);
+        assert_int_equal(cube_error_code(c), CUBE_EFORMAT);
         cube_reader *r = cube_reader_open_with(testdata(*f), CUBE_READ_NO_CALL_TREE);
         assert_non_null(r);
         size_t metric, cnode;
@@ -192,8 +197,10 @@ static void test_stream_without_call_tree_rejects_alike(void **state)
             while ((rc = cube_reader_next_row_index(r, &metric, &cnode, &v)) == 1)
                 ;
         assert_int_equal(rc, -1);
+        assert_int_equal(cube_reader_error_code(r), cube_error_code(c));
         assert_string_equal(cube_reader_error(r), expected);
         cube_reader_close(r);
+        cube_free(c);
         free(expected);
     }
 }
@@ -212,7 +219,7 @@ static void test_reader_select_metrics(void **state)
     const cube_metric *wanted_metric = cube_find_metric(defs, "mpi_latesender");
     assert_non_null(wanted_metric);
     unsigned char *wanted = calloc(cube_num_metrics(defs), 1);
-    wanted[wanted_metric->index] = 1;
+    wanted[cube_metric_index(wanted_metric)] = 1;
     assert_int_equal(cube_reader_select_metrics(r, wanted), 0);
     free(wanted);
     size_t wanted_rows = 0, other_rows = 0, stored_other_rows = 0;
@@ -225,8 +232,8 @@ static void test_reader_select_metrics(void **state)
             continue;
         }
         wanted_rows++;
-        const double *stored = cube_get_row(whole, cube_get_metric(whole, m->index),
-                                            cube_get_cnode(whole, n->index));
+        const double *stored = cube_get_row(whole, cube_get_metric(whole, cube_metric_index(m)),
+                                            cube_get_cnode(whole, cube_cnode_index(n)));
         assert_non_null(stored);
         assert_memory_equal(stored, values, cube_num_threads(defs) * sizeof(double));
     }
@@ -234,7 +241,7 @@ static void test_reader_select_metrics(void **state)
     for (size_t i = 0; i < cube_num_rows(whole); i++) {
         cube_metric *sm;
         cube_row_at(whole, i, &sm, NULL);
-        if (strcmp(sm->uniq_name, "mpi_latesender") == 0)
+        if (strcmp(cube_metric_uniq_name(sm), "mpi_latesender") == 0)
             stored_wanted_rows++;
         else
             stored_other_rows++;
@@ -265,6 +272,7 @@ static void test_reader_open_error(void **state)
     cube_reader *r = cube_reader_open("testdata/no-such-file.cube");
     assert_non_null(r);
     assert_null(cube_reader_definitions(r));
+    assert_int_equal(cube_reader_error_code(r), CUBE_EIO);
     assert_string_equal(cube_reader_error(r),
                         "testdata/no-such-file.cube: cannot open: No such file or directory");
     const cube_metric *m;
@@ -280,10 +288,14 @@ static void test_failed_write_keeps_existing_file(void **state)
     cube_t *c = read_ok(testdata("cube/tau2cube_template1.cube"));
     /* a directory that does not exist: nothing may be created */
     assert_int_equal(cube_write_file(c, "/nonexistent-dir/out.cube", 0), -1);
+    assert_int_equal(cube_error_code(c), CUBE_EIO);
     assert_non_null(strstr(cube_error(c), "/nonexistent-dir/out.cube: cannot create the output"));
-    /* an existing output is replaced only by a complete new one */
+    /* an existing output is replaced only by a complete new one; the
+     * success clears the error of the failed write */
     char *path = temp_file_with("old content\n", 12);
     assert_int_equal(cube_write_file(c, path, 0), 0);
+    assert_int_equal(cube_error_code(c), CUBE_OK);
+    assert_string_equal(cube_error(c), "");
     cube_t *back = read_ok(path);
     assert_same_model(c, back);
     unlink(path);

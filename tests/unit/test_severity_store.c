@@ -2,6 +2,9 @@
  * test_severity_store.c - the sparse row store: rows spread over many value
  * chunks, look-ups after appends and additions (Robin Hood order at a load
  * of up to 3/4), widening, clearing, sorting, against a plain reference.
+ *
+ * A test of internals: it includes core/severity_store_private.h, the
+ * store under cube_t's rows, and looks into its slots.
  */
 #include "test_support.h"
 #include "core/severity_store_private.h"

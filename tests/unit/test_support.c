@@ -74,6 +74,7 @@ char *write_with(cube_t *c, void (*how)(cube_t *, FILE *))
     assert_non_null(fp);
     how(c, fp);
     assert_int_equal(fclose(fp), 0);
+    assert_int_equal(cube_error_code(c), CUBE_OK);
     assert_string_equal(cube_error(c), "");
     return path;
 }
@@ -145,86 +146,93 @@ void assert_same_model(const cube_t *a, const cube_t *b)
     assert_int_equal(cube_num_metrics(a), cube_num_metrics(b));
     for (size_t i = 0; i < cube_num_metrics(a); i++) {
         const cube_metric *x = cube_get_metric(a, i), *y = cube_get_metric(b, i);
-        assert_same_string("metric disp_name", x->disp_name, y->disp_name);
-        assert_same_string("metric uniq_name", x->uniq_name, y->uniq_name);
-        assert_same_string("metric dtype", x->dtype, y->dtype);
-        assert_same_string("metric uom", x->uom, y->uom);
-        assert_same_string("metric val", x->val, y->val);
-        assert_same_string("metric url", x->url, y->url);
-        assert_same_string("metric descr", x->descr, y->descr);
-        assert_int_equal(x->parent ? (long)x->parent->index : -1,
-                         y->parent ? (long)y->parent->index : -1);
-        assert_int_equal(x->num_children, y->num_children);
-        assert_int_equal(x->is_void, y->is_void);
+        assert_same_string("metric disp_name", cube_metric_disp_name(x), cube_metric_disp_name(y));
+        assert_same_string("metric uniq_name", cube_metric_uniq_name(x), cube_metric_uniq_name(y));
+        assert_same_string("metric dtype", cube_metric_dtype(x), cube_metric_dtype(y));
+        assert_same_string("metric uom", cube_metric_uom(x), cube_metric_uom(y));
+        assert_same_string("metric val", cube_metric_val(x), cube_metric_val(y));
+        assert_same_string("metric url", cube_metric_url(x), cube_metric_url(y));
+        assert_same_string("metric descr", cube_metric_descr(x), cube_metric_descr(y));
+        const cube_metric *xp = cube_metric_parent(x), *yp = cube_metric_parent(y);
+        assert_int_equal(xp ? (long)cube_metric_index(xp) : -1,
+                         yp ? (long)cube_metric_index(yp) : -1);
+        assert_int_equal(cube_metric_num_children(x), cube_metric_num_children(y));
+        assert_int_equal(cube_metric_is_void(x), cube_metric_is_void(y));
     }
     assert_int_equal(cube_num_regions(a), cube_num_regions(b));
     for (size_t i = 0; i < cube_num_regions(a); i++) {
         const cube_region *x = cube_get_region(a, i), *y = cube_get_region(b, i);
-        assert_same_string("region name", x->name, y->name);
-        assert_same_string("region mod", x->mod, y->mod);
-        assert_same_string("region url", x->url, y->url);
-        assert_same_string("region descr", x->descr, y->descr);
-        assert_int_equal(x->begin_line, y->begin_line);
-        assert_int_equal(x->end_line, y->end_line);
+        assert_same_string("region name", cube_region_name(x), cube_region_name(y));
+        assert_same_string("region mod", cube_region_mod(x), cube_region_mod(y));
+        assert_same_string("region url", cube_region_url(x), cube_region_url(y));
+        assert_same_string("region descr", cube_region_descr(x), cube_region_descr(y));
+        assert_int_equal(cube_region_begin_line(x), cube_region_begin_line(y));
+        assert_int_equal(cube_region_end_line(x), cube_region_end_line(y));
     }
     assert_int_equal(cube_num_cnodes(a), cube_num_cnodes(b));
     assert_int_equal(cube_num_root_cnodes(a), cube_num_root_cnodes(b));
     for (size_t i = 0; i < cube_num_cnodes(a); i++) {
         const cube_cnode *x = cube_get_cnode(a, i), *y = cube_get_cnode(b, i);
-        assert_int_equal(x->callee->index, y->callee->index);
-        assert_same_string("cnode mod", x->mod, y->mod);
-        assert_int_equal(x->line, y->line);
-        assert_int_equal(x->parent ? (long)x->parent->index : -1,
-                         y->parent ? (long)y->parent->index : -1);
-        assert_int_equal(x->num_children, y->num_children);
+        assert_int_equal(cube_region_index(cube_cnode_callee(x)),
+                         cube_region_index(cube_cnode_callee(y)));
+        assert_same_string("cnode mod", cube_cnode_mod(x), cube_cnode_mod(y));
+        assert_int_equal(cube_cnode_line(x), cube_cnode_line(y));
+        const cube_cnode *xp = cube_cnode_parent(x), *yp = cube_cnode_parent(y);
+        assert_int_equal(xp ? (long)cube_cnode_index(xp) : -1,
+                         yp ? (long)cube_cnode_index(yp) : -1);
+        assert_int_equal(cube_cnode_num_children(x), cube_cnode_num_children(y));
     }
     assert_int_equal(cube_num_machines(a), cube_num_machines(b));
     for (size_t i = 0; i < cube_num_machines(a); i++) {
         const cube_machine *x = cube_get_machine(a, i), *y = cube_get_machine(b, i);
-        assert_same_string("machine name", x->name, y->name);
-        assert_same_string("machine descr", x->descr, y->descr);
-        assert_int_equal(x->num_nodes, y->num_nodes);
+        assert_same_string("machine name", cube_machine_name(x), cube_machine_name(y));
+        assert_same_string("machine descr", cube_machine_descr(x), cube_machine_descr(y));
+        assert_int_equal(cube_machine_num_nodes(x), cube_machine_num_nodes(y));
     }
     assert_int_equal(cube_num_nodes(a), cube_num_nodes(b));
     for (size_t i = 0; i < cube_num_nodes(a); i++) {
         const cube_node *x = cube_get_node(a, i), *y = cube_get_node(b, i);
-        assert_same_string("node name", x->name, y->name);
-        assert_int_equal(x->machine->index, y->machine->index);
-        assert_int_equal(x->num_processes, y->num_processes);
+        assert_same_string("node name", cube_node_name(x), cube_node_name(y));
+        assert_int_equal(cube_machine_index(cube_node_machine(x)),
+                         cube_machine_index(cube_node_machine(y)));
+        assert_int_equal(cube_node_num_processes(x), cube_node_num_processes(y));
     }
     assert_int_equal(cube_num_processes(a), cube_num_processes(b));
     for (size_t i = 0; i < cube_num_processes(a); i++) {
         const cube_process *x = cube_get_process(a, i), *y = cube_get_process(b, i);
-        assert_same_string("process name", x->name, y->name);
-        assert_int_equal(x->rank, y->rank);
-        assert_int_equal(x->node->index, y->node->index);
-        assert_int_equal(x->num_threads, y->num_threads);
+        assert_same_string("process name", cube_process_name(x), cube_process_name(y));
+        assert_int_equal(cube_process_rank(x), cube_process_rank(y));
+        assert_int_equal(cube_node_index(cube_process_node(x)),
+                         cube_node_index(cube_process_node(y)));
+        assert_int_equal(cube_process_num_threads(x), cube_process_num_threads(y));
     }
     assert_int_equal(cube_num_threads(a), cube_num_threads(b));
     for (size_t i = 0; i < cube_num_threads(a); i++) {
         const cube_thread *x = cube_get_thread(a, i), *y = cube_get_thread(b, i);
-        assert_same_string("thread name", x->name, y->name);
-        assert_int_equal(x->rank, y->rank);
-        assert_int_equal(x->process->index, y->process->index);
+        assert_same_string("thread name", cube_thread_name(x), cube_thread_name(y));
+        assert_int_equal(cube_thread_rank(x), cube_thread_rank(y));
+        assert_int_equal(cube_process_index(cube_thread_process(x)),
+                         cube_process_index(cube_thread_process(y)));
     }
     assert_int_equal(cube_num_carts(a), cube_num_carts(b));
     for (size_t i = 0; i < cube_num_carts(a); i++) {
         const cube_cartesian *x = cube_get_cart(a, i), *y = cube_get_cart(b, i);
-        assert_same_string("cart name", x->name, y->name);
-        assert_int_equal(x->ndims, y->ndims);
-        for (long d = 0; d < x->ndims; d++) {
-            assert_int_equal(x->dims[d], y->dims[d]);
-            assert_int_equal(x->periods[d], y->periods[d]);
-            assert_int_equal(x->dim_names != NULL, y->dim_names != NULL);
-            if (x->dim_names)
-                assert_same_string("dim name", x->dim_names[d] ? x->dim_names[d] : "",
-                                   y->dim_names[d] ? y->dim_names[d] : "");
+        assert_same_string("cart name", cube_cart_name(x), cube_cart_name(y));
+        long ndims = cube_cart_ndims(x);
+        assert_int_equal(ndims, cube_cart_ndims(y));
+        for (long d = 0; d < ndims; d++) {
+            assert_int_equal(cube_cart_dim(x, d), cube_cart_dim(y, d));
+            assert_int_equal(cube_cart_period(x, d), cube_cart_period(y, d));
+            const char *xn = cube_cart_dim_name(x, d), *yn = cube_cart_dim_name(y, d);
+            assert_int_equal(xn != NULL, yn != NULL);
+            if (xn)
+                assert_same_string("dim name", xn, yn);
         }
-        assert_int_equal(x->num_coords, y->num_coords);
-        for (size_t k = 0; k < x->num_coords; k++) {
-            assert_int_equal(x->coords[k].kind, y->coords[k].kind);
-            assert_memory_equal(x->coords[k].coords, y->coords[k].coords,
-                                (size_t)x->ndims * sizeof(long));
+        assert_int_equal(cube_cart_num_coords(x), cube_cart_num_coords(y));
+        for (size_t k = 0; k < cube_cart_num_coords(x); k++) {
+            const cube_coord *xc = cube_cart_coord(x, k), *yc = cube_cart_coord(y, k);
+            assert_int_equal(xc->kind, yc->kind);
+            assert_memory_equal(xc->coords, yc->coords, (size_t)ndims * sizeof(long));
         }
     }
     /* values: every row of either side equals the other's (absent = 0) */
@@ -235,13 +243,13 @@ void assert_same_model(const cube_t *a, const cube_t *b)
             cube_metric *m;
             cube_cnode *n;
             const double *v = cube_row_at(p, r, &m, &n);
-            const double *w = cube_get_row(q, cube_get_metric(q, m->index),
-                                           cube_get_cnode(q, n->index));
+            const double *w = cube_get_row(q, cube_get_metric(q, cube_metric_index(m)),
+                                           cube_get_cnode(q, cube_cnode_index(n)));
             for (size_t t = 0; t < nthreads; t++) {
                 double other = w ? w[t] : 0.0;
                 if (memcmp(&v[t], &other, sizeof other) != 0 && !(v[t] == 0 && other == 0))
                     fail_msg("value of metric %s, cnode %zu, thread %zu differs: %.17g vs %.17g",
-                             m->uniq_name, n->index, t, v[t], other);
+                             cube_metric_uniq_name(m), cube_cnode_index(n), t, v[t], other);
             }
         }
     }
@@ -251,10 +259,12 @@ int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 cube_linktest *linktest_open_ok(const char *path)
 {
-    char err[1024];
-    cube_linktest *lt = cube_linktest_open(path, err, sizeof err);
+    cube_status st;
+    cube_linktest *lt = cube_linktest_open(path, &st);
     if (!lt)
-        fail_msg("%s: %s", path, err);
+        fail_msg("%s: %s", path, st.message);
+    assert_int_equal(st.code, CUBE_OK);
+    assert_string_equal(st.message, "");
     return lt;
 }
 

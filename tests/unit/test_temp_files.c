@@ -63,10 +63,12 @@ static void output_listed_while_open(void **state)
     (void)state;
     assert_int_equal(list_now().n, 0);
     char *a = temp_path(".txt"), *b = temp_path(".txt");
-    char err[256];
-    cube_output *oa = cube_output_open(a, err, sizeof err);
+    cube_status st;
+    cube_output *oa = cube_output_open(a, &st);
     assert_non_null(oa);
-    cube_output *ob = cube_output_open(b, err, sizeof err);
+    assert_int_equal(st.code, CUBE_OK);
+    assert_string_equal(st.message, "");
+    cube_output *ob = cube_output_open(b, NULL);
     assert_non_null(ob);
     fputs("a\n", cube_output_stream(oa));
     listed l = list_now();
@@ -79,7 +81,9 @@ static void output_listed_while_open(void **state)
     assert_false(exists(a));
 
     /* committed: in place, no longer listed, its temporary file renamed */
-    assert_int_equal(cube_output_close(oa, 1, err, sizeof err), 0);
+    assert_int_equal(cube_output_close(oa, 1, &st), 0);
+    assert_int_equal(st.code, CUBE_OK);
+    assert_string_equal(st.message, "");
     listed after = list_now();
     assert_int_equal(after.n, 1);
     assert_true(is_temp_of(after.paths[0], b));
@@ -90,7 +94,7 @@ static void output_listed_while_open(void **state)
     free(text);
 
     /* discarded: the temporary file removed, nothing at b */
-    assert_int_equal(cube_output_close(ob, 0, NULL, 0), 0);
+    assert_int_equal(cube_output_close(ob, 0, NULL), 0);
     assert_int_equal(list_now().n, 0);
     assert_false(exists(l.paths[1 - ia]));
     assert_false(exists(b));
@@ -104,15 +108,16 @@ static void output_listed_while_open(void **state)
 static void direct_outputs_not_listed(void **state)
 {
     (void)state;
-    char err[256];
-    cube_output *o = cube_output_open("/dev/null", err, sizeof err);
+    cube_status st;
+    cube_output *o = cube_output_open("/dev/null", &st);
     assert_non_null(o);
-    cube_output *s = cube_output_open("-", err, sizeof err);
+    cube_output *s = cube_output_open("-", &st);
     assert_non_null(s);
     assert_ptr_equal(cube_output_stream(s), stdout);
     assert_int_equal(list_now().n, 0);
-    assert_int_equal(cube_output_close(o, 1, err, sizeof err), 0);
-    assert_int_equal(cube_output_close(s, 1, err, sizeof err), 0);
+    assert_int_equal(cube_output_close(o, 1, &st), 0);
+    assert_int_equal(cube_output_close(s, 1, &st), 0);
+    assert_int_equal(st.code, CUBE_OK);
 }
 
 /* A row source that looks at the registry in the middle of the write. */
@@ -154,6 +159,8 @@ static void experiment_listed_while_written(void **state)
     static const double nan_row = 0.0 / 0.0;
     cube_set_sev(c, cube_get_metric(c, 0), cube_get_cnode(c, 1), cube_get_thread(c, 0), nan_row);
     assert_int_equal(cube_write_file(c, out, 0), -1);
+    assert_int_not_equal(cube_error_code(c), CUBE_OK);
+    assert_true(cube_error(c)[0] != '\0');
     assert_int_equal(list_now().n, 0);
     unlink(out);
     free(out);
@@ -171,16 +178,16 @@ static atomic_int writers_done;
 static void *writer(void *arg)
 {
     size_t k = (size_t)arg;
-    char err[256];
+    cube_status st;
     void *rc = NULL;
     for (int r = 0; r < ROUNDS && !rc; r++) {
-        cube_output *o = cube_output_open(thread_out[k], err, sizeof err);
+        cube_output *o = cube_output_open(thread_out[k], &st);
         if (!o) {
             rc = (void *)1;
             break;
         }
         fprintf(cube_output_stream(o), "%zu %d\n", k, r);
-        if (cube_output_close(o, r % 2, err, sizeof err) != 0)
+        if (cube_output_close(o, r % 2, &st) != 0)
             rc = (void *)1;
     }
     atomic_fetch_add(&writers_done, 1);
@@ -272,14 +279,14 @@ static listed open_tmps;
  * only. */
 static int remove_exactly_open(void)
 {
-    char err[256];
-    cube_output *done = cube_output_open(done_path, err, sizeof err);
+    cube_status st;
+    cube_output *done = cube_output_open(done_path, &st);
     CHILD_CHECK(done);
     fputs("done\n", cube_output_stream(done));
-    CHILD_CHECK(cube_output_close(done, 1, err, sizeof err) == 0);
+    CHILD_CHECK(cube_output_close(done, 1, &st) == 0);
     cube_output *o[3];
     for (int i = 0; i < 3; i++) {
-        o[i] = cube_output_open(open_paths[i], err, sizeof err);
+        o[i] = cube_output_open(open_paths[i], &st);
         CHILD_CHECK(o[i]);
         fputs("partial\n", cube_output_stream(o[i]));
         fflush(cube_output_stream(o[i]));
@@ -295,12 +302,14 @@ static int remove_exactly_open(void)
     /* nothing left to remove; a write after the removal is refused, and
      * one that was open cannot be committed any more */
     CHILD_CHECK(cube_remove_temp_files() == 0);
-    CHILD_CHECK(!cube_output_open(open_paths[0], err, sizeof err));
-    CHILD_CHECK(strstr(err, "cannot create the output"));
-    CHILD_CHECK(cube_output_close(o[0], 1, err, sizeof err) == -1);
+    CHILD_CHECK(!cube_output_open(open_paths[0], &st));
+    CHILD_CHECK(st.code == CUBE_ECANCELED);
+    CHILD_CHECK(strstr(st.message, "cannot create the output"));
+    CHILD_CHECK(cube_output_close(o[0], 1, &st) == -1);
+    CHILD_CHECK(st.code != CUBE_OK && st.message[0]);
     CHILD_CHECK(!exists(open_paths[0]));
     for (int i = 1; i < 3; i++)
-        CHILD_CHECK(cube_output_close(o[i], 0, NULL, 0) == 0);
+        CHILD_CHECK(cube_output_close(o[i], 0, NULL) == 0);
     return 0;
 }
 
@@ -341,8 +350,7 @@ static char *interrupted_path;
 static int interrupted_write(void)
 {
     signal(SIGTERM, on_signal);
-    char err[256];
-    cube_output *o = cube_output_open(interrupted_path, err, sizeof err);
+    cube_output *o = cube_output_open(interrupted_path, NULL);
     CHILD_CHECK(o);
     fputs("partial\n", cube_output_stream(o));
     fflush(cube_output_stream(o));
