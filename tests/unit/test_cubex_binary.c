@@ -727,6 +727,46 @@ static void test_compressed_equals_plain(void **state)
     free(path);
 }
 
+/* A dense index: every ordinal has a row, in ordinal order; the data
+ * member must hold exactly that many rows. */
+static void test_dense_index(void **state)
+{
+    (void)state;
+    unsigned char ibuf[22], data[10 + 6 * 16];
+    make_index(ibuf, 0, NULL, 0);
+    ibuf[17] = 3;
+    memcpy(data, "CUBEX.DATA", 10);
+    for (size_t i = 0; i < 6 * 16; i++)
+        data[10 + i] = (unsigned char)i;
+    blob b[] = {{"1.index", ibuf, 18}, {"1.data", data, sizeof data}};
+    char *path = archive_of(b, 2);
+    cube_status st;
+    cubex_tar *t = cubex_tar_open_path(path, 0, &st);
+    assert_non_null(t);
+    cubex_index ix;
+    cubex_data d;
+    assert_int_equal(cubex_index_read(t, cubex_tar_find(t, "1.index"), 6, &ix, &st), 0);
+    assert_true(ix.dense);
+    assert_int_equal(ix.num_rows, 6);
+    assert_int_equal(cubex_index_row(&ix, 5), 5);
+    assert_int_equal(cubex_index_row(&ix, 6), -1);
+    assert_int_equal(cubex_data_open(t, cubex_tar_find(t, "1.data"), &ix, 16, &d, &st), 0);
+    unsigned char row[16];
+    assert_int_equal(cubex_data_read_row(&d, 5, row, &st), 1);
+    assert_int_equal(row[0], 5 * 16);
+    assert_int_equal(cubex_data_read_row(&d, 6, row, &st), -1);
+    cubex_data_close(&d);
+    cubex_index_free(&ix);
+    /* the same members for a call tree of 7 call paths: one row short */
+    assert_int_equal(cubex_index_read(t, cubex_tar_find(t, "1.index"), 7, &ix, &st), 0);
+    assert_int_equal(cubex_data_open(t, cubex_tar_find(t, "1.data"), &ix, 16, &d, &st), -1);
+    expect_error_at(&st, CUBE_EFORMAT, t, "1.data", 10, "expected 7 rows of 16 bytes");
+    cubex_index_free(&ix);
+    cubex_tar_close(t);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -739,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_hostile_compressed_rows),
         cmocka_unit_test(test_hostile_plain_data),
         cmocka_unit_test(test_compressed_equals_plain),
+        cmocka_unit_test(test_dense_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

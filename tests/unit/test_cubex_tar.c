@@ -224,6 +224,38 @@ static void test_member_reads_are_bounded(void **state)
     free(path);
 }
 
+/* A descriptor's file offset is left where the caller had it (reads use
+ * pread); entries that are not regular files (a directory) are skipped. */
+static void test_fd_offset_and_skipped_entries(void **state)
+{
+    (void)state;
+    char *path = temp_path(".cubex");
+    FILE *fp = fopen(path, "wb");
+    cube_status st;
+    cubex_tar_writer *w = cubex_tar_writer_open_fp(fp, path, &st);
+    assert_int_equal(cubex_tar_add(w, "dir", "", 0, 0, &st), 0);
+    assert_int_equal(cubex_tar_add(w, "file", "abc", 3, 0, &st), 0);
+    assert_int_equal(cubex_tar_finish(w, &st), 0);
+    cubex_tar_writer_free(w);
+    assert_int_equal(fclose(fp), 0);
+    /* make the first entry a directory (typeflag '5', checksum left as it was) */
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, "5", 1, 156), 1);
+    assert_int_equal(lseek(fd, 100, SEEK_SET), 100);
+    cubex_tar *t = cubex_tar_open_fd(fd, path, 0, &st);
+    assert_non_null(t);
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), 100);
+    assert_int_equal(t->num_members, 1);
+    assert_string_equal(t->members[0].name, "file");
+    assert_int_equal(t->members[0].header_offset, 1024); /* after the dir's header and zero block */
+    assert_int_equal(t->bad_checksums, 1);
+    cubex_tar_close(t);
+    close(fd);
+    unlink(path);
+    free(path);
+}
+
 /* ---- hostile archives ---------------------------------------------------------- */
 
 static void write_octal(char *field, size_t width, unsigned long long v)
@@ -520,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_gzip_archive),
         cmocka_unit_test(test_pipe),
         cmocka_unit_test(test_member_reads_are_bounded),
+        cmocka_unit_test(test_fd_offset_and_skipped_entries),
         cmocka_unit_test(test_truncated_archives),
         cmocka_unit_test(test_hostile_headers),
         cmocka_unit_test(test_writer_padding_and_checksums),
