@@ -137,6 +137,8 @@ int cubex_dtype_is_integer(cubex_dtype t)
 
 uint64_t cubex_value_int(cubex_dtype t, int big_endian, const unsigned char *src)
 {
+    if (!cubex_dtype_is_integer(t))
+        return 0;
     size_t n = cubex_dtype_size(t);
     uint64_t v = get_uint(src, n, big_endian);
     int is_signed = t.kind == CUBEX_INT8 || t.kind == CUBEX_INT16 || t.kind == CUBEX_INT32
@@ -594,6 +596,33 @@ int cubex_data_read_row(cubex_data *d, size_t k, unsigned char *row, cube_status
     if (!d->zsize[k])
         return 0;
     return inflate_row(d, k, row, status) == 0 ? 1 : -1;
+}
+
+int cubex_data_read_rows(cubex_data *d, size_t first, size_t count, unsigned char *rows,
+                         unsigned char *present, cube_status *status)
+{
+    if (first > d->num_rows || count > d->num_rows - first) {
+        status_set(status, CUBE_EINVAL, "%s: member %s: rows %zu + %zu of %zu", d->tar->file,
+                   d->member->name, first, count, d->num_rows);
+        return -1;
+    }
+    if (!d->compressed) {
+        if (present)
+            memset(present, 1, count);
+        return cubex_tar_pread(d->tar, d->member, 10 + (uint64_t)first * d->row_size, rows,
+                               count * d->row_size, status);
+    }
+    for (size_t i = 0; i < count; i++) {
+        unsigned char *row = rows + i * d->row_size;
+        int r = cubex_data_read_row(d, first + i, row, status);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            memset(row, 0, d->row_size);
+        if (present)
+            present[i] = (unsigned char)r;
+    }
+    return 0;
 }
 
 void cubex_data_close(cubex_data *d)

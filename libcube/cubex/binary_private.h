@@ -89,7 +89,8 @@ int cubex_dtype_is_integer(cubex_dtype t);
  * measurements than its 848 bytes hold (out is then zeroed). */
 int cubex_value_decode(cubex_dtype t, int big_endian, const unsigned char *src, double *out);
 /* An integer value's exact bits: signed types sign-extended, unsigned
- * ones zero-extended (a UINT64 2^64 - k stays that, for modular sums). */
+ * ones zero-extended (a UINT64 2^64 - k stays that, for modular sums);
+ * 0 for the other types. */
 uint64_t cubex_value_int(cubex_dtype t, int big_endian, const unsigned char *src);
 /* The components of the value of a call path without a row: zeros, but
  * +DBL_MAX for MINDOUBLE, -DBL_MAX for MAXDOUBLE, n = 0, min = +DBL_MAX,
@@ -165,6 +166,13 @@ int cubex_data_open(const cubex_tar *t, const cubex_member *m, const cubex_index
  * 1, 0 when a compressed member has no entry for it (the row is then
  * absent), -1 with status set. */
 int cubex_data_read_row(cubex_data *d, size_t k, unsigned char *row, cube_status *status);
+/* Read rows first .. first + count - 1 (all below num_rows) into rows
+ * (count x row_size bytes): plain members with one read, compressed ones
+ * row by row.  present[i] (when present is not NULL) says whether row
+ * first + i exists; an absent row is left all zero.  0, or -1 with status
+ * set. */
+int cubex_data_read_rows(cubex_data *d, size_t first, size_t count, unsigned char *rows,
+                         unsigned char *present, cube_status *status);
 void cubex_data_close(cubex_data *d);
 
 #endif

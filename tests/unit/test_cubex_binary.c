@@ -253,6 +253,22 @@ static void check_metric(file_check *fc, const json *m)
     }
     assert_int_equal(matched, listed);
     fc->nonzero += matched;
+    /* all rows in one call: the same bytes */
+    if (ix.num_rows) {
+        unsigned char *all = malloc(ix.num_rows * vs * L), *present = malloc(ix.num_rows);
+        assert_non_null(all);
+        assert_non_null(present);
+        assert_int_equal(cubex_data_read_rows(&d, 0, ix.num_rows, all, present, &st), 0);
+        for (size_t k = 0; k < ix.num_rows; k++) {
+            assert_int_equal(cubex_data_read_row(&d, k, row, &st), 1);
+            assert_memory_equal(all + k * vs * L, row, vs * L);
+            assert_int_equal(present[k], 1);
+        }
+        assert_int_equal(cubex_data_read_rows(&d, 1, ix.num_rows, all, NULL, &st), -1);
+        assert_int_equal(st.code, CUBE_EINVAL);
+        free(all);
+        free(present);
+    }
     free(row);
     free(grid);
     cubex_data_close(&d);
