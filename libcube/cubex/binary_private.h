@@ -19,7 +19,8 @@
  *
  * An ordinal is a position in an enumeration of the whole call forest,
  * not a call path id: pre-order for metrics stored exclusive, the "wide"
- * order (see cubex_enumerate) for metrics stored inclusive.
+ * order (see cubex_enumerate) for metrics stored inclusive (and for the
+ * kind SIMPLE, which the reference reader reads as inclusive).
  *
  * Every count is checked against what bounds it (the member's size, the
  * number of call paths) before anything is allocated from it, and a
