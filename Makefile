@@ -83,7 +83,7 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # one folder per concern (the README's "Code map"); a private header is
 # included by its path below libcube/ ("core/cube_private.h"), so every
 # include line names the concern it reaches into
-LIB_DIRS := core io xml algebra views statfile linktest
+LIB_DIRS := core io xml algebra views statfile linktest cubex
 LIB_SRC  := $(wildcard $(addprefix libcube/,$(addsuffix /*.c,$(LIB_DIRS))))
 LIB_HDRS := $(wildcard $(addprefix libcube/,$(addsuffix /*.h,$(LIB_DIRS)))) $(PUBLIC_HDRS)
 # only the functions marked CUBE_API in the public headers are exported
@@ -239,8 +239,15 @@ bench-compare: $(COMPARE_BIN) $(BENCH_BIN)
 # (libcube/ on their include path); every other unit test uses the public
 # API only.
 TEST_PRIVATE := test_concurrency test_linktest_writer test_model_cnodes test_number \
-                test_severity_store
+                test_severity_store test_cubex_tar test_cubex_binary test_fuzz_regressions
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(TEST_PRIVATE)): TEST_CPPFLAGS := -Ilibcube
+
+# the tests that compare with the expected-values files (JSON) of
+# testdata/cubex link a small JSON reader
+TEST_JSON_OBJ := $(BUILD)/obj/tests/json_reader.o
+CUBEX_TESTS := test_cubex_tar test_cubex_binary
+$(addprefix $(BUILD)/tests/,$(CUBEX_TESTS)): $(TEST_JSON_OBJ)
+$(patsubst %,$(BUILD)/obj/tests/%.o,$(CUBEX_TESTS)): tests/unit/json_reader.h
 
 $(BUILD)/obj/tests/%.o: tests/unit/%.c tests/unit/test_support.h $(LIB_HDRS) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
@@ -323,6 +330,9 @@ $(FUZZ_DIR)/obj/libcube/%.o: libcube/%.c $(LIB_HDRS)
 $(FUZZ_DIR)/obj/bench/%.o: bench/%.c $(BENCH_HDRS)
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+# the CUBE 4 container harness reaches the library's private modules
+$(FUZZ_DIR)/fuzz_cubex_tar: FUZZ_CFLAGS += -Ilibcube
 
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_LIB_OBJ)
 	$(call quiet,LD,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_ALL)

@@ -11,7 +11,7 @@ set -u
 B=$1
 SECS=$2
 shift 2
-HARNESSES=${*:-"cube_xml cube_gzip statfile linktest params algebra"}
+HARNESSES=${*:-"cube_xml cube_gzip statfile linktest params algebra cubex_tar"}
 C=fuzz/corpus
 
 seed() { # harness
@@ -40,6 +40,11 @@ seed() { # harness
         for f in tests/cli/*.par tests/unit/*.par fuzz/seeds/params/*; do
             [ -f "$f" ] && cp "$f" "$d"/
         done ;;
+    cubex_tar) # the CUBE 4 archives up to 128 KB, one of them gzip-compressed
+        for f in testdata/cubex/*.cubex; do
+            [ "$(wc -c < "$f")" -le 131072 ] && cp "$f" "$d"/
+        done
+        gzip -c testdata/cubex/mkcubex_minimal.cubex > "$d/mkcubex_minimal.cubex.gz" ;;
     algebra)
         i=0
         for a in testdata/reader/plain.cube testdata/reader/tolerate-*.cube; do
@@ -54,6 +59,7 @@ maxlen() {
     case $1 in
     cube_xml|cube_gzip) echo 65536 ;;
     linktest) echo 65536 ;;
+    cubex_tar) echo 131072 ;;
     algebra) echo 32768 ;;
     *) echo 16384 ;;
     esac

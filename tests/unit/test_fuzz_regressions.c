@@ -19,6 +19,7 @@
 #include "../../fuzz/fuzz_linktest.c"
 #include "../../fuzz/fuzz_params.c"
 #include "../../fuzz/fuzz_algebra.c"
+#include "../../fuzz/fuzz_cubex_tar.c"
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -107,12 +108,20 @@ static void test_algebra(void **state)
     run_harness("algebra", fuzz_one_algebra, cube_dirs);
 }
 
+static void test_cubex_tar(void **state)
+{
+    (void)state;
+    static const char *const dirs[] = {"testdata/cubex", "testdata/hostile", NULL};
+    run_harness("cubex_tar", fuzz_one_cubex_tar, dirs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cube_xml),  cmocka_unit_test(test_cube_gzip),
         cmocka_unit_test(test_statfile),  cmocka_unit_test(test_linktest),
         cmocka_unit_test(test_params),    cmocka_unit_test(test_algebra),
+        cmocka_unit_test(test_cubex_tar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL); /* temporaries: removed at exit */
 }
