@@ -8,6 +8,8 @@
  * the archive writer read as the same table and bytes, rows read in one
  * call equal rows read one by one, and the library's enumerations of a
  * call forest drawn from the input equal the recursive definitions.
+ * It is a harness of library internals (the private cubex layer, which
+ * has no public interface of its own), built with -Ilibcube.
  */
 #include "fuzz_common.h"
 #include "cubex/binary_private.h"

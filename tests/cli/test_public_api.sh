@@ -72,8 +72,12 @@ for h in libcube/include/*.h; do
 done
 
 # the include path keeps programs out of the private headers
-# (libcube/*/*_private.h); this names any that tries
-if ! grep -rln '#include *"[^"]*_private\.h"' cli bench examples fuzz >"$TMP/inc"; then
+# (libcube/*/*_private.h); this names any that tries.  A fuzz harness of a
+# layer that has no public interface yet says so in its opening comment
+# ("a harness of library internals") and is built with -Ilibcube.
+if ! grep -rln '#include *"[^"]*_private\.h"' cli bench examples fuzz |
+        while read -r f; do grep -q 'a harness of library internals' "$f" || echo "$f"; done |
+        grep . >"$TMP/inc"; then
     ok "no program, example or fuzzer includes a private header"
 else
     not_ok "private headers included by: $(tr '\n' ' ' <"$TMP/inc")"
