@@ -43,28 +43,16 @@ typedef struct {
     size_t n;
     cube_union *u;
     cube_status *status; /* the caller's, NULL allowed */
-    ptr_list warnings; /* the readers' warnings about the inputs (char*) */
+    message_list warnings; /* the readers' warnings about the inputs */
     /* The current input's contributions to cells that several of its items
      * reach: per row, the running sums of the result's threads, then their
      * compensations (row_len 2 x threads). */
     severity_store merged;
 } combination;
 
-static void drop_warnings(combination *cb)
-{
-    for (size_t i = 0; i < cb->warnings.count; i++)
-        free(cb->warnings.items[i]);
-    cb->warnings.count = 0;
-}
-
 static int keep_warning(combination *cb, const char *message)
 {
-    char *copy = cube_strdup(message);
-    if (!copy || ptr_list_push(&cb->warnings, copy) != 0) {
-        free(copy);
-        return -1;
-    }
-    return 0;
+    return message_list_add(&cb->warnings, "%s", message);
 }
 
 static int fail(combination *cb, cube_code code, const char *fmt, ...) CUBE_PRINTF(3, 4);
@@ -131,8 +119,7 @@ static void close_sources(combination *cb)
 {
     for (size_t k = 0; cb->sources && k < cb->n; k++)
         cube_free(cb->sources[k].full);
-    drop_warnings(cb);
-    ptr_list_free(&cb->warnings);
+    message_list_clear(&cb->warnings);
     sev_store_free(&cb->merged);
     free(cb->sources);
 }
@@ -302,7 +289,7 @@ static int gather_rows(combination *cb, const row_sink *sinks)
             break;
         }
         int again = 0;
-        drop_warnings(cb); /* a pass that starts over reports them again */
+        message_list_clear(&cb->warnings); /* a pass that starts over reports them again */
         for (size_t k = 0; k < cb->n && rc == 0 && !again; k++) {
             const cube_t *full = cb->sources[k].full;
             const input_maps im = maps_of(cb, k);
@@ -489,7 +476,7 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube
             rc = oom(&cb);
         /* the inputs' warnings travel with the result, for the caller */
         for (size_t i = 0; rc == 0 && i < cb.warnings.count; i++)
-            if (cube_add_warning(res, "%s", (const char *)cb.warnings.items[i]) != 0)
+            if (cube_add_warning(res, "%s", cb.warnings.items[i]) != 0)
                 rc = oom(&cb);
     }
     if (rc == 0)

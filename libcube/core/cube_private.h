@@ -158,7 +158,7 @@ struct cube_t {
     size_t cnode_depth_max;
 
     cube_status status;
-    ptr_list warnings; /* char* */
+    message_list warnings;
 
     /* Streaming writer state (cube_write_def ... cube_write_finish). */
     size_t stream_metric; /* metric of the open <matrix>, or SIZE_MAX */
@@ -174,7 +174,6 @@ enum { ID_METRIC, ID_REGION, ID_CNODE, ID_MACHINE, ID_NODE, ID_PROCESS, ID_THREA
  * changes a cube_t and can fail calls cube_clear_error on entry, and
  * cube_set_error when it fails. */
 void cube_set_error(cube_t *c, cube_code code, const char *fmt, ...) CUBE_PRINTF(3, 4);
-void cube_set_errorv(cube_t *c, cube_code code, const char *fmt, va_list ap);
 int cube_add_warning(cube_t *c, const char *fmt, ...) CUBE_PRINTF(2, 3);
 void cube_clear_error(cube_t *c);
 

@@ -49,16 +49,11 @@ cube_t *cube_create(void)
     return c;
 }
 
-void cube_set_errorv(cube_t *c, cube_code code, const char *fmt, va_list ap)
-{
-    status_setv(&c->status, code, fmt, ap);
-}
-
 void cube_set_error(cube_t *c, cube_code code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cube_set_errorv(c, code, fmt, ap);
+    status_setv(&c->status, code, fmt, ap);
     va_end(ap);
 }
 
@@ -69,17 +64,11 @@ void cube_clear_error(cube_t *c)
 
 int cube_add_warning(cube_t *c, const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int rc = message_list_addv(&c->warnings, fmt, ap);
     va_end(ap);
-    char *copy = cube_strdup(buf);
-    if (!copy || ptr_list_push(&c->warnings, copy) != 0) {
-        free(copy);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 /* A NULL handle is what cube_create returns when memory ran out. */
@@ -100,7 +89,7 @@ size_t cube_num_warnings(const cube_t *c)
 
 const char *cube_warning(const cube_t *c, size_t i)
 {
-    return i < c->warnings.count ? c->warnings.items[i] : NULL;
+    return message_list_get(&c->warnings, i);
 }
 
 static void free_metric(cube_metric *m)
@@ -178,12 +167,10 @@ void cube_free(cube_t *c)
     /* the processes and threads themselves are in c->entities */
     for (size_t i = 0; i < c->carts.count; i++)
         free_cart(c->carts.items[i]);
-    for (size_t i = 0; i < c->warnings.count; i++)
-        free(c->warnings.items[i]);
+    message_list_clear(&c->warnings);
     ptr_list *lists[] = {&c->attrs,   &c->mirrors,  &c->metrics,   &c->root_metrics,
                          &c->regions, &c->cnodes,   &c->root_cnodes, &c->machines,
-                         &c->nodes,   &c->processes, &c->threads,  &c->carts,
-                         &c->warnings};
+                         &c->nodes,   &c->processes, &c->threads,  &c->carts};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         ptr_list_free(lists[i]);
     arena_free(&c->entities);

@@ -1,5 +1,6 @@
 /*
- * util.c - checked string copies and the growable byte buffer.
+ * util.c - checked string copies, the growable byte buffer and the message
+ * list.
  */
 #include "core/util_private.h"
 
@@ -147,4 +148,41 @@ void arena_free(arena *a)
         c = next;
     }
     a->chunks = NULL;
+}
+
+int message_list_addv(message_list *l, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    char **grown = grow_array(l->items, l->count, &l->cap, sizeof *l->items, 8);
+    char *copy = grown ? cube_strdup(buf) : NULL;
+    if (grown)
+        l->items = grown;
+    if (!copy)
+        return -1;
+    l->items[l->count++] = copy;
+    return 0;
+}
+
+int message_list_add(message_list *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = message_list_addv(l, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+const char *message_list_get(const message_list *l, size_t i)
+{
+    return l && i < l->count ? l->items[i] : NULL;
+}
+
+void message_list_clear(message_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->count = l->cap = 0;
 }

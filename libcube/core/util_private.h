@@ -6,6 +6,7 @@
 #ifndef LIBCUBE_UTIL_H
 #define LIBCUBE_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -38,6 +39,23 @@ void *arena_alloc(arena *a, size_t size, size_t align);
 void arena_free(arena *a);
 /* A copy of s (NULL as "") in the arena; NULL when out of memory. */
 char *arena_strdup(arena *a, const char *s);
+
+/* A list of formatted messages, each an owned copy: the warnings every
+ * handle (experiment, statistics file, LinkTest run, combination) keeps.
+ * Zero-initialise it ({0}). */
+typedef struct {
+    char **items;
+    size_t count, cap;
+} message_list;
+
+/* Append a message formatted as vsnprintf would (cut at 1023 bytes); 0,
+ * or -1 when out of memory (the list unchanged). */
+int message_list_addv(message_list *l, const char *fmt, va_list ap);
+int message_list_add(message_list *l, const char *fmt, ...) CUBE_PRINTF(2, 3);
+/* Message i, NULL out of range. */
+const char *message_list_get(const message_list *l, size_t i);
+/* Free every message; the list is empty and usable again. */
+void message_list_clear(message_list *l);
 
 /* strdup that accepts NULL (as "") and returns NULL only when out of memory. */
 char *cube_strdup(const char *s);

@@ -33,8 +33,7 @@ struct cube_linktest {
     cube_linktest_header h;
     unsigned flags;
     int unclosed;
-    char **warnings;
-    size_t num_warnings;
+    message_list warnings;
     char *mode;
     size_t n, m;
     lt_rank *ranks;
@@ -219,9 +218,7 @@ void cube_linktest_free(cube_linktest *lt)
             free(p->access);
         }
     free(lt->perms);
-    for (size_t i = 0; i < lt->num_warnings; i++)
-        free(lt->warnings[i]);
-    free(lt->warnings);
+    message_list_clear(&lt->warnings);
     if (lt->sion)
         sion_set_close(lt->sion);
     free(lt);
@@ -632,19 +629,11 @@ static int parse_v1_rank(cursor *c, cube_linktest *lt, size_t rank)
 
 static int add_warning(cube_linktest *lt, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = message_list_addv(&lt->warnings, fmt, ap);
     va_end(ap);
-    char **w = realloc(lt->warnings, (lt->num_warnings + 1) * sizeof *w);
-    if (!w)
-        return -1;
-    lt->warnings = w;
-    if (!(w[lt->num_warnings] = malloc(strlen(msg) + 1)))
-        return -1;
-    strcpy(w[lt->num_warnings++], msg);
-    return 0;
+    return rc;
 }
 
 cube_linktest *cube_linktest_open(const char *path, cube_status *status)
@@ -838,11 +827,11 @@ int cube_linktest_num_files(const cube_linktest *lt) { return lt->nfiles; }
 int32_t cube_linktest_fsblksize(const cube_linktest *lt) { return lt->fsblksize; }
 int cube_linktest_big_endian(const cube_linktest *lt) { return lt->be; }
 int cube_linktest_unclosed(const cube_linktest *lt) { return lt->unclosed; }
-size_t cube_linktest_num_warnings(const cube_linktest *lt) { return lt->num_warnings; }
+size_t cube_linktest_num_warnings(const cube_linktest *lt) { return lt->warnings.count; }
 
 const char *cube_linktest_warning(const cube_linktest *lt, size_t i)
 {
-    return i < lt->num_warnings ? lt->warnings[i] : NULL;
+    return message_list_get(&lt->warnings, i);
 }
 
 size_t cube_linktest_num_hosts(const cube_linktest *lt)

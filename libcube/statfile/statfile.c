@@ -39,8 +39,7 @@ struct cube_statfile {
     cube_statfile_dialect dialect;
     cube_statfile_pattern *patterns;
     size_t num_patterns, cap_patterns;
-    char **warnings;
-    size_t num_warnings, cap_warnings;
+    message_list warnings;
     size_t dropped_warnings;
     cube_status status; /* of the last call that changed the handle */
 };
@@ -73,9 +72,7 @@ void cube_statfile_free(cube_statfile *s)
     if (!s)
         return;
     free_patterns(s);
-    for (size_t i = 0; i < s->num_warnings; i++)
-        free(s->warnings[i]);
-    free(s->warnings);
+    message_list_clear(&s->warnings);
     free(s);
 }
 
@@ -92,12 +89,12 @@ const char *cube_statfile_error(const cube_statfile *s)
 
 size_t cube_statfile_num_warnings(const cube_statfile *s)
 {
-    return s ? s->num_warnings : 0;
+    return s ? s->warnings.count : 0;
 }
 
 const char *cube_statfile_warning(const cube_statfile *s, size_t i)
 {
-    return s && i < s->num_warnings ? s->warnings[i] : NULL;
+    return s ? message_list_get(&s->warnings, i) : NULL;
 }
 
 cube_statfile_dialect cube_statfile_get_dialect(const cube_statfile *s)
@@ -127,25 +124,11 @@ static void set_error(cube_statfile *s, cube_code code, const char *fmt, ...)
 /* Append a formatted warning; -1 when out of memory. */
 static int add_warningv(cube_statfile *s, const char *fmt, va_list ap)
 {
-    if (s->num_warnings >= MAX_WARNINGS) {
+    if (s->warnings.count >= MAX_WARNINGS) {
         s->dropped_warnings++;
         return 0;
     }
-    char buf[1024];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    if (s->num_warnings == s->cap_warnings) {
-        size_t cap = s->cap_warnings ? 2 * s->cap_warnings : 8;
-        char **w = realloc(s->warnings, cap * sizeof *w);
-        if (!w)
-            return -1;
-        s->warnings = w;
-        s->cap_warnings = cap;
-    }
-    char *copy = cube_strdup(buf);
-    if (!copy)
-        return -1;
-    s->warnings[s->num_warnings++] = copy;
-    return 0;
+    return message_list_addv(&s->warnings, fmt, ap);
 }
 
 static int add_warning(cube_statfile *s, const char *fmt, ...) CUBE_PRINTF(2, 3);
