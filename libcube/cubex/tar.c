@@ -551,6 +551,35 @@ static cubex_tar *tar_new(const char *name, cube_status *st)
     return t;
 }
 
+/* Is an archive that starts with `head` (n bytes read) gzip-compressed?
+ * The gzip magic alone does not say: a tar member name may start with the
+ * same two bytes, so a block that carries the ustar magic where a tar
+ * header has it is a tar header, whatever its first bytes. */
+static int starts_gzip(const unsigned char *head, size_t n)
+{
+    if (n < 2 || head[0] != 0x1f || head[1] != 0x8b)
+        return 0;
+    return !(n >= 262 && memcmp(head + 257, "ustar", 5) == 0);
+}
+
+/* The first bytes of an archive, up to a tar header's magic: 0 with *n
+ * set (fewer at a short file), or -1 with errno. */
+static int read_head(int fd, unsigned char *head, size_t cap, size_t *n)
+{
+    *n = 0;
+    while (*n < cap) {
+        ssize_t got = pread(fd, head + *n, cap - *n, (off_t)*n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        *n += (size_t)got;
+    }
+    return 0;
+}
+
 cubex_tar *cubex_tar_open_fd(int fd, const char *name, uint64_t max_spool, cube_status *status)
 {
     cubex_tar *t = tar_new(name, status);
@@ -558,16 +587,17 @@ cubex_tar *cubex_tar_open_fd(int fd, const char *name, uint64_t max_spool, cube_
         return NULL;
     if (max_spool == 0)
         max_spool = CUBEX_SPOOL_UNLIMITED;
-    unsigned char magic[2] = {0, 0};
+    unsigned char head[262];
+    size_t head_len;
     struct stat sb;
-    int r = pread_all(fd, 0, magic, 2);
+    int r = read_head(fd, head, sizeof head, &head_len);
     int seekable = !(r < 0 && errno == ESPIPE);
     if (r < 0 && seekable) {
         status_set(status, CUBE_EIO, "%s: cannot read: %s", name, strerror(errno));
         cubex_tar_close(t);
         return NULL;
     }
-    int gz = r == 0 && magic[0] == 0x1f && magic[1] == 0x8b;
+    int gz = r == 0 && starts_gzip(head, head_len);
     if (seekable && !gz && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
         t->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
         t->size = (uint64_t)sb.st_size;
@@ -588,8 +618,8 @@ cubex_tar *cubex_tar_open_fd(int fd, const char *name, uint64_t max_spool, cube_
             return NULL;
         }
         t->size = (uint64_t)sb.st_size;
-        if (!seekable && t->size >= 2 && pread_all(t->fd, 0, magic, 2) == 0 && magic[0] == 0x1f
-            && magic[1] == 0x8b) {
+        if (!seekable && read_head(t->fd, head, sizeof head, &head_len) == 0
+            && starts_gzip(head, head_len)) {
             int raw = t->fd;
             t->fd = spool_to_temp(raw, 1, 1, name, max_spool, status);
             close(raw);

@@ -420,6 +420,49 @@ static void test_writer_padding_and_checksums(void **state)
     free(raw);
 }
 
+/* A tar archive whose first member name starts with the gzip magic
+ * (0x1f 0x8b) is a tar archive, not gzip: the ustar magic of the header
+ * decides, through a path and through a pipe. */
+static void test_gzip_magic_in_a_member_name(void **state)
+{
+    (void)state;
+    char *path = temp_path(".cubex");
+    FILE *fp = fopen(path, "wb");
+    cube_status st;
+    cubex_tar_writer *w = cubex_tar_writer_open_fp(fp, path, &st);
+    assert_non_null(w);
+    static const char name[] = "\x1f\x8b\x08/0.data";
+    assert_int_equal(cubex_tar_add(w, name, "CUBEX.DATA", 10, 0, &st), 0);
+    assert_int_equal(cubex_tar_finish(w, &st), 0);
+    cubex_tar_writer_free(w);
+    assert_int_equal(fclose(fp), 0);
+    for (int via_pipe = 0; via_pipe < 2; via_pipe++) {
+        cubex_tar *t;
+        if (via_pipe) {
+            size_t len;
+            char *raw = slurp(path, &len);
+            int fds[2];
+            assert_int_equal(pipe(fds), 0);
+            assert_int_equal(write(fds[1], raw, len), (ssize_t)len); /* fits the pipe */
+            close(fds[1]);
+            t = cubex_tar_open_fd(fds[0], "(pipe)", 0, &st);
+            close(fds[0]);
+            free(raw);
+        } else {
+            t = cubex_tar_open_path(path, 0, &st);
+        }
+        assert_non_null(t);
+        assert_int_equal(st.code, CUBE_OK);
+        assert_int_equal(t->inflated, 0);
+        assert_int_equal(t->num_members, 1);
+        assert_string_equal(t->members[0].name, name);
+        assert_int_equal(t->members[0].size, 10);
+        cubex_tar_close(t);
+    }
+    unlink(path);
+    free(path);
+}
+
 /* The real files' member layout is reproduced: the worked example's
  * members rewritten give the same header offsets and bytes. */
 static void test_writer_reproduces_layout(void **state)
@@ -556,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_truncated_archives),
         cmocka_unit_test(test_hostile_headers),
         cmocka_unit_test(test_writer_padding_and_checksums),
+        cmocka_unit_test(test_gzip_magic_in_a_member_name),
         cmocka_unit_test(test_writer_reproduces_layout),
         cmocka_unit_test(test_writer_unknown_size_and_pax),
     };
