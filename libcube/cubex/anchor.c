@@ -88,6 +88,7 @@ typedef struct {
     size_t ftag_len;
     char fquote;
     size_t tag_bytes;
+    long line_offset; /* newlines the filter dropped before the first tag */
     strbuf filtered;
     /* gzip */
     int gzip, z_ended; /* z_ended: the last gzip stream is complete */
@@ -99,7 +100,7 @@ typedef struct {
 
 static long current_line(const parser *p)
 {
-    return p->xml ? (long)xmlSAX2GetLineNumber(p->xml) : 0;
+    return p->xml ? (long)xmlSAX2GetLineNumber(p->xml) + p->line_offset : 0;
 }
 
 static void fail_code(parser *p, cube_code code, long line, const char *fmt, ...)
@@ -183,7 +184,7 @@ static void on_xml_error(void *ctx, xml_error_arg err)
     size_t n = strlen(p->xml_error);
     while (n && p->xml_error[n - 1] == ' ')
         p->xml_error[--n] = '\0';
-    p->xml_error_line = err->line;
+    p->xml_error_line = err->line + p->line_offset;
 }
 
 /* ---- attributes -------------------------------------------------------------- */
@@ -1184,7 +1185,7 @@ static void check_ids(parser *p)
  * around it, up to the next blank, '/' or '>'.  Other tags are passed on
  * untouched, their quoted values skipped so that a '>' in them does not
  * end the tag.  A byte machine, so that tags may span chunks. */
-enum { F_TEXT, F_LT, F_FIX, F_EQ, F_UNQ, F_Q, F_OTHER, F_OTHER_Q, F_TO_GT };
+enum { F_START, F_TEXT, F_LT, F_FIX, F_EQ, F_UNQ, F_Q, F_OTHER, F_OTHER_Q, F_TO_GT };
 
 /* The longest tag (with its attributes) read: libxml2's push parser
  * rescans an unfinished tag for every chunk, so an endless one would take
@@ -1219,10 +1220,22 @@ static int filter(parser *p, const char *s, size_t n, strbuf *out)
     strbuf_clear(out);
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        int again;
+        int again, drop = 0;
         do {
             again = 0;
             switch (p->fstate) {
+            case F_START:
+                /* blanks before the XML declaration, which XML forbids and
+                 * one writer's reader allows, are dropped; messages add the
+                 * lines dropped */
+                if (is_blank(c)) {
+                    p->line_offset += c == '\n';
+                    drop = 1;
+                    break;
+                }
+                p->fstate = F_TEXT;
+                again = 1;
+                break;
             case F_TEXT:
                 if (c == '<') {
                     p->fstate = F_LT;
@@ -1287,6 +1300,8 @@ static int filter(parser *p, const char *s, size_t n, strbuf *out)
                 break;
             }
         } while (again);
+        if (drop)
+            continue;
         if (p->fstate != F_TEXT && ++p->tag_bytes > TAG_MAX) {
             fail(p, "a tag longer than %zu MiB: not read", TAG_MAX >> 20);
             return -1;

@@ -277,10 +277,252 @@ static void test_real_files(void **state)
     }
 }
 
+/* ---- a hand-made anchor with everything ------------------------------------------ */
+
+/* Every element and attribute the format has, in the forms writers use
+ * (unquoted CubePL attribute values, CDATA, escapes) and a few a reader
+ * must tolerate (a comment, an unknown element, single quotes). */
+static const char every_element[] =
+    "  <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    "<cube version=\"4.5\">\n"
+    "<attr key=\"Creator\" value=\"a &amp; b\"/>\n"
+    "<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n"
+    "<doc><mirrors><murl>http://m1/</murl><murl>http://m2/</murl></mirrors></doc>\n"
+    "<!-- a comment -->\n"
+    "<metrics title=\"Metrics\">\n"
+    "<metric id=\"7\" type=\"INCLUSIVE\" convertible=\"false\" cacheable=\"FALSE\">\n"
+    "<disp_name>Time</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>\n"
+    "<uom>sec</uom><url>@mirror@t.html</url><descr>all &lt;time&gt;</descr>\n"
+    "<attr key=\"k\" value=\"v\"/>\n"
+    "<metric id=\"3\" type=\"PREDERIVED_EXCLUSIVE\" viztype=\"GHOST\">\n"
+    "<uniq_name>d</uniq_name><dtype>NDOUBLES(3)</dtype><val>VOID</val>\n"
+    "<cubepl rowwise=false>metric::time()*2</cubepl>\n"
+    "<cubeplinit locationwise=false>{ ${a}=0; }</cubeplinit>\n"
+    "<cubeplaggr cubeplaggrtype=plus>arg1+arg2</cubeplaggr>\n"
+    "<cubeplaggr cubeplaggrtype='minus'><![CDATA[arg1-arg2 < 3]]></cubeplaggr>\n"
+    "</metric>\n"
+    "<metric id=\"9\"><uniq_name>odd</uniq_name><dtype>QUATERNION</dtype><unknownchild/></metric>\n"
+    "</metric>\n"
+    "</metrics>\n"
+    "<program>\n"
+    "<region id=\"4\" mod=\"a.c\" begin=\"10\" end=\"20\"><name>main</name>"
+    "<paradigm>compiler</paradigm><role>function</role><attr key=\"rk\" value=\"rv\"/></region>\n"
+    "<region id=\"2\"><name>f</name><mangled_name>_Z1fv</mangled_name></region>\n"
+    "<cnode id=\"1\" calleeId=\"4\" line=\"5\" mod=\"a.c\">\n"
+    "<parameter partype=\"numeric\" parkey=\"n\" parvalue=\"123456789.125\"/>\n"
+    "<parameter partype=\"string\" parkey=\"s\" parvalue=\"a&quot;b\"/>\n"
+    "<attr key=\"ck\" value=\"cv\"/>\n"
+    "<cnode id=\"0\" calleeId=\"2\"></cnode>\n"
+    "</cnode>\n"
+    "<cnode id=\"2\" calleeId=\"2\"/>\n"
+    "</program>\n"
+    "<system>\n"
+    "<systemtreenode Id=\"5\"><name>m</name><class>machine</class><descr>d</descr>"
+    "<attr key=\"platform\" value=\"x\"/>\n"
+    "<systemtreenode Id=\"6\"><name>r</name><class>rack</class>\n"
+    "<locationgroup Id=\"0\"><name>p0</name><rank>0</rank><type>process</type>"
+    "<attr key=\"gk\" value=\"gv\"/>\n"
+    "<location Id=\"1\"><name>t</name><rank>0</rank><type>thread</type></location>\n"
+    "<location Id=\"2\"><name>g</name><rank>1</rank><type>gpu</type>"
+    "<attr key=\"lk\" value=\"lv\"/></location>\n"
+    "</locationgroup>\n"
+    "<locationgroup Id=\"1\"><name>a</name><rank>1</rank><type>accelerator</type>\n"
+    "<location Id=\"0\"><name>mt</name><rank>0</rank><type>metric</type></location>\n"
+    "</locationgroup>\n"
+    "</systemtreenode></systemtreenode>\n"
+    "<topologies>\n"
+    "<cart name=\"P x T\" ndims=\"2\"><dim name=\"P\" size=\"2\" periodic=\"true\"/>"
+    "<dim size=\"3\" periodic=\"false\"/>\n"
+    "<coord locId=\"2\">1 2</coord><coord lgId=\"1\"> 0\n1 </coord><coord stnId=\"1\">0 0</coord>\n"
+    "</cart>\n"
+    "<cart ndims=\"1\"><dim size=\"1\" periodic=\"false\"/><coord thrdId=\"0\">0</coord></cart>\n"
+    "</topologies>\n"
+    "</system>\n"
+    "</cube>\n";
+
+static void expect_attr(const cubex_attrs *at, size_t i, const char *key, const char *value)
+{
+    assert_true(i < at->n);
+    assert_string_equal(at->items[i].key, key);
+    assert_string_equal(at->items[i].value, value);
+}
+
+static void check_every_metric(const cubex_anchor *a)
+{
+    assert_int_equal(a->num_metrics, 3);
+    const cubex_metric_def *t = &a->metrics[0], *d = &a->metrics[1], *o = &a->metrics[2];
+    assert_int_equal(t->id, 7);
+    assert_int_equal(t->type, CUBEX_METRIC_INCLUSIVE);
+    assert_int_equal(t->convertible, 0);
+    assert_int_equal(t->cacheable, 0);
+    assert_false(t->ghost);
+    assert_string_equal(t->descr, "all <time>");
+    assert_string_equal(t->url, "@mirror@t.html");
+    assert_null(t->val);
+    expect_attr(&t->attrs, 0, "k", "v");
+    assert_int_equal(d->parent, 0);
+    assert_int_equal(o->parent, 0);
+    assert_int_equal(d->type, CUBEX_METRIC_PREDERIVED_EXCLUSIVE);
+    assert_true(d->ghost);
+    assert_int_equal(d->convertible, -1);
+    assert_string_equal(d->disp_name, ""); /* absent */
+    assert_string_equal(d->val, "VOID");
+    assert_int_equal(d->dtype.kind, CUBEX_NDOUBLES);
+    assert_int_equal(d->dtype.k, 3);
+    assert_string_equal(d->cubepl->text, "metric::time()*2");
+    expect_attr(&d->cubepl->attrs, 0, "rowwise", "false");
+    assert_string_equal(d->cubeplinit->text, "{ ${a}=0; }");
+    expect_attr(&d->cubeplinit->attrs, 0, "locationwise", "false");
+    assert_int_equal(d->num_aggr, 2);
+    assert_string_equal(d->aggr[0].text, "arg1+arg2");
+    expect_attr(&d->aggr[0].attrs, 0, "cubeplaggrtype", "plus");
+    assert_string_equal(d->aggr[1].text, "arg1-arg2 < 3");
+    expect_attr(&d->aggr[1].attrs, 0, "cubeplaggrtype", "minus");
+    assert_int_equal(o->type, CUBEX_METRIC_EXCLUSIVE); /* no type attribute */
+    assert_false(o->dtype_known);                       /* read as DOUBLE */
+    assert_int_equal(o->dtype.kind, CUBEX_DOUBLE);
+    assert_string_equal(o->dtype_text, "QUATERNION");
+}
+
+static void check_every_program(const cubex_anchor *a)
+{
+    assert_int_equal(a->num_regions, 2);
+    const cubex_region_def *r = &a->regions[0], *f = &a->regions[1];
+    assert_int_equal(r->id, 4);
+    assert_string_equal(r->mod, "a.c");
+    assert_int_equal(r->begin, 10);
+    assert_int_equal(r->end, 20);
+    assert_string_equal(r->mangled_name, "main"); /* absent: the name */
+    assert_string_equal(r->paradigm, "compiler");
+    expect_attr(&r->attrs, 0, "rk", "rv");
+    assert_string_equal(f->mangled_name, "_Z1fv");
+    assert_string_equal(f->paradigm, "unknown");
+    assert_string_equal(f->role, "unknown");
+    assert_int_equal(f->begin, -1);
+    assert_int_equal(a->num_cnodes, 3);
+    const cubex_cnode_def *c = a->cnodes;
+    assert_int_equal(c[0].id, 1);
+    assert_int_equal(c[0].region, 0);
+    assert_int_equal(c[0].line, 5);
+    assert_string_equal(c[0].mod, "a.c");
+    assert_int_equal(c[0].num_params, 2);
+    assert_true(c[0].params[0].numeric);
+    assert_string_equal(c[0].params[0].key, "n");
+    assert_string_equal(c[0].params[0].value, "123456789.125");
+    assert_false(c[0].params[1].numeric);
+    assert_string_equal(c[0].params[1].value, "a\"b");
+    expect_attr(&c[0].attrs, 0, "ck", "cv");
+    assert_int_equal(c[1].parent, 0);
+    assert_int_equal(c[1].region, 1);
+    assert_int_equal(c[1].line, -1);
+    assert_int_equal(c[2].parent, CUBEX_NONE);
+}
+
+static void check_every_system(const cubex_anchor *a)
+{
+    assert_int_equal(a->num_stns, 2);
+    assert_int_equal(a->stns[0].xml_id, 5);
+    assert_string_equal(a->stns[0].descr, "d");
+    expect_attr(&a->stns[0].attrs, 0, "platform", "x");
+    assert_int_equal(a->stns[1].parent, 0);
+    assert_string_equal(a->stns[1].klass, "rack");
+    assert_null(a->stns[1].descr);
+    assert_int_equal(a->num_groups, 2);
+    assert_int_equal(a->groups[0].stn, 1);
+    assert_int_equal(a->groups[0].type, CUBEX_LG_PROCESS);
+    expect_attr(&a->groups[0].attrs, 0, "gk", "gv");
+    assert_int_equal(a->groups[1].type, CUBEX_LG_ACCELERATOR);
+    assert_int_equal(a->groups[1].rank, 1);
+    assert_int_equal(a->num_locations, 3);
+    assert_int_equal(cubex_anchor_location(a, 0), 2);
+    assert_int_equal(cubex_anchor_location(a, 1), 0);
+    assert_int_equal(cubex_anchor_location(a, 2), 1);
+    assert_int_equal(cubex_anchor_location(a, 3), CUBEX_NONE);
+    assert_int_equal(a->locations[1].type, CUBEX_LOC_GPU);
+    assert_int_equal(a->locations[2].type, CUBEX_LOC_METRIC);
+    assert_int_equal(a->locations[2].group, 1);
+    expect_attr(&a->locations[1].attrs, 0, "lk", "lv");
+    assert_int_equal(a->num_carts, 2);
+    const cubex_cart_def *c = &a->carts[0];
+    assert_string_equal(c->name, "P x T");
+    assert_int_equal(c->ndims, 2);
+    assert_string_equal(c->dims[0].name, "P");
+    assert_true(c->dims[0].periodic);
+    assert_null(c->dims[1].name);
+    assert_int_equal(c->dims[1].size, 3);
+    assert_int_equal(c->num_coords, 3);
+    assert_int_equal(c->coords[0].kind, CUBEX_COORD_LOCATION);
+    assert_int_equal(c->coords[0].c[1], 2);
+    assert_int_equal(c->coords[1].kind, CUBEX_COORD_GROUP);
+    assert_int_equal(c->coords[1].c[0], 0);
+    assert_int_equal(c->coords[1].c[1], 1);
+    assert_int_equal(c->coords[2].kind, CUBEX_COORD_STN);
+    assert_null(a->carts[1].name);
+    assert_int_equal(a->carts[1].coords[0].kind, CUBEX_COORD_THREAD);
+}
+
+static void check_every(const cubex_anchor *a)
+{
+    assert_string_equal(a->version, "4.5");
+    expect_attr(&a->attrs, 0, "Creator", "a & b");
+    expect_attr(&a->attrs, 1, "CUBE_CT_AGGR", "SUM");
+    assert_int_equal(a->num_mirrors, 2);
+    assert_string_equal(a->mirrors[1], "http://m2/");
+    assert_string_equal(a->metrics_title, "Metrics");
+    assert_null(a->program_title);
+    assert_int_equal(a->unknown_elements, 1);
+    assert_string_equal(a->first_unknown, "unknownchild");
+    assert_int_equal(a->first_unknown_line, 19);
+    check_every_metric(a);
+    check_every_program(a);
+    check_every_system(a);
+}
+
+/* gzip-compressed copy of n bytes (the caller frees it). */
+static unsigned char *gzip_of(const void *data, size_t n, size_t *out_len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t cap = deflateBound(&z, (uLong)n);
+    unsigned char *out = malloc(cap);
+    assert_non_null(out);
+    z.next_in = (unsigned char *)data;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *out_len = z.total_out;
+    deflateEnd(&z);
+    return out;
+}
+
+static void test_every_element(void **state)
+{
+    (void)state;
+    cube_status st;
+    cubex_anchor *a = cubex_anchor_parse(every_element, strlen(every_element), "every", &st);
+    if (!a)
+        fail_msg("%s", st.message);
+    assert_false(a->gzip);
+    check_every(a);
+    cubex_anchor_free(a);
+    size_t zn;
+    unsigned char *z = gzip_of(every_element, strlen(every_element), &zn);
+    a = cubex_anchor_parse(z, zn, "every.gz", &st);
+    if (!a)
+        fail_msg("%s", st.message);
+    assert_true(a->gzip);
+    check_every(a);
+    cubex_anchor_free(a);
+    free(z);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_files),
+        cmocka_unit_test(test_every_element),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
