@@ -88,6 +88,7 @@ typedef struct {
     size_t ftag_len;
     char fquote;
     size_t tag_bytes;
+    uint64_t xml_bytes; /* passed to libxml2 */
     long line_offset; /* newlines the filter dropped before the first tag */
     strbuf filtered;
     /* gzip */
@@ -1320,6 +1321,7 @@ static int parse_xml(parser *p, const char *data, size_t n)
         fail_oom(p); /* unless the filter failed itself (then this does nothing) */
         return -1;
     }
+    p->xml_bytes += p->filtered.len;
     for (size_t off = 0; off < p->filtered.len && !p->failed;) {
         size_t k = p->filtered.len - off < CHUNK ? p->filtered.len - off : CHUNK;
         int rc = xmlParseChunk(p->xml, p->filtered.data + off, (int)k, 0);
@@ -1385,7 +1387,10 @@ static void finish(parser *p)
     xmlParseChunk(p->xml, NULL, 0, 1);
     if (p->failed)
         return;
-    if (!p->root_seen)
+    if (!p->root_seen && !p->xml_bytes)
+        fail(p, "expected an XML document with the root <cube version=\"...\">, found an "
+                "empty member");
+    else if (!p->root_seen)
         fail(p, "expected an XML document with the root <cube version=\"...\">, found %s",
              p->xml_error[0] ? p->xml_error : "no element");
     else if (p->depth)

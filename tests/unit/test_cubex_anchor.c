@@ -518,11 +518,184 @@ static void test_every_element(void **state)
     free(z);
 }
 
+/* ---- hostile anchors --------------------------------------------------------------- */
+
+/* The minimal file's anchor.xml (plain), NUL-terminated. */
+static char *minimal_anchor(size_t *len)
+{
+    cubex_tar *t;
+    cubex_anchor *a = read_anchor("mkcubex_minimal", &t);
+    cubex_anchor_free(a);
+    const cubex_member *m = cubex_tar_find(t, "anchor.xml");
+    char *text = malloc(m->size + 1);
+    assert_non_null(text);
+    cube_status st;
+    assert_int_equal(cubex_tar_pread(t, m, 0, text, m->size, &st), 0);
+    text[m->size] = '\0';
+    *len = m->size;
+    cubex_tar_close(t);
+    return text;
+}
+
+/* text with the first `from` replaced by `to` (the caller frees it). */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        fail_msg("\"%s\" is not in the anchor", from);
+    size_t n = strlen(text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    assert_non_null(out);
+    size_t head = (size_t)(at - text);
+    memcpy(out, text, head);
+    strcpy(out + head, to);
+    strcat(out, at + strlen(from));
+    return out;
+}
+
+/* Parsing fails with `code` and "hostile: member anchor.xml: <where>..."
+ * containing `what`. */
+static void expect_failure(const void *data, size_t n, cube_code code, const char *where,
+                           const char *what)
+{
+    cube_status st;
+    cubex_anchor *a = cubex_anchor_parse(data, n, "hostile", &st);
+    if (a)
+        fail_msg("accepted; expected \"%s\"", what);
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "hostile: member anchor.xml: %s", where);
+    if (st.code != code || strncmp(st.message, prefix, strlen(prefix)) != 0 ||
+        !strstr(st.message, what))
+        fail_msg("code %d \"%s\"; expected code %d \"%s...%s\"", (int)st.code, st.message,
+                 (int)code, prefix, what);
+    assert_null(strchr(st.message, '\n'));
+}
+
+static const struct {
+    const char *from, *to;
+    cube_code code;
+    const char *where, *what;
+} variants[] = {
+    {"<cube version=\"4.4\">", "<cube version=\"4.6\">", CUBE_EUNSUPPORTED, "line 3: ",
+     "unsupported CUBE version \"4.6\""},
+    {"<cube version=\"4.4\">", "<cube>", CUBE_EFORMAT, "line 3: ", "needs an attribute version"},
+    {"<cube version=\"4.4\">", "<cubex version=\"4.4\">", CUBE_EFORMAT, "line 3: ",
+     "expected the root element <cube"},
+    {"calleeId=\"5\"", "calleeId=\"99\"", CUBE_EFORMAT, "line 92: ",
+     "calleeId 99 names no region"},
+    {"<cnode id=\"4\"", "<cnode id=\"3\"", CUBE_EFORMAT, "line 92: ", "cnode id 3 is defined twice"},
+    {"<metric id=\"2\"", "<metric id=\"0\"", CUBE_EFORMAT, "line 26: ",
+     "metric id 0 is defined twice"},
+    {"<metric id=\"2\"", "<metric id=\"-2\"", CUBE_EFORMAT, "line 26: ",
+     "<metric id=...> must be a non-negative decimal integer, found \"-2\""},
+    {"<cnode id=\"4\"", "<cnode", CUBE_EFORMAT, "line 92: ", "<cnode> needs an attribute id"},
+    {"<location Id=\"1\">", "<location Id=\"2\">", CUBE_EFORMAT, "line ",
+     "location ids must be 0 ... 1"},
+    {"<location Id=\"1\">", "<location Id=\"0\">", CUBE_EFORMAT, "line ",
+     "location id 0 is defined twice"},
+    {"<type>thread</type>", "<type>fiber</type>", CUBE_EFORMAT, "line ",
+     "expected <type> thread, gpu or metric, found \"fiber\""},
+    {"<type>process</type>", "<type>team</type>", CUBE_EFORMAT, "line ",
+     "expected <type> process, metrics or accelerator"},
+    {"<rank>1</rank>", "<rank>one</rank>", CUBE_EFORMAT, "line ", "<rank> must be a non-negative"},
+    {"<location Id=\"1\">\n            <name>thread 0</name>\n            <rank>0</rank>\n"
+     "            <type>thread</type>\n          </location>\n", "", CUBE_EFORMAT, "line ",
+     "<locationgroup> without <location>"},
+    {"<topologies>\n    </topologies>",
+     "<topologies><cart ndims=\"2\"><dim size=\"2\" periodic=\"false\"/><dim size=\"1\" "
+     "periodic=\"false\"/><coord locId=\"0\">2 0</coord></cart></topologies>",
+     CUBE_EFORMAT, "line ", "each below its dimension's size, found \"2 0\""},
+    {"<topologies>\n    </topologies>",
+     "<topologies><cart ndims=\"1\"><dim size=\"2\" periodic=\"false\"/>"
+     "<coord locId=\"7\">1</coord></cart></topologies>",
+     CUBE_EFORMAT, "line ", "<coord locId=\"7\">: no such entity"},
+    {"<topologies>\n    </topologies>",
+     "<topologies><cart ndims=\"2\"><dim size=\"2\" periodic=\"false\"/></cart></topologies>",
+     CUBE_EFORMAT, "line ", "<cart ndims=\"2\"> has 1 <dim>s"},
+    {"<topologies>\n    </topologies>",
+     "<topologies><cart ndims=\"1\"><dim size=\"0\" periodic=\"false\"/></cart></topologies>",
+     CUBE_EFORMAT, "line ", "<dim size=...> must be positive"},
+    {"<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+     "<?xml version=\"1.0\" encoding=\"UTF-8\"?><!DOCTYPE cube [<!ENTITY a \"b\">]>",
+     CUBE_EFORMAT, "line 1: ", "DOCTYPE is not allowed"},
+    {"<doc>", "<doc><a x=\"1\" x=\"2\"/>", CUBE_EFORMAT, "line 5: ", "not well-formed XML"},
+    {"</program>", "<region id=\"9\"/></program>", CUBE_EFORMAT, "line ",
+     "<region> after the first <cnode>"},
+};
+
+static void test_hostile_variants(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = minimal_anchor(&n);
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        char *v = replaced(text, variants[i].from, variants[i].to);
+        expect_failure(v, strlen(v), variants[i].code, variants[i].where, variants[i].what);
+        /* the same inside gzip */
+        size_t zn;
+        unsigned char *z = gzip_of(v, strlen(v), &zn);
+        expect_failure(z, zn, variants[i].code, variants[i].where, variants[i].what);
+        free(z);
+        free(v);
+    }
+    /* lines dropped before the declaration still count */
+    char *v = replaced(text, "<cube version=\"4.4\">", "<cube version=\"2.0\">");
+    size_t len = strlen(v) + 3;
+    char *lead = malloc(len + 1);
+    assert_non_null(lead);
+    snprintf(lead, len + 1, "\n \n%s", v);
+    expect_failure(lead, strlen(lead), CUBE_EUNSUPPORTED, "line 5: ", "\"2.0\"");
+    free(lead);
+    free(v);
+    expect_failure("", 0, CUBE_EFORMAT, "line 1: ", "found an empty member");
+    expect_failure(" \n", 2, CUBE_EFORMAT, "line 2: ", "found an empty member");
+    expect_failure("hello", 5, CUBE_EFORMAT, "line 1: ", "not well-formed XML");
+    free(text);
+}
+
+/* Every prefix of the anchor, plain and compressed, fails cleanly. */
+static void test_truncated(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = minimal_anchor(&n);
+    const char *end = strstr(text, "</cube>");
+    assert_non_null(end);
+    size_t complete = (size_t)(end - text) + strlen("</cube>");
+    for (size_t k = 0; k < complete; k++) {
+        cube_status st;
+        cubex_anchor *a = cubex_anchor_parse(text, k, "cut", &st);
+        if (a)
+            fail_msg("a prefix of %zu bytes was accepted", k);
+        assert_int_equal(st.code, CUBE_EFORMAT);
+        assert_true(strncmp(st.message, "cut: member anchor.xml: ", 24) == 0);
+    }
+    size_t zn;
+    unsigned char *z = gzip_of(text, n, &zn);
+    for (size_t k = 0; k < zn; k++) {
+        cube_status st;
+        cubex_anchor *a = cubex_anchor_parse(z, k, "cut", &st);
+        if (a)
+            fail_msg("a prefix of %zu compressed bytes was accepted", k);
+        assert_int_equal(st.code, CUBE_EFORMAT);
+    }
+    /* corrupt compressed data */
+    z[zn / 2] ^= 0x55;
+    z[zn / 2 + 1] ^= 0xAA;
+    cube_status st;
+    assert_null(cubex_anchor_parse(z, zn, "bad", &st));
+    assert_int_equal(st.code, CUBE_EFORMAT);
+    free(z);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_files),
         cmocka_unit_test(test_every_element),
+        cmocka_unit_test(test_hostile_variants),
+        cmocka_unit_test(test_truncated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
