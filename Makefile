@@ -332,8 +332,8 @@ $(FUZZ_DIR)/obj/bench/%.o: bench/%.c $(BENCH_HDRS)
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-# the CUBE 4 container harness reaches the library's private modules
-$(FUZZ_DIR)/fuzz_cubex_tar: FUZZ_CFLAGS += -Ilibcube
+# the CUBE 4 harnesses reach the library's private modules
+$(FUZZ_DIR)/fuzz_cubex_tar $(FUZZ_DIR)/fuzz_cubex_anchor: FUZZ_CFLAGS += -Ilibcube
 
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_LIB_OBJ)
 	$(call quiet,LD,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_ALL)
