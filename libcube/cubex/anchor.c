@@ -542,6 +542,10 @@ static void start_group(parser *p, frame *f, const xmlChar **at, int n)
 
 static void start_location(parser *p, frame *f, const xmlChar **at, int n)
 {
+    if (p->a->location_by_id) { /* the columns were counted at <topologies> */
+        fail(p, "<location> after <topologies>: the system tree comes first");
+        return;
+    }
     cubex_loc_def *l = vec_push(&p->locs, sizeof *l);
     if (!l) {
         fail_oom(p);
@@ -1470,6 +1474,10 @@ static cubex_anchor *parser_done(parser *p)
         a->locations = p->locs.p, a->num_locations = p->locs.n;
         a->carts = p->carts.p, a->num_carts = p->carts.n;
         a->mirrors = p->mirrors.p, a->num_mirrors = p->mirrors.n;
+    }
+    if (!a) { /* nothing was handed over */
+        free(p->metrics.p), free(p->regions.p), free(p->cnodes.p), free(p->stns.p);
+        free(p->groups.p), free(p->locs.p), free(p->carts.p), free(p->mirrors.p);
     }
     if (p->failed) {
         cubex_anchor_free(a);

@@ -621,6 +621,10 @@ static const struct {
     {"<doc>", "<doc><a x=\"1\" x=\"2\"/>", CUBE_EFORMAT, "line 5: ", "not well-formed XML"},
     {"</program>", "<region id=\"9\"/></program>", CUBE_EFORMAT, "line ",
      "<region> after the first <cnode>"},
+    {"</topologies>",
+     "</topologies><systemtreenode Id=\"9\"><name>n</name><class>c</class><locationgroup "
+     "Id=\"9\"><name>g</name><rank>2</rank><type>process</type><location Id=\"2\">",
+     CUBE_EFORMAT, "line ", "<location> after <topologies>"},
 };
 
 static void test_hostile_variants(void **state)
