@@ -46,6 +46,11 @@ static void *vec_push(vec *v, size_t size)
     return e;
 }
 
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* ---- the parser's state ----------------------------------------------------- */
 
 typedef enum {
@@ -511,7 +516,9 @@ static void start_parameter(parser *p, frame *f, const xmlChar **at, int n)
     push(p, E_EMPTY, "parameter", 0);
 }
 
-static void start_stn(parser *p, size_t parent, const xmlChar **at, int n)
+/* <systemtreenode>, or the CUBE 3 <machine> and <node> (elem), whose
+ * class their name gives. */
+static void start_stn(parser *p, const char *elem, size_t parent, const xmlChar **at, int n)
 {
     cubex_stn_def *s = vec_push(&p->stns, sizeof *s);
     if (!s) {
@@ -520,12 +527,16 @@ static void start_stn(parser *p, size_t parent, const xmlChar **at, int n)
     }
     size_t index = p->stns.n - 1;
     s->parent = parent;
-    if (required_int(p, at, n, "systemtreenode", "Id", &s->xml_id) != 0)
+    if (required_int(p, at, n, elem, "Id", &s->xml_id) != 0)
         return;
-    push(p, E_STN, "systemtreenode", index);
+    if (strcmp(elem, "systemtreenode") != 0)
+        s->klass = sdup(p, elem, strlen(elem));
+    push(p, E_STN, elem, index);
 }
 
-static void start_group(parser *p, frame *f, const xmlChar **at, int n)
+/* <locationgroup>, or the CUBE 3 <process> (elem): a process whose rank
+ * may be left out (0). */
+static void start_group(parser *p, const char *elem, frame *f, const xmlChar **at, int n)
 {
     cubex_lg_def *g = vec_push(&p->groups, sizeof *g);
     if (!g) {
@@ -535,15 +546,21 @@ static void start_group(parser *p, frame *f, const xmlChar **at, int n)
     size_t index = p->groups.n - 1;
     g->stn = f->index;
     g->rank = -1;
-    if (required_int(p, at, n, "locationgroup", "Id", &g->xml_id) != 0)
+    if (required_int(p, at, n, elem, "Id", &g->xml_id) != 0)
         return;
-    push(p, E_LG, "locationgroup", index);
+    if (strcmp(elem, "process") == 0) {
+        g->rank = 0;
+        g->type_text = sdup(p, elem, strlen(elem));
+    }
+    push(p, E_LG, elem, index);
 }
 
-static void start_location(parser *p, frame *f, const xmlChar **at, int n)
+/* <location>, or the CUBE 3 <thread> (elem): a thread whose rank may be
+ * left out (0). */
+static void start_location(parser *p, const char *elem, frame *f, const xmlChar **at, int n)
 {
     if (p->a->location_by_id) { /* the columns were counted at <topologies> */
-        fail(p, "<location> after <topologies>: the system tree comes first");
+        fail(p, "<%s> after <topologies>: the system tree comes first", elem);
         return;
     }
     cubex_loc_def *l = vec_push(&p->locs, sizeof *l);
@@ -557,9 +574,13 @@ static void start_location(parser *p, frame *f, const xmlChar **at, int n)
     f->children++;
     if (push_line(p, &p->loc_lines) != 0)
         return;
-    if (required_int(p, at, n, "location", "Id", &l->id) != 0)
+    if (required_int(p, at, n, elem, "Id", &l->id) != 0)
         return;
-    push(p, E_LOC, "location", index);
+    if (strcmp(elem, "thread") == 0) {
+        l->rank = 0;
+        l->type_text = sdup(p, elem, strlen(elem));
+    }
+    push(p, E_LOC, elem, index);
 }
 
 static void start_cart(parser *p, const xmlChar **at, int n)
@@ -740,10 +761,15 @@ static int start_child(parser *p, frame *f, const char *name, const xmlChar **at
         return 1;
     case E_SYSTEM:
     case E_STN:
-        if (strcmp(name, "systemtreenode") == 0)
-            start_stn(p, f->kind == E_STN ? f->index : CUBEX_NONE, at, n);
-        else if (f->kind == E_STN && strcmp(name, "locationgroup") == 0)
-            start_group(p, f, at, n);
+        /* the CUBE 3 system tree (machine, node, process, thread) is read
+         * as the same records */
+        if (strcmp(name, "systemtreenode") == 0 ||
+            (f->kind == E_SYSTEM && strcmp(name, "machine") == 0) ||
+            (f->kind == E_STN && strcmp(name, "node") == 0))
+            start_stn(p, name, f->kind == E_STN ? f->index : CUBEX_NONE, at, n);
+        else if (f->kind == E_STN &&
+                 (strcmp(name, "locationgroup") == 0 || strcmp(name, "process") == 0))
+            start_group(p, name, f, at, n);
         else if (f->kind == E_SYSTEM && strcmp(name, "topologies") == 0) {
             /* coordinates name locations: all are defined by now */
             if (index_locations(p) == 0)
@@ -753,9 +779,9 @@ static int start_child(parser *p, frame *f, const char *name, const xmlChar **at
             return 0;
         return 1;
     case E_LG:
-        if (strcmp(name, "location") != 0)
+        if (strcmp(name, "location") != 0 && strcmp(name, "thread") != 0)
             return 0;
-        start_location(p, f, at, n);
+        start_location(p, name, f, at, n);
         return 1;
     case E_TOPOS:
         if (strcmp(name, "cart") != 0)
@@ -794,7 +820,11 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
         return;
     }
     frame *f = &p->stack[p->depth - 1];
-    if (f->kind == E_SKIP || f->kind == E_TEXT || f->kind == E_EMPTY || f->kind == E_COORD ||
+    if (f->kind == E_SKIP) { /* inside what is skipped: counted once, at its top */
+        push(p, E_SKIP, name, 0);
+        return;
+    }
+    if (f->kind == E_TEXT || f->kind == E_EMPTY || f->kind == E_COORD ||
         f->kind == E_CUBEPL || !start_child(p, f, name, attrs, nb_attributes)) {
         if (!p->failed)
             skip_unknown(p, name);
@@ -838,8 +868,16 @@ static void end_text(parser *p, frame *f, const char *name)
             *(g ? &g->name : &l->name) = t;
         } else if (!strcmp(name, "type")) {
             *(g ? &g->type_text : &l->type_text) = t;
-        } else if (parse_id(t, g ? &g->rank : &l->rank) != 0) {
-            fail(p, "<rank> must be a non-negative decimal integer, found \"%.40s\"", t);
+        } else {
+            /* blanks around the number are layout */
+            char digits[24];
+            size_t b = strspn(t, " \t\r\n"), e = strlen(t);
+            while (e > b && is_blank(t[e - 1]))
+                e--;
+            if (e - b >= sizeof digits ||
+                (memcpy(digits, t + b, e - b), digits[e - b] = '\0',
+                 parse_id(digits, g ? &g->rank : &l->rank) != 0))
+                fail(p, "<rank> must be a non-negative decimal integer, found \"%.40s\"", t);
         }
     } else if (f->kind == E_MIRRORS) {
         char **slot = vec_push(&p->mirrors, sizeof *slot);
@@ -867,7 +905,7 @@ static void end_coord(parser *p, frame *cart_frame, size_t k)
     }
     const char *s = strbuf_str(&p->text);
     for (size_t d = 0; d < cart->ndims; d++) {
-        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        while (is_blank(*s))
             s++;
         char num[24];
         size_t len = strcspn(s, " \t\r\n");
@@ -886,7 +924,7 @@ static void end_coord(parser *p, frame *cart_frame, size_t k)
         c->c[d] = v;
         s += len;
     }
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+    while (is_blank(*s))
         s++;
     if (!*s)
         check_coord(p, c);
@@ -969,13 +1007,13 @@ static void end_group(parser *p, frame *f)
     while (g->type_text && types[k] && strcmp(types[k], g->type_text) != 0)
         k++;
     if (!g->type_text || !types[k])
-        fail(p, "<locationgroup>: expected <type> process, metrics or accelerator, found %s%.40s%s",
+        fail(p, "<%s>: expected <type> process, metrics or accelerator, found %s%.40s%s", f->name,
              g->type_text ? "\"" : "", g->type_text ? g->type_text : "none",
              g->type_text ? "\"" : "");
     else if (g->rank < 0)
-        fail(p, "<locationgroup>: expected a <rank>, found none");
+        fail(p, "<%s>: expected a <rank>, found none", f->name);
     else if (!f->children)
-        fail(p, "<locationgroup> without <location>: expected at least one");
+        fail(p, "<%s> without <location>: expected at least one", f->name);
     else
         g->type = (cubex_lg_type)k;
 }
@@ -992,11 +1030,11 @@ static void end_location(parser *p, frame *f)
     while (l->type_text && types[k] && strcmp(types[k], l->type_text) != 0)
         k++;
     if (!l->type_text || !types[k])
-        fail(p, "<location Id=\"%lld\">: expected <type> thread, gpu or metric, found %s%.40s%s",
-             (long long)l->id, l->type_text ? "\"" : "", l->type_text ? l->type_text : "none",
+        fail(p, "<%s Id=\"%lld\">: expected <type> thread, gpu or metric, found %s%.40s%s",
+             f->name, (long long)l->id, l->type_text ? "\"" : "", l->type_text ? l->type_text : "none",
              l->type_text ? "\"" : "");
     else if (l->rank < 0)
-        fail(p, "<location Id=\"%lld\">: expected a <rank>, found none", (long long)l->id);
+        fail(p, "<%s Id=\"%lld\">: expected a <rank>, found none", f->name, (long long)l->id);
     else
         l->type = (cubex_loc_type)k;
 }
@@ -1201,11 +1239,6 @@ static int is_name_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            c == '_' || c == '-' || c == ':' || c == '.';
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 /* The state after a tag's name ended at c (c is then looked at again). */

@@ -277,6 +277,86 @@ static void test_real_files(void **state)
     }
 }
 
+/* ---- CUBE 3 documents -------------------------------------------------------------- */
+
+/* A CUBE 3 document (version 3.0, accepted in an archive too) reads as
+ * the same definitions the reference library's conversion of it holds:
+ * <machine>/<node> as system tree nodes, <process> as a location group,
+ * <thread> as a location keeping its Id, thrdId coordinates; the inline
+ * <severity> section skipped. */
+static void compare_cube3(const char *cube3, const char *cubex)
+{
+    char path[512];
+    snprintf(path, sizeof path, "testdata/cube/%s.cube", cube3);
+    size_t n;
+    char *text = slurp(path, &n);
+    assert_non_null(text);
+    cube_status st;
+    cubex_anchor *a = cubex_anchor_parse(text, n, path, &st);
+    if (!a)
+        fail_msg("%s", st.message);
+    free(text);
+    assert_string_equal(a->version, "3.0");
+    assert_true(a->has_severity);
+    assert_int_equal(a->unknown_elements, 0);
+    cubex_tar *t;
+    cubex_anchor *b = read_anchor(cubex, &t);
+    assert_int_equal(a->num_regions, b->num_regions);
+    assert_int_equal(a->num_cnodes, b->num_cnodes);
+    for (size_t i = 0; i < a->num_cnodes; i++) {
+        assert_int_equal(a->cnodes[i].id, b->cnodes[i].id);
+        assert_int_equal(a->cnodes[i].parent, b->cnodes[i].parent);
+        assert_string_equal(a->regions[a->cnodes[i].region].name,
+                            b->regions[b->cnodes[i].region].name);
+    }
+    assert_int_equal(a->num_stns, b->num_stns);
+    for (size_t i = 0; i < a->num_stns; i++) {
+        assert_string_equal(a->stns[i].name, b->stns[i].name);
+        assert_string_equal(a->stns[i].klass, b->stns[i].klass);
+        assert_int_equal(a->stns[i].parent, b->stns[i].parent);
+    }
+    assert_int_equal(a->num_groups, b->num_groups);
+    for (size_t i = 0; i < a->num_groups; i++) {
+        if (a->groups[i].name[0]) /* a CUBE 3 process may be unnamed: the converter names it */
+            assert_string_equal(a->groups[i].name, b->groups[i].name);
+        assert_int_equal(a->groups[i].rank, b->groups[i].rank);
+        assert_int_equal(a->groups[i].type, b->groups[i].type);
+        assert_int_equal(a->groups[i].stn, b->groups[i].stn);
+    }
+    assert_int_equal(a->num_locations, b->num_locations);
+    for (size_t i = 0; i < a->num_locations; i++) {
+        assert_int_equal(a->locations[i].id, b->locations[i].id);
+        if (a->locations[i].name[0])
+            assert_string_equal(a->locations[i].name, b->locations[i].name);
+        assert_int_equal(a->locations[i].rank, b->locations[i].rank);
+        assert_int_equal(a->locations[i].type, b->locations[i].type);
+        assert_int_equal(a->locations[i].group, b->locations[i].group);
+    }
+    assert_int_equal(a->num_carts, b->num_carts);
+    for (size_t i = 0; i < a->num_carts; i++) {
+        const cubex_cart_def *x = &a->carts[i], *y = &b->carts[i];
+        assert_int_equal(x->ndims, y->ndims);
+        assert_int_equal(x->num_coords, y->num_coords);
+        for (size_t k = 0; k < x->num_coords; k++) {
+            assert_int_equal(x->coords[k].kind, CUBEX_COORD_THREAD);
+            assert_int_equal(y->coords[k].kind, CUBEX_COORD_LOCATION);
+            assert_int_equal(x->coords[k].id, y->coords[k].id);
+            assert_memory_equal(x->coords[k].c, y->coords[k].c, x->ndims * sizeof *x->coords[k].c);
+        }
+    }
+    cubex_anchor_free(a);
+    cubex_anchor_free(b);
+    cubex_tar_close(t);
+}
+
+static void test_cube3_documents(void **state)
+{
+    (void)state;
+    compare_cube3("scorep-1.1_profile", "cube3to4_scorep-1.1_profile");
+    compare_cube3("tau2cube_template1", "cube3to4_tau2cube_template1");
+    compare_cube3("scalasca-bgpBT_experiment1", "cube3to4_scalasca-bgpBT_experiment1");
+}
+
 /* ---- a hand-made anchor with everything ------------------------------------------ */
 
 /* Every element and attribute the format has, in the forms writers use
@@ -696,6 +776,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_files),
+        cmocka_unit_test(test_cube3_documents),
         cmocka_unit_test(test_every_element),
         cmocka_unit_test(test_hostile_variants),
         cmocka_unit_test(test_truncated),
