@@ -83,7 +83,7 @@ typedef struct {
     int root_seen, root_closed;
     strbuf text;
     vec metrics, regions, cnodes, stns, groups, locs, carts, mirrors;
-    vec metric_lines, cnode_lines, loc_lines; /* long: where each entity starts */
+    vec metric_lines, region_lines, cnode_lines, loc_lines; /* long: where each starts */
     /* region ids sorted, for calleeId lookups (built at the first cnode) */
     int64_t *region_ids;
     size_t *region_index;
@@ -402,6 +402,8 @@ static void start_region(parser *p, const xmlChar **at, int n)
         return;
     }
     size_t index = p->regions.n - 1;
+    if (push_line(p, &p->region_lines) != 0)
+        return;
     if (required_int(p, at, n, "region", "id", &r->id) != 0 ||
         int_attr(p, at, n, "region", "begin", 0, -1, &r->begin) < 0 ||
         int_attr(p, at, n, "region", "end", 0, -1, &r->end) < 0)
@@ -410,15 +412,19 @@ static void start_region(parser *p, const xmlChar **at, int n)
     push(p, E_REGION, "region", index);
 }
 
-static int cmp_i64_index(const void *x, const void *y);
+typedef struct {
+    int64_t id;
+    size_t i;
+} id_pair;
+static int check_unique(parser *p, id_pair *pairs, size_t n, const long *lines, const char *what);
 
 /* Sort the region ids once, when the first cnode needs them (all regions
- * precede all cnodes); a duplicate id is an error. */
+ * precede all cnodes), or at the end; a duplicate id is an error. */
 static int index_regions(parser *p)
 {
     size_t n = p->regions.n;
     const cubex_region_def *r = p->regions.p;
-    struct pair { int64_t id; size_t i; } *pairs = malloc((n ? n : 1) * sizeof *pairs);
+    id_pair *pairs = malloc((n ? n : 1) * sizeof *pairs);
     p->region_ids = malloc((n ? n : 1) * sizeof *p->region_ids);
     p->region_index = malloc((n ? n : 1) * sizeof *p->region_index);
     if (!pairs || !p->region_ids || !p->region_index) {
@@ -427,25 +433,14 @@ static int index_regions(parser *p)
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        pairs[i] = (struct pair){r[i].id, i};
-    qsort(pairs, n, sizeof *pairs, cmp_i64_index);
-    for (size_t i = 0; i < n; i++) {
-        if (i && pairs[i].id == pairs[i - 1].id) {
-            free(pairs);
-            fail(p, "region id %lld is defined twice", (long long)r[i].id);
-            return -1;
-        }
+        pairs[i] = (id_pair){r[i].id, i};
+    int rc = check_unique(p, pairs, n, p->region_lines.p, "region");
+    for (size_t i = 0; i < n && rc == 0; i++) {
         p->region_ids[i] = pairs[i].id;
         p->region_index[i] = pairs[i].i;
     }
     free(pairs);
-    return 0;
-}
-
-static int cmp_i64_index(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
+    return rc;
 }
 
 static size_t find_region(const parser *p, int64_t id)
@@ -1121,11 +1116,6 @@ static void on_entity_decl(void *ctx, const xmlChar *name, int type, const xmlCh
 
 /* ---- checks across entities ------------------------------------------------------ */
 
-typedef struct {
-    int64_t id;
-    size_t i;
-} id_pair;
-
 static int cmp_pair(const void *x, const void *y)
 {
     const id_pair *a = x, *b = y;
@@ -1216,6 +1206,8 @@ static void check_ids(parser *p)
         check_unique(p, pairs, nc, p->cnode_lines.p, "cnode");
     }
     free(pairs);
+    if (!p->failed && !p->region_ids) /* no cnode asked for them */
+        index_regions(p);
     if (!p->failed)
         index_locations(p);
 }
@@ -1496,6 +1488,7 @@ static cubex_anchor *parser_done(parser *p)
     free(p->region_ids);
     free(p->region_index);
     free(p->metric_lines.p);
+    free(p->region_lines.p);
     free(p->cnode_lines.p);
     free(p->loc_lines.p);
     if (a) {

@@ -14,17 +14,30 @@
  *
  * Tolerance: the reader uses a real XML parser, so it accepts what the
  * reference library's stricter lexer refuses (comments, single quotes,
- * any attribute order, numeric character references, which are decoded).
- * Unquoted attribute values in <cubepl...> tags (rowwise=false,
- * cubeplaggrtype=plus, which the reference writer produces) are quoted
- * before parsing; unknown elements are skipped (counted, for a warning by
- * the caller); unknown attributes are ignored.  Text is kept verbatim
- * (CDATA included; newlines are not folded).
+ * any attribute order) and decodes numeric character references, which
+ * that lexer leaves as they are (no writer produces them).  Blanks before
+ * the XML declaration are dropped (XML forbids them there; line numbers
+ * still count them).  Unquoted attribute values in <cubepl>,
+ * <cubeplinit> and <cubeplaggr> tags (rowwise=false, cubeplaggrtype=plus,
+ * as one writer produces them) get quotes before the text reaches the
+ * XML parser.  Unknown elements are skipped with everything inside
+ * (counted, for one warning by the caller), unknown attributes ignored.
+ * Text is kept verbatim (CDATA included; newlines are not folded into a
+ * blank as the reference reader does).  A CUBE 3 document (version 3.0)
+ * reads too: its <machine> and <node> become system tree nodes of class
+ * "machine" and "node", <process> a location group of type "process",
+ * <thread> a location of type "thread" keeping its Id (a rank left out
+ * is 0 there), and its inline <severity> section is skipped (has_severity).
  *
  * Errors: CUBE_EFORMAT "FILE: member anchor.xml: line N: what was
- * expected" (missing or malformed required attributes, undefined or
- * duplicate ids, an empty location group, a coordinate out of its
- * dimension, XML that is not well-formed, a truncated document),
+ * expected" (missing or malformed required attributes, a calleeId naming
+ * no region, duplicate metric, region, cnode or location ids, location
+ * ids other than 0 ... L-1, unknown location or location group types, an
+ * empty location group, a region after the first cnode, a location after
+ * the topologies, a <cart> whose <dim>s do not match ndims, a coordinate
+ * outside its dimension or naming no entity, a DOCTYPE, XML that is not
+ * well-formed, a truncated document; without "line N: " for gzip data
+ * that is corrupt or ends early),
  * CUBE_EUNSUPPORTED for a <cube version> other than 3.0 and 4.0 ... 4.5,
  * CUBE_EIO, CUBE_ENOMEM.  Every count and number is checked before use.
  */

@@ -699,6 +699,8 @@ static const struct {
      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><!DOCTYPE cube [<!ENTITY a \"b\">]>",
      CUBE_EFORMAT, "line 1: ", "DOCTYPE is not allowed"},
     {"<doc>", "<doc><a x=\"1\" x=\"2\"/>", CUBE_EFORMAT, "line 5: ", "not well-formed XML"},
+    {"<region id=\"5\"", "<region id=\"1\"", CUBE_EFORMAT, "line 76: ",
+     "region id 1 is defined twice"},
     {"</program>", "<region id=\"9\"/></program>", CUBE_EFORMAT, "line ",
      "<region> after the first <cnode>"},
     {"</topologies>",
