@@ -239,13 +239,14 @@ bench-compare: $(COMPARE_BIN) $(BENCH_BIN)
 # (libcube/ on their include path); every other unit test uses the public
 # API only.
 TEST_PRIVATE := test_concurrency test_linktest_writer test_model_cnodes test_number \
-                test_severity_store test_cubex_tar test_cubex_binary test_fuzz_regressions
+                test_severity_store test_cubex_tar test_cubex_binary test_cubex_anchor \
+                test_fuzz_regressions
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(TEST_PRIVATE)): TEST_CPPFLAGS := -Ilibcube
 
 # the tests that compare with the expected-values files (JSON) of
 # testdata/cubex link a small JSON reader
 TEST_JSON_OBJ := $(BUILD)/obj/tests/json_reader.o
-CUBEX_TESTS := test_cubex_tar test_cubex_binary
+CUBEX_TESTS := test_cubex_tar test_cubex_binary test_cubex_anchor
 $(addprefix $(BUILD)/tests/,$(CUBEX_TESTS)): $(TEST_JSON_OBJ)
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(CUBEX_TESTS)): tests/unit/json_reader.h
 
@@ -331,8 +332,8 @@ $(FUZZ_DIR)/obj/bench/%.o: bench/%.c $(BENCH_HDRS)
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-# the CUBE 4 container harness reaches the library's private modules
-$(FUZZ_DIR)/fuzz_cubex_tar: FUZZ_CFLAGS += -Ilibcube
+# the CUBE 4 harnesses reach the library's private modules
+$(FUZZ_DIR)/fuzz_cubex_tar $(FUZZ_DIR)/fuzz_cubex_anchor: FUZZ_CFLAGS += -Ilibcube
 
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_LIB_OBJ)
 	$(call quiet,LD,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS_ALL)

@@ -8,10 +8,14 @@
  * the archive writer read as the same table and bytes, rows read in one
  * call equal rows read one by one, and the library's enumerations of a
  * call forest drawn from the input equal the recursive definitions.
+ * The `anchor.xml` member is parsed too, read from the archive and from
+ * its bytes in memory, with the same verdict; an accepted one must
+ * satisfy the invariants of fuzz_cubex_anchor.h.
  * It is a harness of library internals (the private cubex layer, which
  * has no public interface of its own), built with -Ilibcube.
  */
 #include "fuzz_common.h"
+#include "fuzz_cubex_anchor.h"
 #include "cubex/binary_private.h"
 #include "cubex/tar_private.h"
 
@@ -178,6 +182,22 @@ static void fuzz_rewrite(const cubex_tar *t, unsigned char **bytes)
     cubex_tar_close(u);
 }
 
+/* The definitions member, read through the archive and from memory. */
+static void fuzz_anchor_member(const cubex_tar *t, const cubex_member *m, const unsigned char *bytes)
+{
+    cube_status st, st2;
+    cubex_anchor *a = cubex_anchor_read(t, m, &st);
+    fuzz_check_anchor(a, &st);
+    cubex_anchor *b = cubex_anchor_parse(bytes, (size_t)m->size, t->file, &st2);
+    fuzz_check_anchor(b, &st2);
+    if (!a != !b || st.code != st2.code || strcmp(st.message, st2.message) != 0
+        || (a && (a->num_metrics != b->num_metrics || a->num_cnodes != b->num_cnodes
+                  || a->num_locations != b->num_locations || a->num_carts != b->num_carts)))
+        abort();
+    cubex_anchor_free(a);
+    cubex_anchor_free(b);
+}
+
 static int fuzz_one_cubex_tar(const uint8_t *data, size_t size)
 {
     char path[128];
@@ -200,6 +220,8 @@ static int fuzz_one_cubex_tar(const uint8_t *data, size_t size)
         size_t n = strlen(m->name);
         if (n > 6 && strcmp(m->name + n - 6, ".index") == 0)
             fuzz_metric(t, m);
+        if (bytes[i] && strcmp(m->name, "anchor.xml") == 0)
+            fuzz_anchor_member(t, m, bytes[i]);
     }
     if (bytes)
         fuzz_rewrite(t, bytes);

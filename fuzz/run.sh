@@ -11,7 +11,7 @@ set -u
 B=$1
 SECS=$2
 shift 2
-HARNESSES=${*:-"cube_xml cube_gzip statfile linktest params algebra cubex_tar"}
+HARNESSES=${*:-"cube_xml cube_gzip statfile linktest params algebra cubex_tar cubex_anchor"}
 C=fuzz/corpus
 
 seed() { # harness
@@ -45,6 +45,13 @@ seed() { # harness
             [ "$(wc -c < "$f")" -le 131072 ] && cp "$f" "$d"/
         done
         gzip -c testdata/cubex/mkcubex_minimal.cubex > "$d/mkcubex_minimal.cubex.gz" ;;
+    cubex_anchor) # the anchor.xml members of the archives up to 128 KB, one gzip-compressed
+        for f in testdata/cubex/*.cubex; do
+            o=$d/$(basename "$f" .cubex).xml
+            [ "$(wc -c < "$f")" -le 131072 ] &&
+                { tar -xOf "$f" anchor.xml > "$o" 2>/dev/null || rm -f "$o"; }
+        done
+        gzip -c "$d/mkcubex_minimal.xml" > "$d/mkcubex_minimal.xml.gz" ;;
     algebra)
         i=0
         for a in testdata/reader/plain.cube testdata/reader/tolerate-*.cube; do
@@ -59,7 +66,7 @@ maxlen() {
     case $1 in
     cube_xml|cube_gzip) echo 65536 ;;
     linktest) echo 65536 ;;
-    cubex_tar) echo 131072 ;;
+    cubex_tar|cubex_anchor) echo 131072 ;;
     algebra) echo 32768 ;;
     *) echo 16384 ;;
     esac

@@ -20,6 +20,7 @@
 #include "../../fuzz/fuzz_params.c"
 #include "../../fuzz/fuzz_algebra.c"
 #include "../../fuzz/fuzz_cubex_tar.c"
+#include "../../fuzz/fuzz_cubex_anchor.c"
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -115,6 +116,15 @@ static void test_cubex_tar(void **state)
     run_harness("cubex_tar", fuzz_one_cubex_tar, dirs);
 }
 
+static void test_cubex_anchor(void **state)
+{
+    (void)state;
+    /* CUBE 3 documents (version 3.0, another grammar) and whole archives
+     * (not XML): both must be refused or read cleanly */
+    static const char *const dirs[] = {"testdata/reader", "testdata/cubex", NULL};
+    run_harness("cubex_anchor", fuzz_one_cubex_anchor, dirs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +132,7 @@ int main(void)
         cmocka_unit_test(test_statfile),  cmocka_unit_test(test_linktest),
         cmocka_unit_test(test_params),    cmocka_unit_test(test_algebra),
         cmocka_unit_test(test_cubex_tar),
+        cmocka_unit_test(test_cubex_anchor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL); /* temporaries: removed at exit */
 }
