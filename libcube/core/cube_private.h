@@ -29,6 +29,27 @@ typedef struct {
     char *key, *value;
 } cube_attr;
 
+/* The attributes of one entity, in definition order (keys may repeat).
+ * The array and the strings live in the model's arena (cube_t.entities):
+ * nothing to free per entity. */
+typedef struct {
+    cube_attr *items;
+    size_t count, cap;
+} attr_list;
+
+/* A CubePL program of a derived metric: its text and the attributes of
+ * its element (rowwise, cubeplaggrtype, ...), as written.  In the arena. */
+typedef struct {
+    char *text;
+    attr_list attrs;
+} cube_program;
+
+/* A call-path parameter.  In the arena. */
+typedef struct {
+    int numeric;
+    char *key, *value;
+} cube_param;
+
 /* The entities.  Programs see them as opaque types and read them through
  * the accessors of entities.c; the library's modules use the fields.
  * Every entity struct (metric, region, cnode, machine, node, process,
@@ -41,6 +62,23 @@ struct cube_metric {
     cube_metric **children;
     size_t num_children, children_cap;
     int is_void; /* val is VOID, or an ancestor's is: carries no data */
+    /* CUBE 4 (model_cube4.c); the strings and arrays in the model's arena */
+    cube_metric_kind kind;
+    int ghost;
+    char *viztype;           /* the viztype as read, NULL when not given */
+    signed char convertible, cacheable; /* 1, 0, or -1 when not given */
+    cube_program *expr, *init_expr; /* NULL when none */
+    cube_program *aggr;      /* num_aggr aggregation programs */
+    size_t num_aggr, aggr_cap;
+    attr_list attrs;
+    /* Exact values where the doubles of the severity rows cannot hold them
+     * (structured value types, 64-bit integers beyond 2^53): per call
+     * path, the row's values in the metric's own binary layout (little
+     * endian), raw_value_size bytes per thread; NULL when every value is
+     * exact in the rows.  Stale once the metric's rows are changed: every
+     * change through the API drops it (model_drop_exact). */
+    severity_store *exact;
+    size_t raw_value_size;
 };
 
 struct cube_region {
@@ -48,6 +86,8 @@ struct cube_region {
     size_t index;
     char *name, *mod, *url, *descr;
     long begin_line, end_line; /* -1: unknown */
+    char *mangled_name, *paradigm, *role; /* arena; NULL when not given */
+    attr_list attrs;
 };
 
 struct cube_cnode {
@@ -65,23 +105,33 @@ struct cube_cnode {
     cube_cnode *parent;
     cube_cnode **children;
     size_t num_children, children_cap;
+    cube_param *params; /* arena */
+    size_t num_params, params_cap;
+    attr_list attrs;
 };
 
 struct cube_machine {
     int64_t id;
     size_t index;
     char *name, *descr;
-    cube_node **nodes;
+    cube_node **nodes; /* direct children */
     size_t num_nodes, nodes_cap;
+    char *klass;       /* arena; NULL: "machine" */
+    attr_list attrs;
 };
 
 struct cube_node {
     int64_t id;
     size_t index;
     char *name;
-    cube_machine *machine;
+    cube_machine *machine; /* the root of its system tree */
     cube_process **processes;
     size_t num_processes, processes_cap;
+    cube_node *parent;     /* NULL directly below the machine */
+    cube_node **children;  /* arena */
+    size_t num_children, children_cap;
+    char *klass, *descr;   /* arena; NULL: "node", "" */
+    attr_list attrs;
 };
 
 struct cube_process {
@@ -92,6 +142,8 @@ struct cube_process {
     cube_node *node;
     cube_thread **threads;
     size_t num_threads, threads_cap;
+    cube_group_type type;
+    attr_list attrs;
 };
 
 struct cube_thread {
@@ -100,6 +152,8 @@ struct cube_thread {
     char *name;
     int64_t rank;
     cube_process *process;
+    cube_location_type type;
+    attr_list attrs;
 };
 
 struct cube_cartesian {
@@ -160,6 +214,11 @@ struct cube_t {
     cube_status status;
     message_list warnings;
 
+    /* CUBE 4 (model_cube4.c) */
+    ptr_list extra_members;  /* extra_member*, archive order */
+    cube_format source_format;
+    char *source_version;    /* NULL: "" */
+
     /* Streaming writer state (cube_write_def ... cube_write_finish). */
     size_t stream_metric; /* metric of the open <matrix>, or SIZE_MAX */
     /* The output buffer of the writer API's FILE* functions, allocated on
@@ -176,6 +235,36 @@ enum { ID_METRIC, ID_REGION, ID_CNODE, ID_MACHINE, ID_NODE, ID_PROCESS, ID_THREA
 void cube_set_error(cube_t *c, cube_code code, const char *fmt, ...) CUBE_PRINTF(3, 4);
 int cube_add_warning(cube_t *c, const char *fmt, ...) CUBE_PRINTF(2, 3);
 void cube_clear_error(cube_t *c);
+
+/* A member of a CUBE 4 archive kept as it is. */
+typedef struct {
+    char *name;
+    unsigned char *data;
+    size_t size;
+} extra_member;
+
+/* A node of the system tree below `parent` (NULL: directly below the
+ * machine); model_add_node is the case of a CUBE 3 node. */
+cube_node *model_add_stn(cube_t *c, int64_t id, const char *name, cube_machine *machine,
+                         cube_node *parent);
+/* Copies into the model's arena (model_cube4.c): text (NULL stays NULL
+ * in *dst), an attribute, a CubePL program; 0 / non-NULL, or the error
+ * (out of memory) on c. */
+int model_arena_copy(cube_t *c, char **dst, const char *text);
+int model_attr_add(cube_t *c, attr_list *l, const char *key, const char *value);
+cube_program *model_program_new(cube_t *c, const char *text);
+/* Record the format and version of the file read (model_cube4.c). */
+int model_set_source(cube_t *c, cube_format format, const char *version);
+/* The metric's values changed: its exact values no longer hold. */
+void model_drop_exact(cube_metric *m);
+/* Free what model_cube4.c added to the handle (called by cube_free). */
+void model_cube4_free(cube_t *c);
+/* Copy everything CUBE 4 adds to one entity of `from` onto the entity of
+ * `to` standing for it (the algebra's result keeps its first input's);
+ * 0, or -1 with the error on `to`. */
+int model_copy_metric_extras(cube_t *to, cube_metric *dst, const cube_metric *src);
+int model_copy_region_extras(cube_t *to, cube_region *dst, const cube_region *src);
+int model_copy_cnode_extras(cube_t *to, cube_cnode *dst, const cube_cnode *src);
 
 /* Append a child pointer to a parent's child array (shared by every tree). */
 int child_array_push(void ***array, size_t *count, size_t *cap, void *child);

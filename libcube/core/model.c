@@ -168,6 +168,7 @@ void cube_free(cube_t *c)
     for (size_t i = 0; i < c->carts.count; i++)
         free_cart(c->carts.items[i]);
     message_list_clear(&c->warnings);
+    model_cube4_free(c);
     ptr_list *lists[] = {&c->attrs,   &c->mirrors,  &c->metrics,   &c->root_metrics,
                          &c->regions, &c->cnodes,   &c->root_cnodes, &c->machines,
                          &c->nodes,   &c->processes, &c->threads,  &c->carts};
@@ -330,7 +331,8 @@ cube_machine *model_add_machine(cube_t *c, int64_t id, const char *name, const c
     return m;
 }
 
-cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine *machine)
+cube_node *model_add_stn(cube_t *c, int64_t id, const char *name, cube_machine *machine,
+                         cube_node *parent)
 {
     if (!machine) {
         cube_set_error(c, CUBE_EINVAL, "a node needs a machine");
@@ -343,6 +345,7 @@ cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine 
     }
     n->id = id;
     n->machine = machine;
+    n->parent = parent;
     n->name = cube_strdup(name);
     if (!n->name || register_entity(c, &c->nodes, n, &n->index) != 0) {
         free(n->name);
@@ -350,8 +353,31 @@ cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine 
         oom(c);
         return NULL;
     }
-    if (child_array_push((void ***)&machine->nodes, &machine->num_nodes, &machine->nodes_cap,
-                         n) != 0) {
+    /* a child node's list lives in the arena with the other CUBE 4 parts
+     * (model_cube4.c); a machine's is malloc'd as it always was */
+    int linked;
+    if (parent) {
+        linked = -1;
+        if (parent->num_children == parent->children_cap) {
+            size_t cap = parent->children_cap ? 2 * parent->children_cap : 4;
+            cube_node **grown = arena_alloc(&c->entities, cap * sizeof *grown,
+                                            _Alignof(cube_node *));
+            if (grown) {
+                if (parent->num_children)
+                    memcpy(grown, parent->children, parent->num_children * sizeof *grown);
+                parent->children = grown;
+                parent->children_cap = cap;
+            }
+        }
+        if (parent->num_children < parent->children_cap) {
+            parent->children[parent->num_children++] = n;
+            linked = 0;
+        }
+    } else {
+        linked = child_array_push((void ***)&machine->nodes, &machine->num_nodes,
+                                  &machine->nodes_cap, n);
+    }
+    if (linked != 0) {
         c->nodes.count--;
         free(n->name);
         free(n);
@@ -360,6 +386,11 @@ cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine 
     }
     note_id(c, ID_NODE, id);
     return n;
+}
+
+cube_node *model_add_node(cube_t *c, int64_t id, const char *name, cube_machine *machine)
+{
+    return model_add_stn(c, id, name, machine, NULL);
 }
 
 /* A zeroed location (process or thread) and a copy of its name, both from
@@ -510,5 +541,8 @@ double *model_row_for_update(cube_t *c, const cube_metric *met, const cube_cnode
     double *row = sev_store_get_or_add(&c->sev, met->index, cnode->index);
     if (!row)
         oom(c);
+    else if (met->index < c->metrics.count)
+        /* the caller changes the row: exact values read with it are stale */
+        model_drop_exact(c->metrics.items[met->index]);
     return row;
 }

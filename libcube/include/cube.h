@@ -241,6 +241,133 @@ CUBE_API size_t cube_cart_num_coords(const cube_cartesian *cart);
 CUBE_API const cube_coord *cube_cart_coord(const cube_cartesian *cart, size_t i);
 
 /* ------------------------------------------------------------------------
+ * What CUBE 4 holds beyond CUBE 3.  An experiment read from a CUBE 3 file
+ * (or built with the CUBE3 writer API) has the defaults noted here, which
+ * are also what a CUBE 4 writer writes for it.
+ * ------------------------------------------------------------------------ */
+
+/* How a metric's values are kept.  CUBE 3 knows only the first. */
+typedef enum {
+    CUBE_KIND_EXCLUSIVE = 0,            /* stored per call path, call-tree exclusive */
+    CUBE_KIND_INCLUSIVE = 1,            /* stored per call path, call-tree inclusive */
+    CUBE_KIND_SIMPLE = 2,               /* stored; read as call-tree inclusive */
+    CUBE_KIND_PREDERIVED_EXCLUSIVE = 3, /* computed from other metrics by a CubePL */
+    CUBE_KIND_PREDERIVED_INCLUSIVE = 4, /*   expression (cube_metric_expression): */
+    CUBE_KIND_POSTDERIVED = 5           /*   no stored values */
+} cube_metric_kind;
+
+/* "EXCLUSIVE", "INCLUSIVE", "SIMPLE", "PREDERIVED_EXCLUSIVE",
+ * "PREDERIVED_INCLUSIVE", "POSTDERIVED"; "" for another value. */
+CUBE_API const char *cube_metric_kind_name(cube_metric_kind kind);
+/* CUBE_KIND_EXCLUSIVE for NULL. */
+CUBE_API cube_metric_kind cube_metric_type(const cube_metric *m);
+/* 1 for the three derived kinds: values are computed, never stored. */
+CUBE_API int cube_metric_is_derived(const cube_metric *m);
+/* 1 when the metric is hidden from displays (CUBE 4 viztype GHOST). */
+CUBE_API int cube_metric_is_ghost(const cube_metric *m);
+/* A derived metric's CubePL expression and its initialisation program
+ * ("" when none), and its aggregation programs with their operator
+ * ("plus", "minus", "aggr"; "" when not given). */
+CUBE_API const char *cube_metric_expression(const cube_metric *m);
+CUBE_API const char *cube_metric_init_expression(const cube_metric *m);
+CUBE_API size_t cube_metric_num_aggr_expressions(const cube_metric *m);
+CUBE_API const char *cube_metric_aggr_expression(const cube_metric *m, size_t i);
+CUBE_API const char *cube_metric_aggr_operator(const cube_metric *m, size_t i);
+
+/* Regions: the linker's name (the region's name when not given), the
+ * programming paradigm ("mpi", "openmp", "compiler", ...) and the role
+ * ("function", "loop", ...), "" when not given. */
+CUBE_API const char *cube_region_mangled_name(const cube_region *r);
+CUBE_API const char *cube_region_paradigm(const cube_region *r);
+CUBE_API const char *cube_region_role(const cube_region *r);
+
+/* Call-path parameters (e.g. an MPI message size the call path was
+ * split by), in definition order: key, value as written, and whether it
+ * is numeric (1) or a string (0). */
+CUBE_API size_t cube_cnode_num_params(const cube_cnode *cn);
+CUBE_API const char *cube_cnode_param_key(const cube_cnode *cn, size_t i);
+CUBE_API const char *cube_cnode_param_value(const cube_cnode *cn, size_t i);
+CUBE_API int cube_cnode_param_is_numeric(const cube_cnode *cn, size_t i);
+
+/* The system tree of any depth.  Its roots are the machines; every other
+ * system tree node is a cube_node, below its machine (cube_node_parent
+ * NULL) or below another node, and cube_node_machine is the root above
+ * it.  cube_machine_node lists a machine's direct child nodes.  Each node
+ * has a class ("machine", "node", "rack", ...; CUBE 3: "machine" and
+ * "node").  Processes stand for CUBE 4's location groups and threads for
+ * its locations, each with a type; a thread's id is its column in the
+ * data (CUBE 4's location Id). */
+CUBE_API const char *cube_machine_class(const cube_machine *m);
+CUBE_API const char *cube_node_class(const cube_node *n);
+CUBE_API const char *cube_node_descr(const cube_node *n);
+CUBE_API cube_node *cube_node_parent(const cube_node *n);
+CUBE_API size_t cube_node_num_children(const cube_node *n);
+CUBE_API cube_node *cube_node_child(const cube_node *n, size_t i);
+
+typedef enum {
+    CUBE_GROUP_PROCESS = 0,    /* an MPI rank or an operating-system process */
+    CUBE_GROUP_METRICS = 1,    /* a group of metric locations */
+    CUBE_GROUP_ACCELERATOR = 2 /* an accelerator (GPU) */
+} cube_group_type;
+typedef enum {
+    CUBE_LOCATION_THREAD = 0, /* a CPU thread */
+    CUBE_LOCATION_GPU = 1,    /* an accelerator stream */
+    CUBE_LOCATION_METRIC = 2  /* a source of metric values */
+} cube_location_type;
+/* "process", "metrics", "accelerator" / "thread", "gpu", "metric"; "" for
+ * another value. */
+CUBE_API const char *cube_group_type_name(cube_group_type type);
+CUBE_API const char *cube_location_type_name(cube_location_type type);
+CUBE_API cube_group_type cube_process_type(const cube_process *p);
+CUBE_API cube_location_type cube_thread_type(const cube_thread *t);
+
+/* Attributes of single entities (CUBE 4 <attr>): key/value pairs in
+ * definition order; a key may repeat.  i < cube_X_num_attrs, else NULL.
+ * cube_X_add_attr appends one (0, or -1 with cube_error set). */
+CUBE_API size_t cube_metric_num_attrs(const cube_metric *x);
+CUBE_API const char *cube_metric_attr_key(const cube_metric *x, size_t i);
+CUBE_API const char *cube_metric_attr_value(const cube_metric *x, size_t i);
+CUBE_API int cube_metric_add_attr(cube_t *c, cube_metric *x, const char *key, const char *value);
+CUBE_API size_t cube_region_num_attrs(const cube_region *x);
+CUBE_API const char *cube_region_attr_key(const cube_region *x, size_t i);
+CUBE_API const char *cube_region_attr_value(const cube_region *x, size_t i);
+CUBE_API int cube_region_add_attr(cube_t *c, cube_region *x, const char *key, const char *value);
+CUBE_API size_t cube_cnode_num_attrs(const cube_cnode *x);
+CUBE_API const char *cube_cnode_attr_key(const cube_cnode *x, size_t i);
+CUBE_API const char *cube_cnode_attr_value(const cube_cnode *x, size_t i);
+CUBE_API int cube_cnode_add_attr(cube_t *c, cube_cnode *x, const char *key, const char *value);
+CUBE_API size_t cube_machine_num_attrs(const cube_machine *x);
+CUBE_API const char *cube_machine_attr_key(const cube_machine *x, size_t i);
+CUBE_API const char *cube_machine_attr_value(const cube_machine *x, size_t i);
+CUBE_API int cube_machine_add_attr(cube_t *c, cube_machine *x, const char *key, const char *value);
+CUBE_API size_t cube_node_num_attrs(const cube_node *x);
+CUBE_API const char *cube_node_attr_key(const cube_node *x, size_t i);
+CUBE_API const char *cube_node_attr_value(const cube_node *x, size_t i);
+CUBE_API int cube_node_add_attr(cube_t *c, cube_node *x, const char *key, const char *value);
+CUBE_API size_t cube_process_num_attrs(const cube_process *x);
+CUBE_API const char *cube_process_attr_key(const cube_process *x, size_t i);
+CUBE_API const char *cube_process_attr_value(const cube_process *x, size_t i);
+CUBE_API int cube_process_add_attr(cube_t *c, cube_process *x, const char *key, const char *value);
+CUBE_API size_t cube_thread_num_attrs(const cube_thread *x);
+CUBE_API const char *cube_thread_attr_key(const cube_thread *x, size_t i);
+CUBE_API const char *cube_thread_attr_value(const cube_thread *x, size_t i);
+CUBE_API int cube_thread_add_attr(cube_t *c, cube_thread *x, const char *key, const char *value);
+
+/* Members of a CUBE 4 archive that are not part of the experiment
+ * (Score-P's "remapping.spec", ...), kept to be written back: name and
+ * bytes, in archive order. */
+CUBE_API size_t cube_num_extra_members(const cube_t *c);
+CUBE_API const char *cube_extra_member_name(const cube_t *c, size_t i);
+CUBE_API const void *cube_extra_member_data(const cube_t *c, size_t i, size_t *size);
+
+/* The format an experiment was read from: CUBE_FORMAT_NONE for one built
+ * in memory, else 3 or 4; and the version its file declared ("3.0",
+ * "4.4", ...; "" for one built in memory). */
+typedef enum { CUBE_FORMAT_NONE = 0, CUBE_FORMAT_CUBE3 = 3, CUBE_FORMAT_CUBE4 = 4 } cube_format;
+CUBE_API cube_format cube_source_format(const cube_t *c);
+CUBE_API const char *cube_source_version(const cube_t *c);
+
+/* ------------------------------------------------------------------------
  * The CUBE3 C writer API (CUBE3 manual, "Writer Library in C").
  * Functions returning a pointer return NULL on error; those returning
  * void, as the original API has them, fail only through the handle:
@@ -297,6 +424,26 @@ CUBE_API void cube_write_finish(cube_t *c, FILE *fp);
 
 CUBE_API int cube_cart_set_name(cube_t *c, cube_cartesian *cart, const char *name);
 CUBE_API int cube_cart_set_dim_name(cube_t *c, cube_cartesian *cart, long dim, const char *name);
+/* CUBE 4 definitions (0, or -1 with cube_error set; a NULL text keeps
+ * what is there).  cube_def_stn: a system tree node below a machine
+ * (`parent` NULL) or below a node of that machine. */
+CUBE_API int cube_metric_set_type(cube_t *c, cube_metric *m, cube_metric_kind kind);
+CUBE_API int cube_metric_set_ghost(cube_t *c, cube_metric *m, int ghost);
+CUBE_API int cube_metric_set_expression(cube_t *c, cube_metric *m, const char *expression,
+                                        const char *init_expression);
+CUBE_API int cube_metric_add_aggr_expression(cube_t *c, cube_metric *m, const char *op,
+                                             const char *expression);
+CUBE_API int cube_region_set_details(cube_t *c, cube_region *r, const char *mangled_name,
+                                     const char *paradigm, const char *role);
+CUBE_API int cube_cnode_add_param(cube_t *c, cube_cnode *cn, const char *key, const char *value,
+                                  int numeric);
+CUBE_API int cube_machine_set_class(cube_t *c, cube_machine *m, const char *klass);
+CUBE_API cube_node *cube_def_stn(cube_t *c, const char *name, const char *klass,
+                                 const char *descr, cube_machine *mach, cube_node *parent);
+CUBE_API int cube_node_set_class(cube_t *c, cube_node *n, const char *klass);
+CUBE_API int cube_process_set_type(cube_t *c, cube_process *p, cube_group_type type);
+CUBE_API int cube_thread_set_type(cube_t *c, cube_thread *t, cube_location_type type);
+CUBE_API int cube_add_extra_member(cube_t *c, const char *name, const void *data, size_t size);
 /* Map a thread, process, node or machine onto a coordinate. */
 CUBE_API int cube_def_coords_of(cube_t *c, cube_cartesian *cart, cube_coord_kind kind, void *entity,
                                 const long *coordv);
