@@ -37,6 +37,15 @@ static int produce_experiment(void *ctx, xml_out *o)
     return cube_write_rows_to(job->c, o, job->next, job->ctx);
 }
 
+cube_format cube_write_format(const char *path, unsigned flags)
+{
+    if (flags & CUBE_WRITE_CUBE4)
+        return CUBE_FORMAT_CUBE4;
+    if (flags & CUBE_WRITE_CUBE3)
+        return CUBE_FORMAT_CUBE3;
+    return path && ends_with(path, ".cubex") ? CUBE_FORMAT_CUBE4 : CUBE_FORMAT_CUBE3;
+}
+
 int cube_write_file(cube_t *c, const char *path, unsigned flags)
 {
     return cube_write_file_rows(c, path, flags, NULL, NULL);
@@ -50,6 +59,10 @@ int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_s
     cube_clear_error(c);
     if (!path) {
         cube_set_error(c, CUBE_EINVAL, "cube_write_file needs a path");
+        return -1;
+    }
+    if (cube_write_format(path, flags) == CUBE_FORMAT_CUBE4) {
+        cube_set_error(c, CUBE_EUNSUPPORTED, "%s: writing CUBE 4 is not supported yet", path);
         return -1;
     }
     experiment_job job = {c, next, ctx};
