@@ -26,6 +26,7 @@ typedef struct {
     size_t *group_pos;   /* model process index -> record index */
     size_t *machine_pos; /* model machine index -> stn record index */
     size_t *node_pos;    /* model node index -> stn record index */
+    size_t *column;      /* model thread index -> location id (data column) */
 } builder;
 
 static void *fail_oom(builder *b)
@@ -246,14 +247,14 @@ static void add_groups_of(builder *b, const cube_node *n, size_t stn)
         for (size_t k = 0; !b->failed && k < p->num_threads; k++) {
             const cube_thread *t = p->threads[k];
             cubex_loc_def *l = &a->locations[a->num_locations++];
-            l->id = (int64_t)t->index;
+            l->id = (int64_t)b->column[t->index];
             l->group = g;
             l->name = copy_text(b, t->name);
             l->rank = t->rank;
             l->type = (cubex_loc_type)t->type;
             l->type_text = copy_text(b, cube_location_type_name(t->type));
             l->attrs = copy_attrs(b, &t->attrs);
-            a->location_by_id[t->index] = a->num_locations - 1;
+            a->location_by_id[b->column[t->index]] = a->num_locations - 1;
         }
     }
 }
@@ -316,7 +317,7 @@ static int64_t coord_id(const builder *b, const cube_coord *k)
     const entity_head *e = k->entity;
     switch (k->kind) {
     case CUBE_COORD_THREAD:
-        return (int64_t)e->index;
+        return (int64_t)b->column[e->index];
     case CUBE_COORD_PROCESS:
         return (int64_t)b->group_pos[e->index];
     case CUBE_COORD_NODE:
@@ -358,7 +359,30 @@ static void add_carts(builder *b)
     a->num_carts = b->failed ? 0 : c->carts.count;
 }
 
-cubex_anchor *cubex_anchor_from_model(cube_t *c, size_t **cnode_order, cube_status *status)
+/* Threads keep their ids as data columns when the ids are 0 ... L-1 in
+ * some order (a file read keeps its columns so); else they are numbered
+ * by index. */
+static void choose_columns(builder *b)
+{
+    const cube_t *c = b->c;
+    size_t n = c->threads.count;
+    unsigned char *seen = alloc_array(b, n + 1, 1);
+    if (!seen)
+        return;
+    int ids_are_columns = 1;
+    for (size_t i = 0; i < n && ids_are_columns; i++) {
+        int64_t id = ((const cube_thread *)c->threads.items[i])->id;
+        ids_are_columns = id >= 0 && (uint64_t)id < n && !seen[id];
+        if (ids_are_columns)
+            seen[id] = 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        b->column[i] = ids_are_columns ? (size_t)((const cube_thread *)c->threads.items[i])->id : i;
+    free(seen);
+}
+
+cubex_anchor *cubex_anchor_from_model(cube_t *c, size_t **cnode_order, size_t **columns,
+                                      cube_status *status)
 {
     builder b = {.c = c, .status = status};
     b.a = calloc(1, sizeof *b.a);
@@ -384,6 +408,9 @@ cubex_anchor *cubex_anchor_from_model(cube_t *c, size_t **cnode_order, cube_stat
     b.group_pos = alloc_array(&b, c->processes.count + 1, sizeof *b.group_pos);
     b.machine_pos = alloc_array(&b, c->machines.count + 1, sizeof *b.machine_pos);
     b.node_pos = alloc_array(&b, c->nodes.count + 1, sizeof *b.node_pos);
+    b.column = alloc_array(&b, c->threads.count + 1, sizeof *b.column);
+    if (b.column)
+        choose_columns(&b);
     add_metrics(&b);
     add_regions(&b);
     add_cnodes(&b);
@@ -394,6 +421,7 @@ cubex_anchor *cubex_anchor_from_model(cube_t *c, size_t **cnode_order, cube_stat
     free(b.node_pos);
     if (b.failed) {
         free(b.cnode_pos);
+        free(b.column);
         cubex_anchor_free(a);
         return NULL;
     }
@@ -401,5 +429,9 @@ cubex_anchor *cubex_anchor_from_model(cube_t *c, size_t **cnode_order, cube_stat
         *cnode_order = b.cnode_pos;
     else
         free(b.cnode_pos);
+    if (columns)
+        *columns = b.column;
+    else
+        free(b.column);
     return a;
 }

@@ -10,7 +10,12 @@
 /* The records of c's definitions (free with cubex_anchor_free), or NULL
  * with status set (out of memory).  With cnode_order, *cnode_order gets a
  * malloc'd array: for each cnode index of the model, the position of that
- * call path among the records' cnodes (their pre-order). */
-cubex_anchor *cubex_anchor_from_model(cube_t *c, size_t **cnode_order, cube_status *status);
+ * call path among the records' cnodes (their pre-order).  With columns,
+ * *columns gets one: for each thread index, its location id, which is its
+ * column in the data rows (the thread's id when the threads' ids are
+ * 0 ... L-1 in some order, as in an experiment read from CUBE 4; else its
+ * index). */
+cubex_anchor *cubex_anchor_from_model(cube_t *c, size_t **cnode_order, size_t **columns,
+                                      cube_status *status);
 
 #endif
