@@ -59,17 +59,16 @@ static void esc(xw *w, const char *s)
 {
     if (!s)
         return;
-    const char *run = s;
-    for (; *s; s++) {
-        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
-                        : *s == '\'' ? "&apos;" : *s == '"' ? "&quot;" : NULL;
-        if (e) {
-            raw(w, run, (size_t)(s - run));
-            put(w, e);
-            run = s + 1;
-        }
+    for (;;) {
+        size_t k = strcspn(s, "&<>'\"");
+        raw(w, s, k);
+        s += k;
+        if (!*s)
+            return;
+        put(w, *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
+               : *s == '\'' ? "&apos;" : "&quot;");
+        s++;
     }
-    raw(w, run, (size_t)(s - run));
 }
 
 /* ` key="value"` */
