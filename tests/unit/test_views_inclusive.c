@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
 
+#include "cube_statfile.h"
 #include "cube_views.h"
 #include "json_reader.h"
 
@@ -498,6 +499,56 @@ static void test_real_files_mixed(void **state)
         compare_file(*f, pick_odd);
 }
 
+/* The statistics of a metric's values for a statistics file are of its
+ * call-tree exclusive values, however it is stored: those of the original
+ * rows at the call paths that have a row in the inclusive copy (where the
+ * original has none, its value is 0). */
+static void test_statfile_population(void **state)
+{
+    (void)state;
+    const char *rel = "cube/scalasca_trace.cube";
+    cube_t *o = read_ok(testdata(rel)), *x = read_ok(testdata(rel));
+    make_inclusive(o, x, pick_all);
+    cube_statfile *s = cube_statfile_create();
+    assert_non_null(s);
+    size_t nt = cube_num_threads(o);
+    double *values = malloc(cube_num_cnodes(o) * nt * sizeof *values);
+    assert_non_null(values);
+    const char *names[] = {"time", "visits", "mpi"};
+    for (size_t i = 0; i < 3; i++) {
+        const cube_metric *mo = cube_find_metric(o, names[i]), *mx = cube_find_metric(x, names[i]);
+        assert_true(mo && mx && cube_metric_type(mx) != CUBE_KIND_EXCLUSIVE);
+        size_t n = 0;
+        for (size_t k = 0; k < cube_num_rows(x); k++) {
+            cube_metric *m;
+            cube_cnode *cn;
+            cube_row_at(x, k, &m, &cn);
+            if (m != mx)
+                continue;
+            const double *row = cube_get_row(o, mo, cube_get_cnode(o, cube_cnode_index(cn)));
+            for (size_t t = 0; t < nt; t++)
+                values[n++] = row ? row[t] : 0.0;
+        }
+        cube_stats st;
+        assert_int_equal(cube_stats_compute(values, n, &st, NULL), 0);
+        assert_int_equal(cube_statfile_add_from_cube(s, x, mx, 5), 0);
+        const cube_statfile_pattern *p = cube_statfile_get_pattern(s, i);
+        double scale = scale_of(x, mx);
+        assert_true(n > 0);
+        assert_int_equal(p->count, n);
+        expect_close(st.sum, p->sum, scale, names[i], 0);
+        expect_close(st.median, p->median, scale, names[i], 1);
+        expect_close(st.maximum, p->maximum, scale, names[i], 2);
+        expect_close(st.quartile75, p->quartile75, scale, names[i], 3);
+        assert_int_equal(p->num_instances, 5);
+        expect_close(st.maximum, p->instances[0].duration, scale, names[i], 4);
+    }
+    free(values);
+    cube_statfile_free(s);
+    cube_free(o);
+    cube_free(x);
+}
+
 /* ------------------------------------------------------------------------
  * Derived metrics
  * ------------------------------------------------------------------------ */
@@ -549,6 +600,13 @@ static void test_derived(void **state)
     assert_true(isnan(totals[0]) && isnan(totals[1]) && isnan(totals[2]));
     assert_int_equal(cube_metric_tree_values(c, CUBE_METRIC_INCLUSIVE, totals, NULL), 0);
     assert_true(totals[0] == 3.0 && isnan(totals[1]) && isnan(totals[2]));
+    cube_statfile *s = cube_statfile_create();
+    assert_non_null(s);
+    assert_int_equal(cube_statfile_add_from_cube(s, c, rate, 5), -1);
+    assert_int_equal(cube_statfile_error_code(s), CUBE_EUNSUPPORTED);
+    assert_non_null(strstr(cube_statfile_error(s), "\"rate\" is derived"));
+    assert_int_equal(cube_statfile_num_patterns(s), 0);
+    cube_statfile_free(s);
     cube_free(c);
 }
 
@@ -584,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_minimal_streamed),
         cmocka_unit_test(test_real_files_all_inclusive),
         cmocka_unit_test(test_real_files_mixed),
+        cmocka_unit_test(test_statfile_population),
         cmocka_unit_test(test_derived),
         cmocka_unit_test(test_inclusive_maximum),
     };
