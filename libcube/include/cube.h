@@ -664,7 +664,9 @@ CUBE_API int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *c
 /* Each metric's total: the sum of its stored values over all call paths and
  * threads (metric-inclusive, as stored), into totals[metric index]; for a
  * MAXDOUBLE (MINDOUBLE) metric the largest (smallest) stored value, 0
- * without rows (cube_metric_combine in cube_views.h).  Sums are
+ * without rows (cube_metric_combine in cube_views.h).  A metric stored
+ * call-tree inclusive (CUBE 4) sums the rows of the call-tree roots only;
+ * a derived metric's total is NaN: its values are not computed.  Sums are
  * compensated (Neumaier) and taken in the order the rows were stored, so
  * the same file always gives the same totals.  0, or -1 when out of
  * memory. */
