@@ -1300,6 +1300,19 @@ static void test_members(void **state)
     free(path);
 }
 
+/* Writing a must fail with CUBE_EINVAL "anchor.xml: <message>". */
+static void expect_refused(const cubex_anchor *a, const char *message)
+{
+    strbuf out = {0};
+    cube_status st;
+    char want[400];
+    snprintf(want, sizeof want, "anchor.xml: %s", message);
+    assert_int_equal(cubex_anchor_write(a, 0, &out, &st), -1);
+    assert_int_equal(st.code, CUBE_EINVAL);
+    assert_string_equal(st.message, want);
+    strbuf_free(&out);
+}
+
 /* Calls that cannot give a valid member or document are refused. */
 static void test_refusals(void **state)
 {
@@ -1340,41 +1353,33 @@ static void test_refusals(void **state)
 
     /* records no document can say */
     cubex_anchor *a = parse_ok(every_element, strlen(every_element));
-    strbuf out = {0};
     a->locations[1].id = 7;
-    assert_int_equal(cubex_anchor_write(a, 0, &out, &st), -1);
-    assert_int_equal(st.code, CUBE_EINVAL);
-    assert_string_equal(st.message, "anchor.xml: location 1: id 7 is out of range (ids are the "
-                                    "data columns 0 ... 4)");
+    expect_refused(a, "location 1: id 7 is out of range (ids are the data columns 0 ... 4)");
     a->locations[1].id = 2;
-    strbuf_clear(&out);
-    assert_int_equal(cubex_anchor_write(a, 0, &out, &st), -1);
-    assert_string_equal(st.message, "anchor.xml: location 2: id 2 is given twice (ids are the "
-                                    "data columns 0 ... 4)");
+    expect_refused(a, "location 2: id 2 is given twice (ids are the data columns 0 ... 4)");
     a->locations[1].id = 1;
     a->locations[0].group = 2; /* group 0 is left without location */
-    strbuf_clear(&out);
-    assert_int_equal(cubex_anchor_write(a, 0, &out, &st), -1);
-    assert_string_equal(st.message, "anchor.xml: location group 0 has no location: the format "
-                                    "needs one at least");
+    expect_refused(a, "location group 0 has no location: the format needs one at least");
     a->locations[0].group = 0;
     a->cnodes[1].parent = 2;
-    strbuf_clear(&out);
-    assert_int_equal(cubex_anchor_write(a, 0, &out, &st), -1);
-    assert_string_equal(st.message, "anchor.xml: cnode 1: its parent 2 is not before it");
+    expect_refused(a, "cnode 1: its parent 2 is not before it");
     a->cnodes[1].parent = 0;
     a->cnodes[1].region = 9;
-    strbuf_clear(&out);
-    assert_int_equal(cubex_anchor_write(a, 0, &out, &st), -1);
-    assert_string_equal(st.message, "anchor.xml: cnode 1: region 9 of 2");
+    expect_refused(a, "cnode 1: region 9 of 2");
     a->cnodes[1].region = 0;
+    a->cnodes[3].id = 1;
+    expect_refused(a, "cnodes 0 and 3 have the same id 1");
+    a->cnodes[3].id = 2;
+    a->metrics[2].id = 1;
+    expect_refused(a, "metrics 2 and 3 have the same id 1");
+    a->metrics[2].id = 9;
+    a->regions[1].id = 4;
+    expect_refused(a, "regions 0 and 1 have the same id 4");
+    a->regions[1].id = 2;
     a->carts[0].coords[1].id = 9;
-    strbuf_clear(&out);
-    assert_int_equal(cubex_anchor_write(a, 0, &out, &st), -1);
-    assert_string_equal(st.message, "anchor.xml: a coordinate (kind 1) names entity 9, which "
-                                    "does not exist");
+    expect_refused(a, "a coordinate (kind 1) names entity 9, which does not exist");
     a->carts[0].coords[1].id = 2;
-    strbuf_clear(&out);
+    strbuf out = {0};
     assert_int_equal(cubex_anchor_write(a, 0, &out, &st), 0);
     strbuf_free(&out);
     cubex_anchor_free(a);
