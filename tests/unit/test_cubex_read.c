@@ -970,6 +970,36 @@ static void test_group_below_root(void **state)
     free(path);
 }
 
+/* The minimal archive with the member at `header` renamed to `name`
+ * (the header checksum goes wrong: a warning only), read: the error. */
+static void expect_renamed_fails(size_t header, const char *name, const char *what)
+{
+    size_t len;
+    char *bytes = slurp(archive("mkcubex_minimal"), &len);
+    memcpy(bytes + header, name, strlen(name));
+    char *path = temp_file_with(bytes, len);
+    char want[1024];
+    snprintf(want, sizeof want, "%s: %s", path, what);
+    cube_t *c = cube_create();
+    assert_int_equal(cube_read(c, path), -1);
+    assert_int_equal(cube_error_code(c), CUBE_EFORMAT);
+    assert_string_equal(cube_error(c), want);
+    cube_free(c);
+    unlink(path);
+    free(path);
+    free(bytes);
+}
+
+/* An index without its data member, an archive without anchor.xml. */
+static void test_missing_members(void **state)
+{
+    (void)state;
+    expect_renamed_fails(0, "0.xxxx", "member 0.data: expected it beside member 0.index (metric "
+                                      "visits), the archive has none");
+    expect_renamed_fails(6144, "anchor.xmX", "expected a member anchor.xml (the definitions of a "
+                                             "CUBE 4 archive), the archive has none");
+}
+
 /* A CUBE 3 file says so. */
 static void test_cube3_source(void **state)
 {
@@ -996,6 +1026,7 @@ int main(void)
         cmocka_unit_test(test_select_metrics_skips_members),
         cmocka_unit_test(test_hand_made),
         cmocka_unit_test(test_group_below_root),
+        cmocka_unit_test(test_missing_members),
         cmocka_unit_test(test_cube3_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
