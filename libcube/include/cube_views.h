@@ -134,8 +134,8 @@ typedef enum {
  *   cube_view_row(v, cnode) ... cube_view_free(v);
  *
  * The view keeps a row only for the call paths that have data for the
- * metric (and, in the call-inclusive flavour, their ancestors); memory is
- * one pointer per call path plus those rows.
+ * metric (and, where values are converted along the call tree, their
+ * ancestors); memory is one pointer per call path plus those rows.
  * ------------------------------------------------------------------------ */
 
 typedef struct cube_view cube_view;

@@ -1,8 +1,9 @@
 /*
  * view_trees.c - one metric's values along the metric tree (inclusive as
  * stored, or exclusive: minus the child metrics), along the call tree
- * (exclusive as stored, or inclusive: plus the whole subtree) and summed
- * over the system tree (cube_views.h).
+ * (exclusive: the call path alone, inclusive: plus its whole subtree,
+ * whichever of the two the metric stores) and summed over the system tree
+ * (cube_views.h).
  */
 #include "views/view_private.h"
 
@@ -371,7 +372,7 @@ int cube_view_finish(cube_view *v)
     size_t w = v->width;
     cube_call_flavour to = v->rows_flavour;
     if (converts(v, to) || (v->other && converts(v->other, to))) {
-        /* both conversions walk the call tree in index order */
+        /* both conversions need every parent before its children */
         for (size_t i = 0; i < v->ncnodes; i++) {
             const cube_cnode *cn = cube_get_cnode(v->defs, i);
             if (cn->parent && cn->parent->index >= i) {
