@@ -74,8 +74,8 @@ struct cube_metric {
     /* Exact values where the doubles of the severity rows cannot hold them
      * (structured value types, 64-bit integers beyond 2^53): per call
      * path, the row's values in the metric's own binary layout (little
-     * endian), raw_value_size bytes per thread; NULL when every value is
-     * exact in the rows.  Stale once the metric's rows are changed: every
+     * endian), raw_value_size bytes per thread, as the row (0, cnode
+     * index) of this store; NULL when every value is exact in the rows.  Stale once the metric's rows are changed: every
      * change through the API drops it (model_drop_exact). */
     severity_store *exact;
     size_t raw_value_size;

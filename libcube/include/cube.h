@@ -525,11 +525,24 @@ CUBE_API void cube_reader_close(cube_reader *r);
  * Writing to a path.  The output goes to a temporary file next to `path`
  * that is renamed into place only when everything was written: an error
  * never leaves a partial file and never destroys an existing one.  "-" is
- * standard output.  Gzip when `flags` has CUBE_WRITE_GZIP or the name ends
- * in ".gz".
+ * standard output.
+ *
+ * The format: CUBE 4 (a .cubex archive, cubex(5)) when `flags` has
+ * CUBE_WRITE_CUBE4, or when the name ends in ".cubex" and `flags` does not
+ * have CUBE_WRITE_CUBE3; CUBE 3 XML otherwise, gzip-compressed when
+ * `flags` has CUBE_WRITE_GZIP or the name ends in ".gz" (an archive is
+ * never compressed as a whole: CUBE 4 readers need random access).
+ * Writing CUBE 3 from an experiment with what CUBE 3 cannot hold (deeper
+ * system trees, location types, parameters, metrics stored inclusive or
+ * derived, structured value types) converts it and adds one warning per
+ * kind of information to the handle (cube_warning).
  * ------------------------------------------------------------------------ */
 
 #define CUBE_WRITE_GZIP 1u
+#define CUBE_WRITE_CUBE3 2u
+#define CUBE_WRITE_CUBE4 4u
+/* The format cube_write_file would write for `path` and `flags`. */
+CUBE_API cube_format cube_write_format(const char *path, unsigned flags);
 CUBE_API int cube_write_file(cube_t *c, const char *path, unsigned flags);
 
 /* The same, with more rows made on the fly after the stored ones, so that

@@ -53,6 +53,14 @@ static void leave_c_locale(c_locale_scope *s)
  * otherwise be written with 10^10 spaces (a 7 MB file became 20 GB). */
 #define INDENT_MAX_LEVEL 64
 
+/* Rows that hold call-tree inclusive values (CUBE 4 INCLUSIVE and SIMPLE
+ * metrics; MINDOUBLE and MAXDOUBLE cannot be stored so). */
+static int stored_inclusive(const cube_metric *m)
+{
+    return (m->kind == CUBE_KIND_INCLUSIVE || m->kind == CUBE_KIND_SIMPLE) &&
+           cube_metric_combine(m) == CUBE_COMBINE_SUM;
+}
+
 static void indent(xml_out *o, size_t level)
 {
     static const char spaces[] = "                                                            ";
@@ -164,6 +172,9 @@ static void open_metric(xml_out *o, void *item, size_t depth)
     text_element(o, depth + 1, "uom", m->uom);
     if (m->val[0])
         text_element(o, depth + 1, "val", m->val);
+    else if (cube_metric_is_derived(m))
+        /* computed by an expression CUBE 3 cannot hold: no values */
+        text_element(o, depth + 1, "val", "VOID");
     text_element(o, depth + 1, "url", m->url);
     text_element(o, depth + 1, "descr", m->descr);
 }
@@ -203,8 +214,47 @@ static void close_cnode(xml_out *o, void *item, size_t depth)
     out_str(o, "</cnode>\n");
 }
 
-static void write_system(const cube_t *c, xml_out *o)
+/* The start of a system entity: its tag with the Id, its name and, for
+ * processes and threads, its rank (rank < 0: none written). */
+static void open_system_entity(xml_out *o, size_t level, const char *tag, size_t index,
+                               const char *name, int64_t rank, int with_rank)
 {
+    indent(o, level);
+    out_str(o, "<");
+    out_str(o, tag);
+    attr_long(o, "Id", (long long)index);
+    out_str(o, ">\n");
+    text_element(o, level + 1, "name", name);
+    if (with_rank) {
+        indent(o, level + 1);
+        out_str(o, "<rank>");
+        out_long(o, rank);
+        out_str(o, "</rank>\n");
+    }
+}
+
+static void write_node(xml_out *o, const cube_node *n)
+{
+    open_system_entity(o, 3, "node", n->index, n->name, 0, 0);
+    for (size_t pi = 0; pi < n->num_processes; pi++) {
+        const cube_process *p = n->processes[pi];
+        open_system_entity(o, 4, "process", p->index, p->name, p->rank, 1);
+        for (size_t ti = 0; ti < p->num_threads; ti++) {
+            const cube_thread *t = p->threads[ti];
+            open_system_entity(o, 5, "thread", t->index, t->name, t->rank, 1);
+            out_str(o, "          </thread>\n");
+        }
+        out_str(o, "        </process>\n");
+    }
+    out_str(o, "      </node>\n");
+}
+
+static int write_system(const cube_t *c, xml_out *o)
+{
+    /* every node is pushed once: the stack never holds more than all */
+    const cube_node **stack = malloc((c->nodes.count + 1) * sizeof *stack);
+    if (!stack)
+        return -1;
     out_str(o, "  <system>\n");
     for (size_t mi = 0; mi < c->machines.count; mi++) {
         const cube_machine *m = c->machines.items[mi];
@@ -214,37 +264,17 @@ static void write_system(const cube_t *c, xml_out *o)
         text_element(o, 3, "name", m->name);
         if (m->descr[0])
             text_element(o, 3, "descr", m->descr);
-        for (size_t ni = 0; ni < m->num_nodes; ni++) {
-            const cube_node *n = m->nodes[ni];
-            out_str(o, "      <node");
-            attr_long(o, "Id", (long long)n->index);
-            out_str(o, ">\n");
-            text_element(o, 4, "name", n->name);
-            for (size_t pi = 0; pi < n->num_processes; pi++) {
-                const cube_process *p = n->processes[pi];
-                out_str(o, "        <process");
-                attr_long(o, "Id", (long long)p->index);
-                out_str(o, ">\n");
-                text_element(o, 5, "name", p->name);
-                indent(o, 5);
-                out_str(o, "<rank>");
-                out_long(o, p->rank);
-                out_str(o, "</rank>\n");
-                for (size_t ti = 0; ti < p->num_threads; ti++) {
-                    const cube_thread *t = p->threads[ti];
-                    out_str(o, "          <thread");
-                    attr_long(o, "Id", (long long)t->index);
-                    out_str(o, ">\n");
-                    text_element(o, 6, "name", t->name);
-                    indent(o, 6);
-                    out_str(o, "<rank>");
-                    out_long(o, t->rank);
-                    out_str(o, "</rank>\n");
-                    out_str(o, "          </thread>\n");
-                }
-                out_str(o, "        </process>\n");
-            }
-            out_str(o, "      </node>\n");
+        /* CUBE 3 has two levels, machine and node: the nodes of a deeper
+         * system tree are all written as nodes of their machine, in
+         * pre-order (conversion_warnings says so) */
+        size_t top = 0;
+        for (size_t ni = m->num_nodes; ni-- > 0;)
+            stack[top++] = m->nodes[ni];
+        while (top) {
+            const cube_node *n = stack[--top];
+            for (size_t k = n->num_children; k-- > 0;)
+                stack[top++] = n->children[k];
+            write_node(o, n);
         }
         out_str(o, "    </machine>\n");
     }
@@ -290,10 +320,82 @@ static void write_system(const cube_t *c, xml_out *o)
     }
     out_str(o, "    </topologies>\n");
     out_str(o, "  </system>\n");
+    free(stack);
+    return 0;
+}
+
+/* What a CUBE 3 file cannot hold of an experiment read from CUBE 4, one
+ * warning per kind of information, naming what was dropped or folded. */
+static int conversion_warnings(cube_t *c)
+{
+    size_t deep = 0, groups = 0, locations = 0, params = 0;
+    for (size_t i = 0; i < c->nodes.count; i++)
+        deep += ((cube_node *)c->nodes.items[i])->parent != NULL;
+    for (size_t i = 0; i < c->processes.count; i++)
+        groups += ((cube_process *)c->processes.items[i])->type != CUBE_GROUP_PROCESS;
+    for (size_t i = 0; i < c->threads.count; i++)
+        locations += ((cube_thread *)c->threads.items[i])->type != CUBE_LOCATION_THREAD;
+    for (size_t i = 0; i < c->cnodes.count; i++)
+        params += ((cube_cnode *)c->cnodes.items[i])->num_params != 0;
+    int rc = 0;
+    if (deep)
+        rc |= cube_add_warning(c, "CUBE 3 has two system tree levels: %zu system tree nodes "
+                                  "below other nodes written as nodes of their machine",
+                               deep);
+    if (groups || locations)
+        rc |= cube_add_warning(c, "CUBE 3 has processes and threads only: %zu location groups "
+                                  "and %zu locations of other types written as processes and "
+                                  "threads",
+                               groups, locations);
+    if (params)
+        rc |= cube_add_warning(c, "CUBE 3 has no call-path parameters: the parameters of %zu "
+                                  "call paths dropped",
+                               params);
+    strbuf inclusive = {0}, derived = {0}, structured = {0};
+    size_t num_inclusive = 0, num_derived = 0, num_structured = 0;
+    for (size_t i = 0; i < c->metrics.count; i++) {
+        const cube_metric *m = c->metrics.items[i];
+        strbuf *list = NULL;
+        if (cube_metric_is_derived(m)) {
+            list = &derived;
+            num_derived++;
+        } else if (stored_inclusive(m)) {
+            list = &inclusive;
+            num_inclusive++;
+        } else if (m->exact && m->raw_value_size != 8) {
+            list = &structured;
+            num_structured++;
+        }
+        if (list && (list->len == 0 || list->len < 200)) {
+            if (list->len)
+                rc |= strbuf_append(list, ", ", 2);
+            rc |= strbuf_append(list, m->uniq_name, strlen(m->uniq_name));
+        }
+    }
+    if (num_inclusive)
+        rc |= cube_add_warning(c, "CUBE 3 stores call-tree exclusive values: %zu metrics stored "
+                                  "inclusive (%s) written as exclusive values",
+                               num_inclusive, strbuf_str(&inclusive));
+    if (num_derived)
+        rc |= cube_add_warning(c, "CUBE 3 has no derived metrics: %zu derived metrics (%s) "
+                                  "written without values (VOID)",
+                               num_derived, strbuf_str(&derived));
+    if (num_structured)
+        rc |= cube_add_warning(c, "CUBE 3 has one number per value: %zu metrics of structured "
+                                  "value types (%s) written as one number each",
+                               num_structured, strbuf_str(&structured));
+    strbuf_free(&inclusive);
+    strbuf_free(&derived);
+    strbuf_free(&structured);
+    return rc ? -1 : 0;
 }
 
 static int write_definitions(cube_t *c, xml_out *o)
 {
+    if (conversion_warnings(c) != 0) {
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
+        return -1;
+    }
     out_str(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\n<cube version=\"3.0\">\n");
     for (size_t i = 0; i < c->attrs.count; i++) {
         const cube_attr *a = c->attrs.items[i];
@@ -327,7 +429,8 @@ static int write_definitions(cube_t *c, xml_out *o)
         rc = walk_forest(o, c->root_cnodes.items, c->root_cnodes.count, cnode_children,
                          open_cnode, close_cnode, 2);
     out_str(o, "  </program>\n");
-    write_system(c, o);
+    if (rc == 0)
+        rc = write_system(c, o);
     out_str(o, "  <severity>\n");
     c->stream_metric = SIZE_MAX;
     if (rc != 0)
@@ -356,8 +459,8 @@ static int check_finite(cube_t *c, const cube_metric *m, const cube_cnode *n,
 
 /* One row, unless it is all zero or of a VOID metric; -1 (nothing of the
  * row written) when a value is not finite. */
-static int write_row(cube_t *c, xml_out *o, const cube_metric *m, const cube_cnode *n,
-                     const double *values)
+static int write_row_values(cube_t *c, xml_out *o, const cube_metric *m, const cube_cnode *n,
+                            const double *values)
 {
     size_t nthreads = c->threads.count, i;
     if (m->is_void)
@@ -387,6 +490,30 @@ static int write_row(cube_t *c, xml_out *o, const cube_metric *m, const cube_cno
     }
     out_str(o, "      </row>\n");
     return 0;
+}
+
+/* A row as CUBE 3 stores it: call-tree exclusive.  A metric stored
+ * inclusive gives its value less its children's (absent rows are 0). */
+static int write_row(cube_t *c, xml_out *o, const cube_metric *m, const cube_cnode *n,
+                     const double *values)
+{
+    if (!stored_inclusive(m) || n->num_children == 0)
+        return write_row_values(c, o, m, n, values);
+    size_t nthreads = c->threads.count;
+    double *own = malloc((nthreads + 1) * sizeof *own);
+    if (!own) {
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
+        return -1;
+    }
+    memcpy(own, values, nthreads * sizeof *own);
+    for (size_t k = 0; k < n->num_children; k++) {
+        const double *child = cube_get_row(c, m, n->children[k]);
+        for (size_t t = 0; child && t < nthreads; t++)
+            own[t] -= child[t];
+    }
+    int rc = write_row_values(c, o, m, n, own);
+    free(own);
+    return rc;
 }
 
 static int write_stored_rows(cube_t *c, xml_out *o)

@@ -298,3 +298,93 @@ cube_t *deep_call_chain(int depth)
     }
     return c;
 }
+
+/* The attributes of one entity, pair by pair. */
+#define ASSERT_SAME_ATTRS(PREFIX, X, Y)                                                 \
+    do {                                                                               \
+        assert_int_equal(PREFIX##_num_attrs(X), PREFIX##_num_attrs(Y));                \
+        for (size_t k_ = 0; k_ < PREFIX##_num_attrs(X); k_++) {                        \
+            assert_same_string(#PREFIX " attr key", PREFIX##_attr_key(X, k_),          \
+                               PREFIX##_attr_key(Y, k_));                              \
+            assert_same_string(#PREFIX " attr value", PREFIX##_attr_value(X, k_),      \
+                               PREFIX##_attr_value(Y, k_));                            \
+        }                                                                              \
+    } while (0)
+
+void assert_same_cube4_model(const cube_t *a, const cube_t *b)
+{
+    assert_same_model(a, b);
+    for (size_t i = 0; i < cube_num_metrics(a); i++) {
+        const cube_metric *x = cube_get_metric(a, i), *y = cube_get_metric(b, i);
+        assert_int_equal(cube_metric_id(x), cube_metric_id(y));
+        assert_int_equal(cube_metric_type(x), cube_metric_type(y));
+        assert_int_equal(cube_metric_is_ghost(x), cube_metric_is_ghost(y));
+        assert_same_string("expression", cube_metric_expression(x), cube_metric_expression(y));
+        assert_same_string("init expression", cube_metric_init_expression(x),
+                           cube_metric_init_expression(y));
+        assert_int_equal(cube_metric_num_aggr_expressions(x),
+                         cube_metric_num_aggr_expressions(y));
+        for (size_t k = 0; k < cube_metric_num_aggr_expressions(x); k++) {
+            assert_same_string("aggr", cube_metric_aggr_expression(x, k),
+                               cube_metric_aggr_expression(y, k));
+            assert_same_string("aggr op", cube_metric_aggr_operator(x, k),
+                               cube_metric_aggr_operator(y, k));
+        }
+        ASSERT_SAME_ATTRS(cube_metric, x, y);
+    }
+    for (size_t i = 0; i < cube_num_regions(a); i++) {
+        const cube_region *x = cube_get_region(a, i), *y = cube_get_region(b, i);
+        assert_int_equal(cube_region_id(x), cube_region_id(y));
+        assert_same_string("mangled", cube_region_mangled_name(x), cube_region_mangled_name(y));
+        assert_same_string("paradigm", cube_region_paradigm(x), cube_region_paradigm(y));
+        assert_same_string("role", cube_region_role(x), cube_region_role(y));
+        ASSERT_SAME_ATTRS(cube_region, x, y);
+    }
+    for (size_t i = 0; i < cube_num_cnodes(a); i++) {
+        const cube_cnode *x = cube_get_cnode(a, i), *y = cube_get_cnode(b, i);
+        assert_int_equal(cube_cnode_id(x), cube_cnode_id(y));
+        assert_int_equal(cube_cnode_num_params(x), cube_cnode_num_params(y));
+        for (size_t k = 0; k < cube_cnode_num_params(x); k++) {
+            assert_same_string("param key", cube_cnode_param_key(x, k),
+                               cube_cnode_param_key(y, k));
+            assert_same_string("param value", cube_cnode_param_value(x, k),
+                               cube_cnode_param_value(y, k));
+            assert_int_equal(cube_cnode_param_is_numeric(x, k),
+                             cube_cnode_param_is_numeric(y, k));
+        }
+        ASSERT_SAME_ATTRS(cube_cnode, x, y);
+    }
+    for (size_t i = 0; i < cube_num_machines(a); i++) {
+        const cube_machine *x = cube_get_machine(a, i), *y = cube_get_machine(b, i);
+        assert_same_string("machine class", cube_machine_class(x), cube_machine_class(y));
+        ASSERT_SAME_ATTRS(cube_machine, x, y);
+    }
+    for (size_t i = 0; i < cube_num_nodes(a); i++) {
+        const cube_node *x = cube_get_node(a, i), *y = cube_get_node(b, i);
+        assert_same_string("node class", cube_node_class(x), cube_node_class(y));
+        assert_same_string("node descr", cube_node_descr(x), cube_node_descr(y));
+        const cube_node *xp = cube_node_parent(x), *yp = cube_node_parent(y);
+        assert_int_equal(xp ? (long)cube_node_index(xp) : -1, yp ? (long)cube_node_index(yp) : -1);
+        assert_int_equal(cube_node_num_children(x), cube_node_num_children(y));
+        ASSERT_SAME_ATTRS(cube_node, x, y);
+    }
+    for (size_t i = 0; i < cube_num_processes(a); i++) {
+        const cube_process *x = cube_get_process(a, i), *y = cube_get_process(b, i);
+        assert_int_equal(cube_process_type(x), cube_process_type(y));
+        ASSERT_SAME_ATTRS(cube_process, x, y);
+    }
+    for (size_t i = 0; i < cube_num_threads(a); i++) {
+        const cube_thread *x = cube_get_thread(a, i), *y = cube_get_thread(b, i);
+        assert_int_equal(cube_thread_id(x), cube_thread_id(y));
+        assert_int_equal(cube_thread_type(x), cube_thread_type(y));
+        ASSERT_SAME_ATTRS(cube_thread, x, y);
+    }
+    assert_int_equal(cube_num_extra_members(a), cube_num_extra_members(b));
+    for (size_t i = 0; i < cube_num_extra_members(a); i++) {
+        size_t na, nb;
+        const void *da = cube_extra_member_data(a, i, &na), *db = cube_extra_member_data(b, i, &nb);
+        assert_same_string("member", cube_extra_member_name(a, i), cube_extra_member_name(b, i));
+        assert_int_equal(na, nb);
+        assert_memory_equal(da, db, na);
+    }
+}

@@ -63,5 +63,9 @@ void linktest_header_fields(const cube_linktest_header *h,
  * every name and attribute in the same order, and every severity value
  * bit-identical (ids are labels and are not compared). */
 void assert_same_model(const cube_t *a, const cube_t *b);
+/* The same, and everything CUBE 4 adds (kinds, expressions, attributes of
+ * every entity, region details, parameters, classes, types, extra
+ * members), with the ids of metrics, regions, call paths and threads. */
+void assert_same_cube4_model(const cube_t *a, const cube_t *b);
 
 #endif
