@@ -37,6 +37,7 @@
 typedef struct {
     const char *path;
     cube_t *full;        /* the whole input (standard input, or rows that repeat) */
+    int borrowed;        /* `full` is the caller's (algebra_combine_models) */
 } source;
 
 typedef struct {
@@ -93,11 +94,18 @@ static int read_whole(combination *cb, source *s)
     return 0;
 }
 
-static int open_sources(combination *cb, const char *const *paths)
+/* `models` NULL: the inputs are files; else models[k] is input k, in
+ * memory, and paths[k] its name. */
+static int open_sources(combination *cb, const char *const *paths, const cube_t *const *models)
 {
     for (size_t k = 0; k < cb->n; k++) {
         source *s = &cb->sources[k];
         s->path = paths[k];
+        if (models) {
+            s->full = (cube_t *)models[k]; /* only read */
+            s->borrowed = 1;
+            continue;
+        }
         /* standard input can be read once only: keep it whole */
         if (strcmp(paths[k], "-") == 0 && read_whole(cb, s) != 0)
             return -1;
@@ -125,7 +133,8 @@ static cube_reader *open_reader(combination *cb, const char *path)
 static void close_sources(combination *cb)
 {
     for (size_t k = 0; cb->sources && k < cb->n; k++)
-        cube_free(cb->sources[k].full);
+        if (!cb->sources[k].borrowed)
+            cube_free(cb->sources[k].full);
     message_list_clear(&cb->warnings);
     sev_store_free(&cb->merged);
     free(cb->sources);
@@ -507,8 +516,8 @@ static int sums_overflowed(const severity_store *s)
     return 0;
 }
 
-cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube_match match,
-                     cube_system_rule rule, cube_status *status)
+static cube_t *combine(cube_operation op, const char *const *paths, const cube_t *const *models,
+                       size_t n, cube_match match, cube_system_rule rule, cube_status *status)
 {
     combination cb;
     memset(&cb, 0, sizeof cb);
@@ -528,7 +537,7 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube
                   op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
                                      : "no experiment given");
     } else {
-        rc = open_sources(&cb, paths);
+        rc = open_sources(&cb, paths, models);
         if (rc == 0)
             rc = line_up(&cb, match, rule);
     }
@@ -571,6 +580,23 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube
     cube_union_free(cb.u);
     close_sources(&cb);
     return res;
+}
+
+cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube_match match,
+                     cube_system_rule rule, cube_status *status)
+{
+    return combine(op, paths, NULL, n, match, rule, status);
+}
+
+cube_t *algebra_combine_models(cube_operation op, const cube_t *const *inputs,
+                               const char *const *names, size_t n, cube_match match,
+                               cube_system_rule rule, cube_status *status)
+{
+    if (n && (!inputs || !names)) {
+        status_set(status, CUBE_EINVAL, "no experiments given");
+        return NULL;
+    }
+    return combine(op, names, inputs, n, match, rule, status);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -706,9 +732,10 @@ static int limit_comparison(combination *cb, cube_t *res, unsigned char *take)
     return rc != 0 ? oom(cb) : 0;
 }
 
-int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_system_rule rule,
-                 const cube_compare_options *options, cube_difference_fn report, void *user,
-                 size_t *num_differences, cube_status *status)
+static int compare(const char *path_a, const char *path_b, const cube_t *const *models,
+                   cube_match match, cube_system_rule rule, const cube_compare_options *options,
+                   cube_difference_fn report, void *user, size_t *num_differences,
+                   cube_status *status)
 {
     cube_compare_options defaults;
     cube_compare_options_init(&defaults);
@@ -742,7 +769,7 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_
     status_ok(status);
     int rc = cb.sources ? 0 : oom(&cb);
     if (rc == 0)
-        rc = open_sources(&cb, paths);
+        rc = open_sources(&cb, paths, models);
     if (rc == 0)
         rc = line_up(&cb, match, rule);
     cube_t *res = rc == 0 ? cube_union_result(cb.u) : NULL;
@@ -818,4 +845,26 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_
     if (num_differences)
         *num_differences = log.count;
     return rc < 0 ? -1 : log.count ? 1 : 0;
+}
+
+int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_system_rule rule,
+                 const cube_compare_options *options, cube_difference_fn report, void *user,
+                 size_t *num_differences, cube_status *status)
+{
+    return compare(path_a, path_b, NULL, match, rule, options, report, user, num_differences,
+                   status);
+}
+
+int algebra_compare_models(const cube_t *a, const cube_t *b, const char *name_a,
+                           const char *name_b, cube_match match, cube_system_rule rule,
+                           const cube_compare_options *options, cube_difference_fn report,
+                           void *user, size_t *num_differences, cube_status *status)
+{
+    const cube_t *models[2] = {a, b};
+    if (!a || !b) {
+        status_set(status, CUBE_EINVAL, "two experiments are needed");
+        return -1;
+    }
+    return compare(name_a, name_b, models, match, rule, options, report, user, num_differences,
+                   status);
 }

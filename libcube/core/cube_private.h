@@ -314,6 +314,19 @@ enum {
 };
 const unsigned char *union_metric_rules(const cube_union *u, size_t k);
 
+/* cube_combine and cube_compare of experiments in memory (the caller's,
+ * only read), named in messages and in the result's record of its origin
+ * by names[k]: the same lining up and row pass, the rows taken from the
+ * models as from an input read whole.  For programs that hold their
+ * inputs already, and for tests of models no file format can carry. */
+cube_t *algebra_combine_models(cube_operation op, const cube_t *const *inputs,
+                               const char *const *names, size_t n, cube_match match,
+                               cube_system_rule rule, cube_status *status);
+int algebra_compare_models(const cube_t *a, const cube_t *b, const char *name_a,
+                           const char *name_b, cube_match match, cube_system_rule rule,
+                           const cube_compare_options *options, cube_difference_fn report,
+                           void *user, size_t *num_differences, cube_status *status);
+
 /* The severity row of (met, cnode), created zeroed when absent; NULL on
  * allocation failure (error set). */
 double *model_row_for_update(cube_t *c, const cube_metric *met, const cube_cnode *cnode);
