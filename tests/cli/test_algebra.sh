@@ -400,6 +400,40 @@ cd "$ROOT" || exit 1
 expect_eq "diff.cube mean.cube merge.cube" "$(ls "$TMP/wd" | tr '\n' ' ' | sed 's/ $//')" \
     "default outputs diff.cube, merge.cube, mean.cube in the current directory"
 
+# --format: the format whatever the name of the output; without -o the
+# default name follows it (.cubex for CUBE 4)
+mkdir "$TMP/wd4"
+cd "$TMP/wd4" || exit 1
+run cube_diff --format=cube4 "$ROOT/$TRACE" "$ROOT/$TRACE"
+expect_rc 0 "cube_diff --format=cube4 exits 0"
+run cube_mean --format=cube3 "$ROOT/$TRACE"
+run cube_merge -z "$ROOT/$TRACE"
+cd "$ROOT" || exit 1
+expect_eq "diff.cubex mean.cube merge.cube" "$(ls "$TMP/wd4" | tr '\n' ' ' | sed 's/ $//')" \
+    "--format=cube4 names the default output diff.cubex, --format=cube3 and -z mean.cube, merge.cube"
+# a CUBE 4 archive: a tar archive whose members include anchor.xml
+is_cubex() { tar tf "$1" 2>/dev/null | grep -qx anchor.xml; }
+if is_cubex "$TMP/wd4/diff.cubex"; then ok "--format=cube4 writes a CUBE 4 archive"; else
+    not_ok "--format=cube4 writes a CUBE 4 archive"; fi
+if head -n 1 "$TMP/wd4/mean.cube" | grep -q '^<?xml '; then ok "--format=cube3 writes CUBE 3 XML"; else
+    not_ok "--format=cube3 writes CUBE 3 XML"; fi
+run cube_merge --format=cube4 -o - "$TRACE"
+if is_cubex "$TMP/out"; then ok "--format=cube4 -o - writes a CUBE 4 archive to standard output"; else
+    not_ok "--format=cube4 -o - writes a CUBE 4 archive to standard output"; fi
+run cube_merge --format=cube3 -o "$TMP/named.cubex" "$TRACE"
+if head -n 1 "$TMP/named.cubex" | grep -q '^<?xml '; then ok "--format=cube3 wins over the name .cubex"; else
+    not_ok "--format=cube3 wins over the name .cubex"; fi
+run cube_merge --format=cube4 -o "$TMP/named4.cube" "$TRACE"
+if is_cubex "$TMP/named4.cube"; then ok "--format=cube4 wins over the name .cube"; else
+    not_ok "--format=cube4 wins over the name .cube"; fi
+run cube_diff --format=cube4 -z -o "$TMP/never.cube" "$TRACE" "$TRACE"
+expect_rc 2 "cube_diff --format=cube4 -z exits 2"
+expect_grep "^cube_diff: -z writes gzip-compressed CUBE 3; --format=cube4 cannot be compressed as a whole\$" \
+    "$TMP/err" "cube_diff says a CUBE 4 archive is not gzip-compressed"
+run cube_mean --format=cube5 -o "$TMP/never.cube" "$TRACE"
+expect_rc 2 "cube_mean --format=cube5 exits 2"
+expect_grep "^cube_mean: --format takes 'cube3' or 'cube4', not 'cube5'\$" "$TMP/err" "cube_mean names the bad --format"
+
 # bad input: exit 2, the file and line, no output
 printf '<html><body/></html>\n' >"$TMP/bad.cube"
 run cube_mean -o "$TMP/never.cube" "$TRACE" "$TMP/bad.cube"
