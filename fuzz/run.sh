@@ -11,7 +11,7 @@ set -u
 B=$1
 SECS=$2
 shift 2
-HARNESSES=${*:-"cube_xml cube_gzip statfile linktest params algebra cubex_tar cubex_anchor"}
+HARNESSES=${*:-"cube_xml cube_gzip statfile linktest params algebra cubex_tar cubex_anchor cubex_read"}
 C=fuzz/corpus
 
 seed() { # harness
@@ -40,7 +40,7 @@ seed() { # harness
         for f in tests/cli/*.par tests/unit/*.par fuzz/seeds/params/*; do
             [ -f "$f" ] && cp "$f" "$d"/
         done ;;
-    cubex_tar) # the CUBE 4 archives up to 128 KB, one of them gzip-compressed
+    cubex_tar|cubex_read) # the CUBE 4 archives up to 128 KB, one of them gzip-compressed
         for f in testdata/cubex/*.cubex; do
             [ "$(wc -c < "$f")" -le 131072 ] && cp "$f" "$d"/
         done
@@ -66,7 +66,7 @@ maxlen() {
     case $1 in
     cube_xml|cube_gzip) echo 65536 ;;
     linktest) echo 65536 ;;
-    cubex_tar|cubex_anchor) echo 131072 ;;
+    cubex_tar|cubex_anchor|cubex_read) echo 131072 ;;
     algebra) echo 32768 ;;
     *) echo 16384 ;;
     esac
@@ -75,6 +75,7 @@ maxlen() {
 dict() {
     case $1 in
     cube_xml|cube_gzip|algebra) echo -dict=fuzz/cube_xml.dict ;;
+    cubex_read) echo -dict=fuzz/cubex_tar.dict ;;
     *) [ -f fuzz/$1.dict ] && echo -dict=fuzz/$1.dict ;;
     esac
 }

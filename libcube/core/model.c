@@ -141,6 +141,8 @@ void cube_free(cube_t *c)
     }
     for (size_t i = 0; i < c->mirrors.count; i++)
         free(c->mirrors.items[i]);
+    /* before the metrics: it frees their exact values */
+    model_cube4_free(c);
     for (size_t i = 0; i < c->metrics.count; i++)
         free_metric(c->metrics.items[i]);
     for (size_t i = 0; i < c->regions.count; i++)
@@ -168,7 +170,6 @@ void cube_free(cube_t *c)
     for (size_t i = 0; i < c->carts.count; i++)
         free_cart(c->carts.items[i]);
     message_list_clear(&c->warnings);
-    model_cube4_free(c);
     ptr_list *lists[] = {&c->attrs,   &c->mirrors,  &c->metrics,   &c->root_metrics,
                          &c->regions, &c->cnodes,   &c->root_cnodes, &c->machines,
                          &c->nodes,   &c->processes, &c->threads,  &c->carts};

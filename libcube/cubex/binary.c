@@ -14,24 +14,6 @@
 #define INDEX_HEADER 18
 #define ZCHUNK (64 * 1024)
 
-/* ---- byte order ------------------------------------------------------------ */
-
-static uint64_t get_uint(const unsigned char *p, size_t n, int big_endian)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)p[big_endian ? i : n - 1 - i] << (8 * (n - 1 - i));
-    return v;
-}
-
-static double get_double(const unsigned char *p, int big_endian)
-{
-    uint64_t bits = get_uint(p, 8, big_endian);
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-}
-
 /* ---- value types ------------------------------------------------------------ */
 
 static const struct {
@@ -140,7 +122,7 @@ uint64_t cubex_value_int(cubex_dtype t, int big_endian, const unsigned char *src
     if (!cubex_dtype_is_integer(t))
         return 0;
     size_t n = cubex_dtype_size(t);
-    uint64_t v = get_uint(src, n, big_endian);
+    uint64_t v = cubex_get_uint(src, n, big_endian);
     int is_signed = t.kind == CUBEX_INT8 || t.kind == CUBEX_INT16 || t.kind == CUBEX_INT32
                     || t.kind == CUBEX_INT64;
     if (is_signed && n < 8 && (v >> (8 * n - 1)))
@@ -153,7 +135,7 @@ uint64_t cubex_value_int(cubex_dtype t, int big_endian, const unsigned char *src
 static int decode_scale_func(int be, const unsigned char *src, double *out)
 {
     memset(out, 0, CUBEX_SCALE_FUNC_SLOTS * sizeof *out);
-    uint64_t nt = get_uint(src, 4, be), nm = get_uint(src + 4, 4, be);
+    uint64_t nt = cubex_get_uint(src, 4, be), nm = cubex_get_uint(src + 4, 4, be);
     if (nt > 42 || nm > 35 || 8 + 20 * nt + 24 * nm > CUBEX_SCALE_FUNC_BYTES)
         return -1;
     out[0] = (double)nt;
@@ -161,15 +143,15 @@ static int decode_scale_func(int be, const unsigned char *src, double *out)
     const unsigned char *p = src + 8;
     double *o = out + 2;
     for (uint64_t i = 0; i < nt; i++, p += 20) {
-        *o++ = get_double(p, be);
-        *o++ = (double)(int32_t)(uint32_t)get_uint(p + 8, 4, be);
-        *o++ = (double)(uint32_t)get_uint(p + 12, 4, be);
-        *o++ = (double)(int32_t)(uint32_t)get_uint(p + 16, 4, be);
+        *o++ = cubex_get_double(p, be);
+        *o++ = (double)(int32_t)(uint32_t)cubex_get_uint(p + 8, 4, be);
+        *o++ = (double)(uint32_t)cubex_get_uint(p + 12, 4, be);
+        *o++ = (double)(int32_t)(uint32_t)cubex_get_uint(p + 16, 4, be);
     }
     for (uint64_t i = 0; i < nm; i++, p += 24) {
-        *o++ = (double)get_uint(p, 4, be);
-        *o++ = get_double(p + 4, be);
-        *o++ = get_double(p + 12, be);
+        *o++ = (double)cubex_get_uint(p, 4, be);
+        *o++ = cubex_get_double(p + 4, be);
+        *o++ = cubex_get_double(p + 12, be);
     }
     return 0;
 }
@@ -186,15 +168,15 @@ int cubex_value_decode(cubex_dtype t, int big_endian, const unsigned char *src, 
     if (t.kind == CUBEX_SCALE_FUNC)
         return decode_scale_func(big_endian, src, out);
     if (t.kind == CUBEX_TAU_ATOMIC) {
-        out[0] = (double)get_uint(src, 4, big_endian);
+        out[0] = (double)cubex_get_uint(src, 4, big_endian);
         src += 4;
         for (size_t i = 1; i < 5; i++, src += 8)
-            out[i] = get_double(src, big_endian);
+            out[i] = cubex_get_double(src, big_endian);
         return 0;
     }
     size_t n = cubex_dtype_components(t);
     for (size_t i = 0; i < n; i++, src += 8)
-        out[i] = get_double(src, big_endian);
+        out[i] = cubex_get_double(src, big_endian);
     return 0;
 }
 
@@ -343,7 +325,7 @@ static int read_ordinals(const cubex_tar *t, const cubex_member *m, size_t num_c
     }
     int rc = cubex_tar_pread(t, m, 22, raw, 4 * n, st);
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        uint32_t o = (uint32_t)get_uint(raw + 4 * i, 4, ix->big_endian);
+        uint32_t o = (uint32_t)cubex_get_uint(raw + 4 * i, 4, ix->big_endian);
         if (o >= num_cnodes)
             rc = cubex_tar_fail(t, st, m->name, m->offset + 22 + 4 * i,
                                 "expected an ordinal below %zu (the number of call paths), found %lu",
@@ -403,7 +385,7 @@ int cubex_index_read(const cubex_tar *t, const cubex_member *m, size_t num_cnode
         return cubex_tar_fail(t, status, m->name, m->offset + INDEX_HEADER,
                               "expected a 4-byte row count, the member has %llu bytes",
                               (unsigned long long)m->size);
-    uint64_t n = get_uint(h + 18, 4, ix->big_endian);
+    uint64_t n = cubex_get_uint(h + 18, 4, ix->big_endian);
     if (n > num_cnodes)
         return cubex_tar_fail(t, status, m->name, m->offset + 18,
                               "expected at most %zu rows (the number of call paths), found %llu",
@@ -455,7 +437,7 @@ static int read_ztable(cubex_data *d, cube_status *st)
         return cubex_tar_fail(t, st, m->name, m->offset + m->size, "expected a u64 row count after \"ZCUBEX.DATA\"");
     if (cubex_tar_pread(t, m, 11, c, 8, st) != 0)
         return -1;
-    uint64_t count = get_uint(c, 8, d->big_endian);
+    uint64_t count = cubex_get_uint(c, 8, d->big_endian);
     if (count > d->num_rows || 24 * count > m->size - 19)
         return cubex_tar_fail(t, st, m->name, m->offset + 11,
                               "expected at most %zu compressed rows (the index's) within the member, found %llu",
@@ -475,8 +457,8 @@ static int read_ztable(cubex_data *d, cube_status *st)
     }
     for (uint64_t i = 0; rc == 0 && i < count; i++) {
         const unsigned char *e = tab + 24 * i;
-        uint64_t us = get_uint(e, 8, d->big_endian), cs = get_uint(e + 8, 8, d->big_endian),
-                 cz = get_uint(e + 16, 8, d->big_endian), at = m->offset + 19 + 24 * i;
+        uint64_t us = cubex_get_uint(e, 8, d->big_endian), cs = cubex_get_uint(e + 8, 8, d->big_endian),
+                 cz = cubex_get_uint(e + 16, 8, d->big_endian), at = m->offset + 19 + 24 * i;
         uint64_t k = us / d->row_size;
         if (us % d->row_size || k >= d->num_rows)
             rc = cubex_tar_fail(t, st, m->name, at, "expected the start of one of %zu rows of %zu bytes, found %llu",

@@ -37,6 +37,26 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* ---- byte order ------------------------------------------------------------ */
+
+/* The n-byte unsigned number at p, in the byte order given. */
+static inline uint64_t cubex_get_uint(const unsigned char *p, size_t n, int big_endian)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)p[big_endian ? i : n - 1 - i] << (8 * (n - 1 - i));
+    return v;
+}
+
+static inline double cubex_get_double(const unsigned char *p, int big_endian)
+{
+    uint64_t bits = cubex_get_uint(p, 8, big_endian);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
 
 /* ---- value types ---------------------------------------------------------- */
 

@@ -99,9 +99,8 @@ int cubex_tar_fail(const cubex_tar *t, cube_status *st, const char *member, uint
 
 /* ---- spooling: gzip and pipes into a temporary file --------------------- */
 
-/* A new temporary file, already unlinked (registered while it has a name,
- * so that a signal handler removes it): its descriptor, or -1 (errno). */
-static int unlinked_temp(void)
+/* Registered while it has a name, so that a signal handler removes it. */
+int cubex_tar_temp(void)
 {
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
@@ -226,7 +225,7 @@ static int spool_to_temp(int src, int seekable, int gz, const char *file, uint64
         status_set(st, CUBE_ENOMEM, "%s: out of memory", file);
         return -1;
     }
-    s.dst = unlinked_temp();
+    s.dst = cubex_tar_temp();
     int rc = 0;
     if (s.dst < 0) {
         status_set(st, status_code_of_errno(errno), "%s: cannot create a temporary copy: %s", file,

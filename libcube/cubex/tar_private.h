@@ -62,6 +62,9 @@ typedef struct {
 cubex_tar *cubex_tar_open_path(const char *path, uint64_t max_spool, cube_status *status);
 cubex_tar *cubex_tar_open_fd(int fd, const char *name, uint64_t max_spool, cube_status *status);
 void cubex_tar_close(cubex_tar *t);
+/* A new temporary file in $TMPDIR (else /tmp), already unlinked, for a
+ * copy of an archive: its descriptor, or -1 (errno). */
+int cubex_tar_temp(void);
 
 /* The member called `name`, NULL if there is none.  Of several members of
  * one name the last counts, as when tar extracts them. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -42,9 +43,13 @@ struct cube_input {
     long first_amp_line;
     int started;   /* the first bytes were looked at */
     unsigned kind; /* input_kind */
+    int fd;        /* the descriptor zlib reads (closed by gzclose) */
+    int whole_file; /* fd is a regular file read from its first byte */
+    int failed;    /* input_start failed: input_read repeats `error` */
+    cube_status error;
 };
 
-static cube_input *input_from_gz(gzFile gz, cube_status *status)
+static cube_input *input_from_gz(gzFile gz, int fd, cube_status *status)
 {
     cube_input *in = calloc(1, sizeof *in);
     if (in)
@@ -62,6 +67,9 @@ static cube_input *input_from_gz(gzFile gz, cube_status *status)
     gzbuffer(gz, READ_CHUNK);
     in->gz = gz;
     in->line = 1;
+    struct stat sb;
+    in->fd = fd;
+    in->whole_file = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) == 0;
     return in;
 }
 
@@ -79,7 +87,7 @@ cube_input *input_open_path(const char *path, cube_status *status)
         status_set(status, CUBE_ENOMEM, "%s: out of memory", path);
         return NULL;
     }
-    return input_from_gz(gz, status);
+    return input_from_gz(gz, fd, status);
 }
 
 cube_input *input_open_fd(int fd, const char *name, cube_status *status)
@@ -96,7 +104,7 @@ cube_input *input_open_fd(int fd, const char *name, cube_status *status)
         status_set(status, CUBE_ENOMEM, "%s: out of memory", name);
         return NULL;
     }
-    return input_from_gz(gz, status);
+    return input_from_gz(gz, copy, status);
 }
 
 void input_close(cube_input *in)
@@ -281,8 +289,100 @@ static const char *gz_message(const char *msg)
     return msg;
 }
 
+/* Read the next chunk of (inflated) bytes after the raw[0..raw_len)
+ * kept: 0, or -1 with status set. */
+static int fill(cube_input *in, cube_status *status)
+{
+    int got = gzread(in->gz, in->raw + in->raw_len, READ_CHUNK);
+    if (got < 0) {
+        int code;
+        const char *msg = gz_message(gzerror(in->gz, &code));
+        if (code == Z_ERRNO)
+            status_set(status, status_code_of_errno(errno), "read error: %s", strerror(errno));
+        else if (code == Z_MEM_ERROR)
+            status_set(status, CUBE_ENOMEM, "out of memory");
+        else /* said only "incorrect data check" or the like */
+            status_set(status, CUBE_EFORMAT, "corrupt gzip stream: %s", msg);
+        return -1;
+    }
+    if (got == 0) {
+        int code;
+        const char *msg = gz_message(gzerror(in->gz, &code));
+        if (code != Z_OK && code != Z_STREAM_END) {
+            /* zlib reports a cut stream as Z_BUF_ERROR at its end */
+            status_set(status, CUBE_EFORMAT, "%s gzip stream: %s",
+                       code == Z_BUF_ERROR ? "truncated" : "corrupt", msg);
+            return -1;
+        }
+        in->eof = 1;
+    }
+    in->raw_len += (size_t)got;
+    if (!in->started) {
+        /* gzread fills the whole request unless the input ends first: a
+         * header's 512 bytes are all here */
+        in->started = 1;
+        in->kind = (looks_like_tar(in->raw, in->raw_len) ? INPUT_TAR : INPUT_TEXT) |
+                   (gzdirect(in->gz) ? 0u : INPUT_GZIP);
+    }
+    return 0;
+}
+
+int input_start(cube_input *in, cube_status *status)
+{
+    if (in->started || in->failed)
+        return in->failed ? -1 : 0;
+    if (fill(in, &in->error) != 0) {
+        in->failed = 1;
+        status_copy(status, &in->error);
+        return -1;
+    }
+    return 0;
+}
+
+int input_file_fd(const cube_input *in)
+{
+    return in->whole_file ? in->fd : -1;
+}
+
+/* write(2) all of buf: 0, or -1 (errno). */
+static int write_all(int fd, const char *buf, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int input_copy_rest(cube_input *in, int fd, cube_status *status)
+{
+    if (input_start(in, status) != 0)
+        return -1;
+    for (;;) {
+        if (write_all(fd, in->raw, in->raw_len) != 0) {
+            status_set(status, status_code_of_errno(errno), "cannot write a temporary copy: %s",
+                       strerror(errno));
+            return -1;
+        }
+        in->raw_len = 0;
+        if (in->eof)
+            return 0;
+        if (fill(in, status) != 0)
+            return -1;
+    }
+}
+
 long input_read(cube_input *in, const char **data, cube_status *status)
 {
+    if (in->failed) {
+        status_copy(status, &in->error);
+        return -1;
+    }
     for (;;) {
         /* what the caller got last time is done with: drop it, keep the carry */
         if (in->handed_out) {
@@ -290,40 +390,8 @@ long input_read(cube_input *in, const char **data, cube_status *status)
             in->raw_len -= in->handed_out;
             in->handed_out = 0;
         }
-        if (!in->eof && in->raw_len < LOOKAHEAD) {
-            int got = gzread(in->gz, in->raw + in->raw_len, READ_CHUNK);
-            if (got < 0) {
-                int code;
-                const char *msg = gz_message(gzerror(in->gz, &code));
-                if (code == Z_ERRNO)
-                    status_set(status, status_code_of_errno(errno), "read error: %s",
-                               strerror(errno));
-                else if (code == Z_MEM_ERROR)
-                    status_set(status, CUBE_ENOMEM, "out of memory");
-                else /* said only "incorrect data check" or the like */
-                    status_set(status, CUBE_EFORMAT, "corrupt gzip stream: %s", msg);
-                return -1;
-            }
-            if (got == 0) {
-                int code;
-                const char *msg = gz_message(gzerror(in->gz, &code));
-                if (code != Z_OK && code != Z_STREAM_END) {
-                    /* zlib reports a cut stream as Z_BUF_ERROR at its end */
-                    status_set(status, CUBE_EFORMAT, "%s gzip stream: %s",
-                             code == Z_BUF_ERROR ? "truncated" : "corrupt", msg);
-                    return -1;
-                }
-                in->eof = 1;
-            }
-            in->raw_len += (size_t)got;
-            if (!in->started) {
-                /* gzread fills the whole request unless the input ends
-                 * first: a header's 512 bytes are all here */
-                in->started = 1;
-                in->kind = (looks_like_tar(in->raw, in->raw_len) ? INPUT_TAR : INPUT_TEXT) |
-                           (gzdirect(in->gz) ? 0u : INPUT_GZIP);
-            }
-        }
+        if (!in->eof && in->raw_len < LOOKAHEAD && fill(in, status) != 0)
+            return -1;
         if (in->raw_len == 0)
             return 0;
         size_t n = in->raw_len;

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "core/cube_private.h"
 #include "core/idmap_private.h"
+#include "cubex/read_private.h"
 #include "io/input_private.h"
 #include "core/number_private.h"
 
@@ -67,6 +68,9 @@ typedef struct {
 
 struct cube_reader {
     cube_t *cube;            /* the definitions (and, for cube_read, the rows) */
+    /* a CUBE 4 archive: its reader hands out the rows, and the XML parts
+     * of this one stay unused */
+    cubex_reader *cubex;
     int cube_given_away;     /* cube_reader_take_definitions moved it to the caller */
     int store_rows;          /* 1: rows go into cube; 0: rows are queued */
     /* CUBE_READ_NO_CALL_TREE: the <cnode>s are checked and numbered but not
@@ -707,6 +711,8 @@ static void start_cube(cube_reader *r, const xmlChar **attrs, int nattrs)
         fail_with(r, CUBE_EUNSUPPORTED, current_line(r),
                   "unsupported CUBE version \"%s\": expected 3.0 (CUBE 2 and CUBE 4 files "
                   "are not read)", version);
+    else if (!r->failed && model_set_source(r->cube, CUBE_FORMAT_CUBE3, version) != 0)
+        fail_oom(r);
     strbuf_free(&buf);
     r->root_seen = 1;
     push(r, E_CUBE);
@@ -1403,15 +1409,6 @@ static int pump(cube_reader *r)
                 fail_at(r, r->xml_error_line, "not well-formed XML: %s", r->xml_error);
             break;
         }
-        if (r->bytes_in == 0 && (input_kind(r->input) & INPUT_TAR)) {
-            /* a CUBE 4 file is a tar archive of XML and binary members;
-             * no line of it means anything to a reader of CUBE 3 XML */
-            cube_set_error(r->cube, CUBE_EUNSUPPORTED,
-                           "%s: this is a %sCUBE 4 (.cubex) archive; CUBE 4 is not supported yet",
-                           r->name, input_kind(r->input) & INPUT_GZIP ? "gzip-compressed " : "");
-            r->failed = 1;
-            break;
-        }
         if (r->bytes_in == 0 && starts_utf16_or_32((const unsigned char *)data, (size_t)n)) {
             fail_at(r, 1, "not a CUBE file: UTF-16/UTF-32 input is not supported (CUBE files "
                           "are UTF-8)");
@@ -1523,6 +1520,7 @@ static void reader_free(cube_reader *r, int free_cube)
         xmlFreeParserCtxt(r->xml);
     }
     input_close(r->input);
+    cubex_reader_free(r->cubex);
     for (size_t i = 0; i < r->depth; i++)
         release_frame(&r->stack[i]);
     free(r->stack);
@@ -1547,8 +1545,20 @@ static void reader_free(cube_reader *r, int free_cube)
 /* ---------------------------------------------------------------------- */
 /* the public entry points                                                 */
 
+/* Is the input a CUBE 4 archive (a tar archive, plain or gzip-compressed)?
+ * Told by its first bytes, before any reader takes them.  An input that
+ * cannot even be started is left to the XML reader, which reports its
+ * error as for any file. */
+static int is_archive(cube_input *in)
+{
+    cube_status ignored;
+    return input_start(in, &ignored) == 0 && (input_kind(in) & INPUT_TAR);
+}
+
 static int read_all(cube_t *c, cube_input *in, const char *name)
 {
+    if (is_archive(in))
+        return cubex_read_input(c, in, name);
     cube_reader *r = reader_new(c, in, name, 1);
     if (!r) {
         input_close(in);
@@ -1595,10 +1605,32 @@ int cube_read_fd(cube_t *c, int fd, const char *name)
 
 /* A reader over `in`, or, when `in` is NULL, one that only carries the
  * error `why` (NULL: out of memory), so the caller can ask it. */
+/* The streaming reader of a CUBE 4 archive: NULL only when out of memory
+ * (c and in are then freed). */
+static cube_reader *open_archive(cube_t *c, cube_input *in, const char *name, unsigned flags)
+{
+    cube_reader *r = calloc(1, sizeof *r);
+    if (r)
+        r->name = cube_strdup(name);
+    if (!r || !r->name) {
+        free(r);
+        input_close(in);
+        cube_free(c);
+        return NULL;
+    }
+    r->cube = c;
+    r->no_call_tree = (flags & CUBE_READ_NO_CALL_TREE) != 0;
+    r->cubex = cubex_reader_open(c, in, name, flags & CUBE_READ_NO_CALL_TREE);
+    r->failed = !r->cubex;
+    return r;
+}
+
 static cube_reader *open_stream(cube_input *in, const char *name, const cube_status *why,
                                 unsigned flags)
 {
     cube_t *c = cube_create();
+    if (c && in && is_archive(in))
+        return open_archive(c, in, name, flags);
     cube_reader *r = c && in ? reader_new(c, in, name, 0) : NULL;
     if (!r) {
         /* a reader that only carries the error, so the caller can ask it */
@@ -1671,14 +1703,21 @@ cube_t *cube_reader_take_definitions(cube_reader *r)
     return r->cube;
 }
 
-/* The next queued row, reading on as needed: 1, 0 at the end, -1. */
-static int next_queued(cube_reader *r, const queued_row **row, const double **values)
+/* The next row, reading on as needed: 1, 0 at the end, -1. */
+static int next_row(cube_reader *r, size_t *metric, size_t *cnode, const double **values)
 {
     if (!r || r->failed)
         return -1;
     /* a reader that has not failed holds at most the error of a call that
      * was not final (cube_reader_select_metrics): cleared by this one */
     cube_clear_error(r->cube);
+    if (r->cubex) {
+        /* an archive's rows come metric by metric, each pair once */
+        int rc = cubex_reader_next(r->cubex, metric, cnode, values);
+        r->failed = rc < 0;
+        r->last_may_repeat = 0;
+        return rc;
+    }
     while (r->queue_pos == r->queue_len) {
         r->queue_pos = r->queue_len = 0;
         if (r->at_end)
@@ -1688,7 +1727,8 @@ static int next_queued(cube_reader *r, const queued_row **row, const double **va
     }
     size_t i = r->queue_pos++;
     r->last_may_repeat = r->queue[i].may_repeat;
-    *row = &r->queue[i];
+    *metric = r->queue[i].metric;
+    *cnode = r->queue[i].cnode;
     *values = r->queue_values + i * r->cube->threads.count;
     return 1;
 }
@@ -1704,11 +1744,11 @@ int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cno
         r->failed = 1;
         return -1;
     }
-    const queued_row *q;
-    int rc = next_queued(r, &q, values);
+    size_t m, n;
+    int rc = next_row(r, &m, &n, values);
     if (rc == 1) {
-        *met = r->cube->metrics.items[q->metric];
-        *cnode = r->cube->cnodes.items[q->cnode];
+        *met = r->cube->metrics.items[m];
+        *cnode = r->cube->cnodes.items[n];
     }
     return rc;
 }
@@ -1716,13 +1756,7 @@ int cube_reader_next_row(cube_reader *r, const cube_metric **met, const cube_cno
 int cube_reader_next_row_index(cube_reader *r, size_t *metric, size_t *cnode,
                                const double **values)
 {
-    const queued_row *q;
-    int rc = next_queued(r, &q, values);
-    if (rc == 1) {
-        *metric = q->metric;
-        *cnode = q->cnode;
-    }
-    return rc;
+    return next_row(r, metric, cnode, values);
 }
 
 int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted)
@@ -1744,6 +1778,8 @@ int cube_reader_select_metrics(cube_reader *r, const unsigned char *wanted)
     memcpy(copy, wanted, n);
     free(r->wanted);
     r->wanted = copy;
+    if (r->cubex)
+        cubex_reader_want(r->cubex, copy);
     return 0;
 }
 

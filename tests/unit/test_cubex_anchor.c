@@ -11,6 +11,7 @@
  */
 #include "test_support.h"
 #include "json_reader.h"
+#include "cubex_expected.h"
 #include "cubex/anchor_private.h"
 #include "cubex/tar_private.h"
 
@@ -20,20 +21,7 @@
 
 #define DIR "testdata/cubex"
 
-static const char *const files[] = {
-    "mkcubex_minimal",
-    "cubelib-4.8.2_cube-values_example",
-    "scorep-9.0dev_time-p4-n2000-x1-r0_profile",
-    "scorep-1.4_kripke-p8-d2-g32-r1_profile",
-    "scorep-9.4_cubew-4.8-checksum-bug_bt-mz_sum-p2-r1",
-    "scorep-7.0_hw_counter_L3_DCA_negative",
-    "scorep-8.4_call_tree_test",
-    "cube3to4_scorep-1.1_profile",
-    "cube3to4_tau2cube_template1",
-    "cube3to4_cubelib-test1.1_equal_raw-amp",
-    "cube3to4_scalasca-bgpBT_experiment1",
-    "cubederive_scorep-1.1_profile",
-    NULL};
+static const char *const *const files = cubex_files;
 
 static cubex_anchor *read_anchor(const char *name, cubex_tar **tar)
 {

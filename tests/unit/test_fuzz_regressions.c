@@ -21,6 +21,7 @@
 #include "../../fuzz/fuzz_algebra.c"
 #include "../../fuzz/fuzz_cubex_tar.c"
 #include "../../fuzz/fuzz_cubex_anchor.c"
+#include "../../fuzz/fuzz_cubex_read.c"
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -125,6 +126,13 @@ static void test_cubex_anchor(void **state)
     run_harness("cubex_anchor", fuzz_one_cubex_anchor, dirs);
 }
 
+static void test_cubex_read(void **state)
+{
+    (void)state;
+    static const char *const dirs[] = {"testdata/cubex", "testdata/hostile", NULL};
+    run_harness("cubex_read", fuzz_one_cubex_read, dirs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +141,7 @@ int main(void)
         cmocka_unit_test(test_params),    cmocka_unit_test(test_algebra),
         cmocka_unit_test(test_cubex_tar),
         cmocka_unit_test(test_cubex_anchor),
+        cmocka_unit_test(test_cubex_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL); /* temporaries: removed at exit */
 }

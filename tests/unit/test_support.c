@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 const char *const real_cube_files[] = {
     "cube/cubelib-test1.1_equal_raw-amp.cube", "cube/kojak-expert_ctest-pomp.cube",
@@ -124,6 +125,19 @@ char *slurp(const char *path, size_t *len)
     if (len)
         *len = n;
     return buf;
+}
+
+char *gzip_copy(const char *path, const char *suffix)
+{
+    size_t len;
+    char *bytes = slurp(path, &len);
+    char *gz = temp_path(suffix);
+    gzFile out = gzopen(gz, "wb");
+    assert_non_null(out);
+    assert_int_equal(gzwrite(out, bytes, (unsigned)len), (int)len);
+    assert_int_equal(gzclose(out), Z_OK);
+    free(bytes);
+    return gz;
 }
 
 static void assert_same_string(const char *what, const char *a, const char *b)

@@ -42,6 +42,9 @@ char *write_with(cube_t *c, void (*how)(cube_t *, FILE *));
 char *temp_file_with(const char *data, size_t len);
 /* Whole content of a file; caller frees; *len set when non-NULL. */
 char *slurp(const char *path, size_t *len);
+/* A gzip-compressed copy of the file at `path` in a new temporary file
+ * whose name ends in `suffix`; caller unlinks and frees. */
+char *gzip_copy(const char *path, const char *suffix);
 
 /* A call chain `depth` deep, alternating regions f and g, on one thread,
  * with the value 1 of metric "time" on every call path (call path i is the
