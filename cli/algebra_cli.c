@@ -20,16 +20,19 @@ cube_match algebra_parse_match(const char *arg, const char *usage)
 static void print_help(const char *usage, const char *summary, const char *default_output)
 {
     printf("usage: %s\n%s\n\n"
-           "  -o, --output OUT  the result (default %s; '-' is standard output);\n"
-           "                    a name ending in .gz is written gzip-compressed\n"
-           "  -z, --gzip        gzip-compress the result whatever its name\n"
+           "  -o, --output OUT  the result (default %s.cubex when the first input is\n"
+           "                    CUBE 4, else %s.cube; '-' is standard output); a name\n"
+           "                    ending in .cubex is written as CUBE 4, one ending in .gz\n"
+           "                    as gzip-compressed CUBE 3, any other as CUBE 3\n"
+           "      --format=cube3|cube4  write this format whatever the name of OUT\n"
+           "  -z, --gzip        write gzip-compressed CUBE 3 whatever the name of OUT\n"
            ALGEBRA_LINEUP_HELP
            "  -h, --help        this help\n"
            "      --version     the version\n\n"
            "Inputs may be gzip-compressed; one of them may be '-' (standard input).\n"
            "Exit status: 0 on success, 2 on a usage error or bad input.\n"
            "See %s(1).\n",
-           usage, summary, default_output, cli_tool());
+           usage, summary, default_output, default_output, cli_tool());
 }
 
 int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usage,
@@ -38,12 +41,14 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
 {
     cli_init(argv[0]);
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
+                                            {"format", required_argument, NULL, 'F'},
                                             {"gzip", no_argument, NULL, 'z'},
                                             {"match", required_argument, NULL, 'm'},
                                             {"help", no_argument, NULL, 'h'},
                                             {"version", no_argument, NULL, 'V'},
                                             {NULL, 0, NULL, 0}};
-    const char *output = default_output;
+    const char *output = NULL;
+    unsigned format = 0; /* CUBE_WRITE_CUBE3, CUBE_WRITE_CUBE4, or 0: by the name */
     int gzip = 0, opt;
     cube_match match = CUBE_MATCH_FULL;
     cube_system_rule rule = CUBE_SYSTEM_AGREE;
@@ -51,6 +56,14 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
     while ((opt = cli_getopt(argc, argv, "o:zcCh", options, usage)) != -1) {
         switch (opt) {
         case 'o': output = optarg; break;
+        case 'F':
+            if (strcmp(optarg, "cube3") == 0)
+                format = CUBE_WRITE_CUBE3;
+            else if (strcmp(optarg, "cube4") == 0)
+                format = CUBE_WRITE_CUBE4;
+            else
+                cli_usage_error(usage, "--format takes 'cube3' or 'cube4', not '%s'", optarg);
+            break;
         case 'z': gzip = 1; break;
         case 'c':
             if (rule != CUBE_SYSTEM_COLLAPSE)
@@ -74,6 +87,13 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
         stdin_uses += strcmp(argv[i], "-") == 0;
     if (stdin_uses > 1)
         cli_usage_error(usage, "standard input ('-') can be read only once");
+    /* gzip is for CUBE 3: a CUBE 4 archive is never compressed as a whole
+     * (its readers need to seek in it) */
+    if (gzip && format == CUBE_WRITE_CUBE4)
+        cli_usage_error(usage, "-z writes gzip-compressed CUBE 3; --format=cube4 cannot be "
+                               "compressed as a whole");
+    if (gzip)
+        format = CUBE_WRITE_CUBE3;
 
     cube_status st;
     cube_t *result =
@@ -83,8 +103,18 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
         return EXIT_TROUBLE;
     }
     cli_print_warnings(result); /* the readers' warnings about the inputs */
+    /* The default name says the format: that of the first input (the
+     * result carries it), unless --format or -z chose one. */
+    char default_name[64];
+    if (!output) {
+        int cube4 = format ? format == CUBE_WRITE_CUBE4
+                           : cube_source_format(result) == CUBE_FORMAT_CUBE4;
+        snprintf(default_name, sizeof default_name, "%s.%s", default_output,
+                 cube4 ? "cubex" : "cube");
+        output = default_name;
+    }
     int rc = EXIT_OK;
-    if (cube_write_file(result, output, gzip ? CUBE_WRITE_GZIP : 0) != 0) {
+    if (cube_write_file(result, output, (gzip ? CUBE_WRITE_GZIP : 0) | format) != 0) {
         cli_error("%s", cube_error(result));
         rc = EXIT_TROUBLE;
     }

@@ -20,7 +20,9 @@ cube_match algebra_parse_match(const char *arg, const char *usage);
     "      --match=name  call paths match by callee name only (line numbers moved)\n"
 
 /* cube_diff, cube_merge, cube_mean: parse the options, combine the inputs
- * and write the result.  Returns the exit status. */
+ * and write the result to OUT, by default to `default_output` with the
+ * extension of the format (".cubex" when the first input is CUBE 4, else
+ * ".cube").  Returns the exit status. */
 int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usage,
                       const char *summary, const char *default_output, size_t min_inputs,
                       size_t max_inputs);

@@ -6,8 +6,9 @@
 int main(int argc, char **argv)
 {
     return algebra_tool_main(argc, argv, CUBE_OP_MEAN,
-                             "cube_mean [-o OUT] [-z] [-c|-C] [--match=full|name] CUBE...",
+                             "cube_mean [-o OUT] [--format=cube3|cube4] [-z] [-c|-C]\n"
+                             "                 [--match=full|name] CUBE...",
                              "Average experiments value by value (a value missing in one counts "
                              "as 0);\ninteger metrics become FLOAT.",
-                             "mean.cube", 1, (size_t)-1);
+                             "mean", 1, (size_t)-1);
 }

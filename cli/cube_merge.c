@@ -6,8 +6,9 @@
 int main(int argc, char **argv)
 {
     return algebra_tool_main(argc, argv, CUBE_OP_MERGE,
-                             "cube_merge [-o OUT] [-z] [-c|-C] [--match=full|name] CUBE...",
+                             "cube_merge [-o OUT] [--format=cube3|cube4] [-z] [-c|-C]\n"
+                             "                  [--match=full|name] CUBE...",
                              "Join experiments: each row (a metric at a call path) comes whole from "
                              "the last\ninput that has the metric and the call path.",
-                             "merge.cube", 1, (size_t)-1);
+                             "merge", 1, (size_t)-1);
 }

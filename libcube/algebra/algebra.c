@@ -26,6 +26,7 @@
 #include "core/cube_private.h"
 #include "algebra/row_feed_private.h"
 #include "core/status_private.h"
+#include "cubex/binary_private.h"
 #include "views/view_private.h"
 
 #include <float.h>
@@ -36,6 +37,7 @@
 typedef struct {
     const char *path;
     cube_t *full;        /* the whole input (standard input, or rows that repeat) */
+    int borrowed;        /* `full` is the caller's (algebra_combine_models) */
 } source;
 
 typedef struct {
@@ -45,9 +47,15 @@ typedef struct {
     cube_status *status; /* the caller's, NULL allowed */
     message_list warnings; /* the readers' warnings about the inputs */
     /* The current input's contributions to cells that several of its items
-     * reach: per row, the running sums of the result's threads, then their
-     * compensations (row_len 2 x threads). */
+     * reach, or that rows converted to another metric kind reach: per row,
+     * the running sums of the result's threads, then their compensations
+     * (row_len 2 x threads).  They belong to one result metric
+     * (merged_metric) and are added to the result when the input's rows
+     * turn to another metric: the rows of a metric come together (a
+     * reader delivers them so, or says they may repeat; an input read
+     * whole is taken metric by metric), so every cell is completed once. */
     severity_store merged;
+    size_t merged_metric;
 } combination;
 
 static int keep_warning(combination *cb, const char *message)
@@ -86,11 +94,18 @@ static int read_whole(combination *cb, source *s)
     return 0;
 }
 
-static int open_sources(combination *cb, const char *const *paths)
+/* `models` NULL: the inputs are files; else models[k] is input k, in
+ * memory, and paths[k] its name. */
+static int open_sources(combination *cb, const char *const *paths, const cube_t *const *models)
 {
     for (size_t k = 0; k < cb->n; k++) {
         source *s = &cb->sources[k];
         s->path = paths[k];
+        if (models) {
+            s->full = (cube_t *)models[k]; /* only read */
+            s->borrowed = 1;
+            continue;
+        }
         /* standard input can be read once only: keep it whole */
         if (strcmp(paths[k], "-") == 0 && read_whole(cb, s) != 0)
             return -1;
@@ -118,7 +133,8 @@ static cube_reader *open_reader(combination *cb, const char *path)
 static void close_sources(combination *cb)
 {
     for (size_t k = 0; cb->sources && k < cb->n; k++)
-        cube_free(cb->sources[k].full);
+        if (!cb->sources[k].borrowed)
+            cube_free(cb->sources[k].full);
     message_list_clear(&cb->warnings);
     sev_store_free(&cb->merged);
     free(cb->sources);
@@ -171,6 +187,7 @@ typedef struct {
     const size_t *metric_map, *cnode_map, *thread_map;
     size_t num_metrics, num_cnodes, num_threads;
     const unsigned char *metric_counts, *cnode_counts;
+    const unsigned char *metric_rules; /* UNION_ROWS_* by the input's metric index */
     int threads_merged; /* two of its threads are one of the result */
 } input_maps;
 
@@ -186,7 +203,8 @@ static input_maps maps_of(const combination *cb, size_t k)
 {
     input_maps im = {k, cb->sources[k].path, cube_union_metric_map(cb->u, k),
                      cube_union_cnode_map(cb->u, k), cube_union_thread_map(cb->u, k), 0, 0, 0,
-                     union_metric_counts(cb->u, k, 0), union_cnode_counts(cb->u, k), 0};
+                     union_metric_counts(cb->u, k, 0), union_cnode_counts(cb->u, k),
+                     union_metric_rules(cb->u, k), 0};
     /* no input k leaves the lengths 0: every row is then refused */
     cube_union_input_size(cb->u, k, &im.num_metrics, &im.num_cnodes, &im.num_threads, NULL);
     const cube_t *res = cube_union_result(cb->u);
@@ -225,6 +243,36 @@ static int flush_merged(combination *cb, const row_sink *sink)
     return 0;
 }
 
+/* Add the values of one input row, times `sign`, to the result's cell
+ * (rm, rc): straight into the sink, or into the input's compensated sums
+ * when `merged` (see combination.merged).  `first` is the row's first
+ * thread with a value that is not 0. */
+static int add_to_cell(combination *cb, const input_maps *im, const row_sink *sink, size_t rm,
+                       size_t rc, const double *values, size_t first, size_t nthreads,
+                       double sign, int merged)
+{
+    if (sink->merge && !owns_row(cb, im->k, rm, rc))
+        return 0;
+    if (merged) {
+        if (cb->merged.num_rows && cb->merged_metric != rm && flush_merged(cb, sink) != 0)
+            return -1;
+        cb->merged_metric = rm;
+        double *acc = sev_store_get_or_add(&cb->merged, rm, rc);
+        if (!acc)
+            return oom(cb);
+        size_t w = cb->merged.row_len / 2;
+        for (size_t t = first; t < nthreads; t++)
+            view_neu_add(&acc[im->thread_map[t]], &acc[w + im->thread_map[t]], sign * values[t]);
+        return 0;
+    }
+    double *row = sev_store_get_or_add(sink->target, rm, rc);
+    if (!row)
+        return oom(cb);
+    for (size_t t = first; t < nthreads; t++)
+        row[im->thread_map[t]] += sink->weight * values[t];
+    return 0;
+}
+
 static int add_row(combination *cb, const input_maps *im, const row_sink *sink, size_t metric,
                    size_t cnode, const double *values, size_t nthreads)
 {
@@ -237,31 +285,38 @@ static int add_row(combination *cb, const input_maps *im, const row_sink *sink, 
                     "definitions read first)",
                     im->path);
     size_t rm = im->metric_map[metric], rc = im->cnode_map[cnode];
+    unsigned rule = im->metric_rules[metric];
     if (rm == SIZE_MAX) /* a repeated unique name: its values are ignored */
         return 0;
-    if ((((const cube_metric *)res->metrics.items[rm])->is_void && !sink->keep_void) ||
-        (sink->take && !sink->take[rm]) || (sink->merge && !owns_row(cb, im->k, rm, rc)))
+    if (rule == UNION_ROWS_NONE || /* derived here or in the result: no values */
+        (((const cube_metric *)res->metrics.items[rm])->is_void && !sink->keep_void) ||
+        (sink->take && !sink->take[rm]))
         return 0;
     size_t t = 0;
     while (t < nthreads && values[t] == 0.0)
         t++;
     if (t == nthreads)
         return 0;
-    if (im->threads_merged || im->metric_counts[rm] > 1 || im->cnode_counts[rc] > 1) {
-        double *acc = sev_store_get_or_add(&cb->merged, rm, rc);
-        if (!acc)
-            return oom(cb);
-        size_t w = cb->merged.row_len / 2;
-        for (; t < nthreads; t++)
-            view_neu_add(&acc[im->thread_map[t]], &acc[w + im->thread_map[t]], values[t]);
-        return 0;
-    }
-    double *row = sev_store_get_or_add(sink->target, rm, rc);
-    if (!row)
-        return oom(cb);
-    for (; t < nthreads; t++)
-        row[im->thread_map[t]] += sink->weight * values[t];
-    return 0;
+    if (rule == UNION_ROWS_AS_STORED)
+        return add_to_cell(cb, im, sink, rm, rc, values, t, nthreads, 1.0,
+                           im->threads_merged || im->metric_counts[rm] > 1 ||
+                               im->cnode_counts[rc] > 1);
+    /* Another kind than the result's: the call-tree exclusive value of a
+     * call path is its inclusive value less its children's, the inclusive
+     * value the sum of the exclusive ones of its subtree.  Both are sums
+     * of rows, so each row is scattered onto the cells it takes part in:
+     * its own, and its parent's negated (to exclusive) or every
+     * ancestor's (to inclusive).  The result's call tree is the input's
+     * (a parent maps onto the parent of its children's match), so its
+     * parents serve.  The input's share of a cell is complete only after
+     * all its rows of the metric: the compensated sums hold it until then. */
+    const cube_cnode *cn = res->cnodes.items[rc];
+    int rc2 = add_to_cell(cb, im, sink, rm, rc, values, t, nthreads, 1.0, 1);
+    for (const cube_cnode *a = cn->parent; a && rc2 == 0;
+         a = rule == UNION_ROWS_TO_INCLUSIVE ? a->parent : NULL)
+        rc2 = add_to_cell(cb, im, sink, rm, a->index, values, t, nthreads,
+                          rule == UNION_ROWS_TO_EXCLUSIVE ? -1.0 : 1.0, 1);
+    return rc2;
 }
 
 /* Gather the rows of every input into the sinks (sinks[k] for input k),
@@ -294,11 +349,17 @@ static int gather_rows(combination *cb, const row_sink *sinks)
             const cube_t *full = cb->sources[k].full;
             const input_maps im = maps_of(cb, k);
             if (full) {
+                /* metric by metric, as a reader delivers them (see
+                 * combination.merged) */
+                size_t *order = full->sev.num_rows ? sev_store_sorted(&full->sev) : NULL;
+                if (full->sev.num_rows && !order)
+                    rc = oom(cb);
                 for (size_t i = 0; i < full->sev.num_rows && rc == 0; i++) {
-                    const severity_row *r = &full->sev.rows[i];
+                    const severity_row *r = &full->sev.rows[order[i]];
                     rc = add_row(cb, &im, &sinks[k], r->metric, r->cnode,
-                                 sev_row_values(&full->sev, i), full->threads.count);
+                                 sev_row_values(&full->sev, order[i]), full->threads.count);
                 }
+                free(order);
                 if (rc == 0)
                     rc = flush_merged(cb, &sinks[k]);
                 for (size_t i = 0; i < cube_num_warnings(full) && rc == 0; i++)
@@ -369,17 +430,49 @@ static int set_dtype(cube_t *c, cube_metric *m, const char *dtype)
     return 0;
 }
 
-/* A difference can be negative: unsigned types become signed (UINT64 ->
- * INT64).  A mean is fractional: integer types become FLOAT. */
+/* A value of a structured type (COMPLEX, RATE, TAU_ATOMIC, NDOUBLES(k),
+ * HISTOGRAM(k), SCALE_FUNC) is one number in the rows, the one CUBE
+ * tools display (a modulus, a quotient, an average, a sum, ...); its
+ * components are not there to be combined. */
+static int is_structured(const char *dtype)
+{
+    cubex_dtype t;
+    return cubex_dtype_parse(dtype, &t) == 0 && t.kind >= CUBEX_COMPLEX;
+}
+
+/* The value type of each result metric.  A difference can be negative and
+ * needs a bit more than its operands: unsigned types become signed, and
+ * integers narrower than 64 bits become INT64 (UINT64 -> INT64, UINT8 ->
+ * INT64; the CUBE 4 names and aliases count, "UNSIGNED INT" too; other
+ * names beginning with UINT, in any case, lose their U).  A mean is
+ * fractional: integer types become FLOAT.  A structured type becomes
+ * DOUBLE, with a warning: what the rows hold and the result keeps is one
+ * number per value.  Derived and VOID metrics have no values: their type
+ * stays. */
 static int adjust_dtypes(cube_t *res, cube_operation op)
 {
     for (size_t i = 0; i < res->metrics.count; i++) {
         cube_metric *m = res->metrics.items[i];
         const char *d = m->dtype;
+        if (m->is_void || cube_metric_is_derived(m))
+            continue;
+        cubex_dtype t;
+        int known = cubex_dtype_parse(d, &t) == 0; /* a CUBE 4 name */
         int is_unsigned = (d[0] == 'U' || d[0] == 'u') && ascii_ieq(d + 1, "INT", 3);
-        int is_integer = is_unsigned || ascii_ieq(d, "INT", 3);
-        if (op == CUBE_OP_DIFF && is_unsigned && set_dtype(res, m, d + 1) != 0)
+        int is_integer = known ? cubex_dtype_is_integer(t) : is_unsigned || ascii_ieq(d, "INT", 3);
+        if (is_structured(d)) {
+            if (cube_add_warning(res,
+                                 "structured value type %s of metric '%s': combined as one "
+                                 "number per value (the one displayed), written as DOUBLE",
+                                 d, m->uniq_name) != 0 ||
+                set_dtype(res, m, "DOUBLE") != 0)
+                return -1;
+        } else if (op == CUBE_OP_DIFF && known && is_integer && t.kind != CUBEX_INT64) {
+            if (set_dtype(res, m, "INT64") != 0)
+                return -1;
+        } else if (op == CUBE_OP_DIFF && !known && is_unsigned && set_dtype(res, m, d + 1) != 0) {
             return -1;
+        }
         if (op == CUBE_OP_MEAN && is_integer && set_dtype(res, m, "FLOAT") != 0)
             return -1;
     }
@@ -423,8 +516,8 @@ static int sums_overflowed(const severity_store *s)
     return 0;
 }
 
-cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube_match match,
-                     cube_system_rule rule, cube_status *status)
+static cube_t *combine(cube_operation op, const char *const *paths, const cube_t *const *models,
+                       size_t n, cube_match match, cube_system_rule rule, cube_status *status)
 {
     combination cb;
     memset(&cb, 0, sizeof cb);
@@ -444,7 +537,7 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube
                   op == CUBE_OP_DIFF ? "a difference needs exactly two experiments"
                                      : "no experiment given");
     } else {
-        rc = open_sources(&cb, paths);
+        rc = open_sources(&cb, paths, models);
         if (rc == 0)
             rc = line_up(&cb, match, rule);
     }
@@ -487,6 +580,23 @@ cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube
     cube_union_free(cb.u);
     close_sources(&cb);
     return res;
+}
+
+cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n, cube_match match,
+                     cube_system_rule rule, cube_status *status)
+{
+    return combine(op, paths, NULL, n, match, rule, status);
+}
+
+cube_t *algebra_combine_models(cube_operation op, const cube_t *const *inputs,
+                               const char *const *names, size_t n, cube_match match,
+                               cube_system_rule rule, cube_status *status)
+{
+    if (n && (!inputs || !names)) {
+        status_set(status, CUBE_EINVAL, "no experiments given");
+        return NULL;
+    }
+    return combine(op, names, inputs, n, match, rule, status);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -579,9 +689,53 @@ static void compare_rows(const cube_t *res, const severity_store *mine,
     }
 }
 
-int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_system_rule rule,
-                 const cube_compare_options *options, cube_difference_fn report, void *user,
-                 size_t *num_differences, cube_status *status)
+/* What cannot be compared as the other metrics are, said before any
+ * difference (as warnings of lining up): a derived metric, in either
+ * input, has no stored values and is left out; a structured value is
+ * compared by the one number per value the rows hold.  0, or -1 when out
+ * of memory. */
+static int limit_comparison(combination *cb, cube_t *res, unsigned char *take)
+{
+    size_t nm = res->metrics.count;
+    unsigned char *derived = calloc(nm ? nm : 1, 1);
+    if (!derived)
+        return oom(cb);
+    for (size_t k = 0; k < cb->n; k++) {
+        const size_t *map = cube_union_metric_map(cb->u, k);
+        const unsigned char *rules = union_metric_rules(cb->u, k);
+        size_t num_metrics = 0, num_cnodes, num_threads;
+        cube_union_input_size(cb->u, k, &num_metrics, &num_cnodes, &num_threads, NULL);
+        for (size_t i = 0; i < num_metrics; i++)
+            if (map[i] != SIZE_MAX && rules[i] == UNION_ROWS_NONE)
+                derived[map[i]] |= (unsigned char)(1u << k); /* k < 2 */
+    }
+    int rc = 0;
+    for (size_t m = 0; m < nm && rc == 0; m++) {
+        const cube_metric *rm = res->metrics.items[m];
+        if (!take[m])
+            continue;
+        if (derived[m]) {
+            take[m] = 0;
+            rc = cube_add_warning(res,
+                                  "metric '%s' is derived (a CubePL expression, no stored "
+                                  "values) in %s: not compared",
+                                  rm->uniq_name,
+                                  derived[m] & 1 ? cb->sources[0].path : cb->sources[1].path);
+        } else if (is_structured(rm->dtype)) {
+            rc = cube_add_warning(res,
+                                  "structured value type %s of metric '%s': compared by one "
+                                  "number per value (the one displayed)",
+                                  rm->dtype, rm->uniq_name);
+        }
+    }
+    free(derived);
+    return rc != 0 ? oom(cb) : 0;
+}
+
+static int compare(const char *path_a, const char *path_b, const cube_t *const *models,
+                   cube_match match, cube_system_rule rule, const cube_compare_options *options,
+                   cube_difference_fn report, void *user, size_t *num_differences,
+                   cube_status *status)
 {
     cube_compare_options defaults;
     cube_compare_options_init(&defaults);
@@ -615,7 +769,7 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_
     status_ok(status);
     int rc = cb.sources ? 0 : oom(&cb);
     if (rc == 0)
-        rc = open_sources(&cb, paths);
+        rc = open_sources(&cb, paths, models);
     if (rc == 0)
         rc = line_up(&cb, match, rule);
     cube_t *res = rc == 0 ? cube_union_result(cb.u) : NULL;
@@ -645,6 +799,8 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_
                           *name, path_a, path_b);
         }
     }
+    if (rc == 0)
+        rc = limit_comparison(&cb, res, take);
     if (rc == 0) {
         other.row_len = res->threads.count;
         cb.merged.row_len = 2 * res->threads.count;
@@ -689,4 +845,26 @@ int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_
     if (num_differences)
         *num_differences = log.count;
     return rc < 0 ? -1 : log.count ? 1 : 0;
+}
+
+int cube_compare(const char *path_a, const char *path_b, cube_match match, cube_system_rule rule,
+                 const cube_compare_options *options, cube_difference_fn report, void *user,
+                 size_t *num_differences, cube_status *status)
+{
+    return compare(path_a, path_b, NULL, match, rule, options, report, user, num_differences,
+                   status);
+}
+
+int algebra_compare_models(const cube_t *a, const cube_t *b, const char *name_a,
+                           const char *name_b, cube_match match, cube_system_rule rule,
+                           const cube_compare_options *options, cube_difference_fn report,
+                           void *user, size_t *num_differences, cube_status *status)
+{
+    const cube_t *models[2] = {a, b};
+    if (!a || !b) {
+        status_set(status, CUBE_EINVAL, "two experiments are needed");
+        return -1;
+    }
+    return compare(name_a, name_b, models, match, rule, options, report, user, num_differences,
+                   status);
 }

@@ -31,10 +31,13 @@ typedef struct {
     size_t *machine_map, *node_map, *process_map, *thread_map;
     int64_t *thread_rank; /* the rank a thread is matched by, see local_thread_ranks */
     int64_t *thread_process_rank; /* -C only: each thread's process rank */
+    unsigned char *thread_types;  /* -C only: each thread's process type and own type */
     int64_t *thread_own_rank;     /* -C only: each thread's rank in the file, when it is
                                      not the rank it is matched by (else NULL) */
-    unsigned char *metric_void;   /* the input's metric carries no data: VOID, or
-                                     it repeats a unique name (see unite_metrics) */
+    unsigned char *metric_void;   /* the input's metric carries no data: VOID,
+                                     derived, or it repeats a unique name (see
+                                     unite_metrics) */
+    unsigned char *metric_rule;   /* UNION_ROWS_* for each of the input's metrics */
 } union_input;
 
 /* A topology of the first input, its places already mapped to result
@@ -269,7 +272,8 @@ static int unite_metrics(cube_union *u, union_input *ui, const cube_t *in)
                              model_add_metric(res, (int64_t)n, m->disp_name, m->uniq_name,
                                               m->dtype, m->uom, m->val, m->url, m->descr,
                                               parent == NONE ? NULL : res->metrics.items[parent]));
-            if (found == NONE)
+            if (found == NONE ||
+                model_copy_metric_extras(res, res->metrics.items[found], m) != 0)
                 return oom(u);
             u->metric_origins[found] = (metric_origin){u->num_inputs - 1, u->num_inputs - 1, 0};
         }
@@ -278,6 +282,63 @@ static int unite_metrics(cube_union *u, union_input *ui, const cube_t *in)
     for (size_t i = 0; i < in->metrics.count; i++)
         if (ui->metric_void[i] == 2)
             ui->metric_map[i] = NONE;
+    return 0;
+}
+
+/* Stored call-tree inclusive: CubeLib reads SIMPLE metrics as INCLUSIVE. */
+static int stored_inclusive(cube_metric_kind kind)
+{
+    return kind == CUBE_KIND_INCLUSIVE || kind == CUBE_KIND_SIMPLE;
+}
+
+/* How the rows of each of the input's metrics join the result metric,
+ * whose kind is that of the first input that has it: as stored when both
+ * keep their values alike; converted along the call tree (by
+ * cube_combine and cube_compare, row by row) when one is stored
+ * inclusive and the other exclusive; not at all when either is derived,
+ * for a derived metric has no stored values.  One warning for each
+ * metric of a later input whose kind differs. */
+static int metric_rules(cube_union *u, union_input *ui, const cube_t *in)
+{
+    const cube_t *res = u->result;
+    for (size_t i = 0; i < in->metrics.count; i++) {
+        const cube_metric *m = in->metrics.items[i];
+        ui->metric_rule[i] = UNION_ROWS_AS_STORED;
+        if (ui->metric_map[i] == NONE)
+            continue;
+        const cube_metric *rm = res->metrics.items[ui->metric_map[i]];
+        const char *first = u->inputs[u->metric_origins[rm->index].input].name;
+        int rc = 0;
+        if (cube_metric_is_derived(m) || cube_metric_is_derived(rm)) {
+            ui->metric_rule[i] = UNION_ROWS_NONE;
+            ui->metric_void[i] = 1;
+            if (cube_metric_is_derived(rm) && !cube_metric_is_derived(m))
+                rc = cube_add_warning(u->result,
+                                      "metric '%s' is derived (%s) in %s: the result lists its "
+                                      "expression without values, and the values %s stores "
+                                      "for it are not used",
+                                      m->uniq_name, cube_metric_kind_name(rm->kind), first,
+                                      ui->name);
+            else if (!cube_metric_is_derived(rm))
+                rc = cube_add_warning(u->result,
+                                      "metric '%s' is derived (%s) in %s but stored in %s: "
+                                      "%s has no values for it",
+                                      m->uniq_name, cube_metric_kind_name(m->kind), ui->name,
+                                      first, ui->name);
+        } else if (stored_inclusive(m->kind) != stored_inclusive(rm->kind)) {
+            ui->metric_rule[i] = stored_inclusive(rm->kind) ? UNION_ROWS_TO_INCLUSIVE
+                                                            : UNION_ROWS_TO_EXCLUSIVE;
+            rc = cube_add_warning(u->result,
+                                  "metric '%s' is stored %s in %s but %s in %s: the values of "
+                                  "%s are converted to %s ones before they are combined",
+                                  m->uniq_name, cube_metric_kind_name(m->kind), ui->name,
+                                  cube_metric_kind_name(rm->kind), first, ui->name,
+                                  stored_inclusive(rm->kind) ? "call-tree inclusive"
+                                                             : "call-tree exclusive");
+        }
+        if (rc != 0)
+            return oom(u);
+    }
     return 0;
 }
 
@@ -292,10 +353,11 @@ static int unite_regions(cube_union *u, union_input *ui, const cube_t *in)
             keybuf_str(&u->key, r->mod);
         size_t found = known(u, &u->region_keys);
         if (found == NONE &&
-            (found = remember(u, &u->region_keys,
-                              model_add_region(res, (int64_t)res->regions.count, r->name,
-                                               r->begin_line, r->end_line, r->url, r->descr,
-                                               r->mod))) == NONE)
+            ((found = remember(u, &u->region_keys,
+                               model_add_region(res, (int64_t)res->regions.count, r->name,
+                                                r->begin_line, r->end_line, r->url, r->descr,
+                                                r->mod))) == NONE ||
+             model_copy_region_extras(res, res->regions.items[found], r) != 0))
             return oom(u);
         ui->region_map[i] = found;
     }
@@ -316,16 +378,26 @@ static int unite_cnodes(cube_union *u, union_input *ui, const cube_t *in)
             keybuf_u64(&u->key, (uint64_t)(int64_t)n->line);
             keybuf_str(&u->key, n->mod);
         }
+        /* Call paths split by parameters (an MPI message size, ...) are
+         * different call paths whatever the match: the parameters, in
+         * their order, are part of the key. */
+        keybuf_u64(&u->key, n->num_params);
+        for (size_t p = 0; p < n->num_params; p++) {
+            keybuf_u64(&u->key, (uint64_t)n->params[p].numeric);
+            keybuf_str(&u->key, n->params[p].key);
+            keybuf_str(&u->key, n->params[p].value);
+        }
         /* Siblings of one input with the same key become one call path
          * whose values add up (the original tools dropped one of them). */
         size_t found = known(u, &u->cnode_keys);
         if (found == NONE &&
-            (found = remember(u, &u->cnode_keys,
-                              model_add_cnode(res, (int64_t)res->cnodes.count,
-                                              res->regions.items[callee], n->mod, n->line,
-                                              parent == NONE ? NULL
-                                                             : res->cnodes.items[parent]))) ==
-                NONE)
+            ((found = remember(u, &u->cnode_keys,
+                               model_add_cnode(res, (int64_t)res->cnodes.count,
+                                               res->regions.items[callee], n->mod, n->line,
+                                               parent == NONE ? NULL
+                                                              : res->cnodes.items[parent]))) ==
+                 NONE ||
+             model_copy_cnode_extras(res, res->cnodes.items[found], n) != 0))
             return oom(u);
         ui->cnode_map[i] = found;
     }
@@ -366,6 +438,21 @@ static int64_t *local_thread_ranks(const cube_t *c)
 static int unite_system(cube_union *u, union_input *ui, const cube_t *input);
 static int keep_topologies(cube_union *u, const union_input *ui, const cube_t *input);
 
+/* What only the first input gives the result: its format (the result is
+ * written in it unless told otherwise) and the extra members of its
+ * archive (Score-P's remapping.spec, ...). */
+static int keep_first_extras(cube_union *u, const cube_t *first)
+{
+    if (model_set_source(u->result, first->source_format, first->source_version) != 0)
+        return oom(u);
+    for (size_t i = 0; i < first->extra_members.count; i++) {
+        const extra_member *m = first->extra_members.items[i];
+        if (cube_add_extra_member(u->result, m->name, m->data, m->size) != 0)
+            return oom(u);
+    }
+    return 0;
+}
+
 int cube_union_add(cube_union *u, const cube_t *input, const char *name)
 {
     if (!u)
@@ -398,14 +485,17 @@ int cube_union_add(cube_union *u, const cube_t *input, const char *name)
     ui->thread_map = new_map(input->threads.count);
     ui->thread_rank = local_thread_ranks(input);
     ui->metric_void = malloc(input->metrics.count + 1);
+    ui->metric_rule = malloc(input->metrics.count + 1);
     if (!ui->name || !ui->metric_map || !ui->region_map || !ui->cnode_map ||
         !ui->machine_map || !ui->node_map || !ui->process_map || !ui->thread_map ||
-        !ui->thread_rank || !ui->metric_void)
+        !ui->thread_rank || !ui->metric_void || !ui->metric_rule)
         return oom(u);
     for (size_t i = 0; i < input->metrics.count; i++)
         ui->metric_void[i] = ((const cube_metric *)input->metrics.items[i])->is_void != 0;
-    if (unite_attributes(u, input) != 0 || unite_metrics(u, ui, input) != 0 ||
-        unite_regions(u, ui, input) != 0 || unite_cnodes(u, ui, input) != 0 ||
+    if ((u->num_inputs == 1 && keep_first_extras(u, input) != 0) ||
+        unite_attributes(u, input) != 0 || unite_metrics(u, ui, input) != 0 ||
+        metric_rules(u, ui, input) != 0 || unite_regions(u, ui, input) != 0 ||
+        unite_cnodes(u, ui, input) != 0 ||
         unite_system(u, ui, input) != 0 ||
         (u->num_inputs == 1 && keep_topologies(u, ui, input) != 0))
         return -1;
@@ -425,40 +515,67 @@ static void system_keys_free(system_keys *k)
     keymap_free(&k->threads);
 }
 
-/* Find or create the result item with a key: NONE when out of memory. */
-static size_t find_machine(cube_union *u, const char *name, const char *descr)
+/* Find or create the result item with a key: NONE when out of memory.  A
+ * new item takes the CUBE 4 details (class, description, type,
+ * attributes) of `src`, the input's item it is made for (NULL: an item of
+ * the result's own, such as -C's virtual machine). */
+static size_t find_machine(cube_union *u, const char *name, const char *descr,
+                           const cube_machine *src)
 {
     keybuf_reset(&u->key);
     keybuf_str(&u->key, name);
     size_t found = known(u, &u->sys.machines);
-    return found != NONE ? found
-                         : remember(u, &u->sys.machines,
-                                    model_add_machine(u->result,
-                                                      (int64_t)u->result->machines.count, name,
-                                                      descr));
+    if (found != NONE)
+        return found;
+    cube_machine *m =
+        model_add_machine(u->result, (int64_t)u->result->machines.count, name, descr);
+    found = remember(u, &u->sys.machines, m);
+    if (found != NONE && src &&
+        (model_arena_copy(u->result, &m->klass, src->klass) != 0 ||
+         model_attrs_copy(u->result, &m->attrs, &src->attrs) != 0))
+        return NONE;
+    return found;
 }
 
-static size_t find_node(cube_union *u, size_t machine, const char *name)
+/* A node is matched by its machine, its parent node (NONE: directly below
+ * the machine) and its name: so two inputs' nodes match when the names
+ * on the path from the machine down to them agree. */
+static size_t find_node(cube_union *u, size_t machine, size_t parent, const char *name,
+                        const cube_node *src)
 {
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, machine);
+    keybuf_u64(&u->key, parent + 1);
     keybuf_str(&u->key, name);
     size_t found = known(u, &u->sys.nodes);
-    return found != NONE ? found
-                         : remember(u, &u->sys.nodes,
-                                    model_add_node(u->result, (int64_t)u->result->nodes.count,
-                                                   name, u->result->machines.items[machine]));
+    if (found != NONE)
+        return found;
+    cube_t *res = u->result;
+    cube_node *n = model_add_stn(res, (int64_t)res->nodes.count, name,
+                                 res->machines.items[machine],
+                                 parent == NONE ? NULL : res->nodes.items[parent]);
+    found = remember(u, &u->sys.nodes, n);
+    if (found != NONE && src &&
+        (model_arena_copy(res, &n->klass, src->klass) != 0 ||
+         model_arena_copy(res, &n->descr, src->descr) != 0 ||
+         model_attrs_copy(res, &n->attrs, &src->attrs) != 0))
+        return NONE;
+    return found;
 }
 
-static size_t get_process(cube_union *u, int64_t rank)
+/* Processes (CUBE 4's location groups) are matched by rank and type: an
+ * accelerator of rank 0 is not MPI rank 0. */
+static size_t get_process(cube_union *u, cube_group_type type, int64_t rank)
 {
     keybuf_reset(&u->key);
+    keybuf_u64(&u->key, (uint64_t)type);
     keybuf_u64(&u->key, (uint64_t)rank);
     return known(u, &u->sys.processes);
 }
 
 /* A new result process, remembering which input brought it (for messages). */
-static size_t add_process(cube_union *u, size_t node, const char *name, int64_t rank)
+static size_t add_process(cube_union *u, size_t node, const char *name, int64_t rank,
+                          cube_group_type type, const cube_process *src)
 {
     size_t index = u->result->processes.count;
     result_process *grown = grow_array(u->processes, index, &u->processes_cap, sizeof *grown, 64);
@@ -467,7 +584,12 @@ static size_t add_process(cube_union *u, size_t node, const char *name, int64_t 
     u->processes = grown;
     cube_process *p = model_add_process(u->result, (int64_t)index, name, rank,
                                         u->result->nodes.items[node]);
+    if (p)
+        p->type = type;
+    if (p && src && model_attrs_copy(u->result, &p->attrs, &src->attrs) != 0)
+        return NONE;
     keybuf_reset(&u->key);
+    keybuf_u64(&u->key, (uint64_t)type);
     keybuf_u64(&u->key, (uint64_t)rank);
     if (remember(u, &u->sys.processes, p) == NONE)
         return NONE;
@@ -487,10 +609,13 @@ static int64_t rank_add(int64_t a, int64_t b)
     return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
-static size_t known_thread(cube_union *u, size_t process, int64_t key)
+/* Threads (CUBE 4's locations) are matched within their process by type
+ * and rank: a GPU stream of rank 0 is not the master thread. */
+static size_t known_thread(cube_union *u, size_t process, cube_location_type type, int64_t key)
 {
     keybuf_reset(&u->key);
     keybuf_u64(&u->key, process);
+    keybuf_u64(&u->key, (uint64_t)type);
     keybuf_u64(&u->key, (uint64_t)key);
     return known(u, &u->sys.threads);
 }
@@ -499,7 +624,7 @@ static size_t known_thread(cube_union *u, size_t process, int64_t key)
  * input thread whose rank in its file is `rank` (see result_process);
  * NONE when out of memory. */
 static size_t find_thread(cube_union *u, size_t process, const char *name, int64_t key,
-                          int64_t rank)
+                          int64_t rank, cube_location_type type, const cube_thread *src)
 {
     result_process *rp = &u->processes[process];
     if (!rp->offset_set) {
@@ -508,13 +633,17 @@ static size_t find_thread(cube_union *u, size_t process, const char *name, int64
     }
     if (rank_sub(rank, key) != rp->rank_offset)
         rp->renumber = 1;
-    size_t found = known_thread(u, process, key);
-    return found != NONE ? found
-                         : remember(u, &u->sys.threads,
-                                    model_add_thread(u->result,
-                                                     (int64_t)u->result->threads.count, name,
-                                                     rank_add(key, rp->rank_offset),
-                                                     u->result->processes.items[process]));
+    size_t found = known_thread(u, process, type, key);
+    if (found != NONE)
+        return found;
+    cube_thread *t = model_add_thread(u->result, (int64_t)u->result->threads.count, name,
+                                      rank_add(key, rp->rank_offset),
+                                      u->result->processes.items[process]);
+    if (t)
+        t->type = type;
+    if (t && src && model_attrs_copy(u->result, &t->attrs, &src->attrs) != 0)
+        return NONE;
+    return remember(u, &u->sys.threads, t);
 }
 
 /* The threads of a process whose inputs disagree on their ranks take the
@@ -534,7 +663,7 @@ static int map_threads(cube_union *u, union_input *ui, const cube_process *p, si
     ui->process_map[p->index] = rp;
     for (size_t ti = 0; ti < p->num_threads; ti++) {
         const cube_thread *t = p->threads[ti];
-        size_t rt = find_thread(u, rp, t->name, ui->thread_rank[t->index], t->rank);
+        size_t rt = find_thread(u, rp, t->name, ui->thread_rank[t->index], t->rank, t->type, t);
         if (rt == NONE)
             return oom(u);
         ui->thread_map[t->index] = rt;
@@ -542,49 +671,98 @@ static int map_threads(cube_union *u, union_input *ui, const cube_process *p, si
     return 0;
 }
 
-/* Default: the trees must agree.  Machines match by name, nodes by machine
- * and name, processes by rank, and a rank must sit on a node of the same
- * name and machine in every input that has it. */
-static int unite_agreeing(cube_union *u, union_input *ui, const cube_t *c)
+/* The names of the nodes from below the machine down to n, "rack/node",
+ * for messages (cut short at the front when they do not fit). */
+static void node_path(char *buf, size_t len, const cube_node *n)
 {
-    for (size_t mi = 0; mi < c->machines.count; mi++) {
+    size_t end = len - 1;
+    buf[end] = '\0';
+    for (; n; n = n->parent) {
+        size_t k = strlen(n->name) + (n->parent != NULL);
+        if (k > end)
+            break;
+        end -= k;
+        if (n->parent)
+            buf[end] = '/';
+        memcpy(buf + end + (n->parent != NULL), n->name, k - (n->parent != NULL));
+    }
+    memmove(buf, buf + end, len - end);
+}
+
+static int process_elsewhere(cube_union *u, const union_input *ui, const cube_process *p,
+                             size_t rp)
+{
+    const cube_node *there = ((cube_process *)u->result->processes.items[rp])->node;
+    char a[256], b[256];
+    node_path(a, sizeof a, there);
+    node_path(b, sizeof b, p->node);
+    return union_error(u, CUBE_EMISMATCH,
+                       "the system trees do not agree: process rank %lld is on node '%s' of "
+                       "machine '%s' in %s but on node '%s' of machine '%s' in %s; use -c to "
+                       "keep the first experiment's machines and nodes, or -C to collapse all "
+                       "processes into one virtual node",
+                       (long long)p->rank, a, there->machine->name,
+                       u->inputs[u->processes[rp].origin].name, b, p->node->machine->name,
+                       ui->name);
+}
+
+/* Map the input's machines and its system tree nodes of every depth onto
+ * the result (created where missing), in tree order: a node before its
+ * children, and with `processes`, the processes of each node (the
+ * default rule: each placed on the node mapped from its own, which must
+ * be where every earlier input placed that rank). */
+static int unite_tree(cube_union *u, union_input *ui, const cube_t *c, int processes)
+{
+    const cube_node **stack = malloc((c->nodes.count ? c->nodes.count : 1) * sizeof *stack);
+    if (!stack)
+        return oom(u);
+    int rc = 0;
+    for (size_t mi = 0; mi < c->machines.count && rc == 0; mi++) {
         const cube_machine *m = c->machines.items[mi];
-        size_t rm = find_machine(u, m->name, m->descr);
-        if (rm == NONE)
-            return oom(u);
+        size_t rm = find_machine(u, m->name, m->descr, m);
+        if (rm == NONE) {
+            rc = oom(u);
+            break;
+        }
         ui->machine_map[mi] = rm;
-        for (size_t ni = 0; ni < m->num_nodes; ni++) {
-            const cube_node *n = m->nodes[ni];
-            size_t rn = find_node(u, rm, n->name);
-            if (rn == NONE)
-                return oom(u);
-            ui->node_map[n->index] = rn;
-            for (size_t pi = 0; pi < n->num_processes; pi++) {
-                const cube_process *p = n->processes[pi];
-                size_t rp = get_process(u, p->rank);
-                if (rp == NONE) {
-                    rp = add_process(u, rn, p->name, p->rank);
-                    if (rp == NONE)
-                        return oom(u);
-                } else {
-                    const cube_node *there =
-                        ((cube_process *)u->result->processes.items[rp])->node;
-                    if (there->index != rn)
-                        return union_error(
-                            u, CUBE_EMISMATCH,
-                            "the system trees do not agree: process rank %lld is on node "
-                            "'%s' of machine '%s' in %s but on node '%s' of machine '%s' "
-                            "in %s; use -c to keep the first experiment's machines and "
-                            "nodes, or -C to collapse all processes into one virtual node",
-                            (long long)p->rank, there->name, there->machine->name,
-                            u->inputs[u->processes[rp].origin].name, n->name, m->name, ui->name);
-                }
-                if (map_threads(u, ui, p, rp) != 0)
-                    return -1;
+        size_t depth = 0;
+        for (size_t ni = m->num_nodes; ni-- > 0 && depth < c->nodes.count;)
+            stack[depth++] = m->nodes[ni];
+        while (depth > 0 && rc == 0) {
+            const cube_node *n = stack[--depth];
+            size_t rn = find_node(u, rm, n->parent ? ui->node_map[n->parent->index] : NONE,
+                                  n->name, n);
+            if (rn == NONE) {
+                rc = oom(u);
+                break;
             }
+            ui->node_map[n->index] = rn;
+            for (size_t pi = 0; processes && pi < n->num_processes && rc == 0; pi++) {
+                const cube_process *p = n->processes[pi];
+                size_t rp = get_process(u, p->type, p->rank);
+                if (rp == NONE && (rp = add_process(u, rn, p->name, p->rank, p->type, p)) == NONE)
+                    rc = oom(u);
+                else if (((cube_process *)u->result->processes.items[rp])->node->index != rn)
+                    rc = process_elsewhere(u, ui, p, rp);
+                else
+                    rc = map_threads(u, ui, p, rp);
+            }
+            /* every node is pushed once, by its parent: the stack never
+             * holds more than the input's nodes */
+            for (size_t ci = n->num_children; ci-- > 0 && depth < c->nodes.count;)
+                stack[depth++] = n->children[ci];
         }
     }
-    return 0;
+    free(stack);
+    return rc;
+}
+
+/* Default: the trees must agree.  Machines match by name, nodes by the
+ * names on their path from the machine, processes by rank and type, and
+ * a rank must sit on the same node in every input that has it. */
+static int unite_agreeing(cube_union *u, union_input *ui, const cube_t *c)
+{
+    return unite_tree(u, ui, c, 1);
 }
 
 /* -c: the first input's machines and nodes as they are; a rank the first
@@ -596,33 +774,25 @@ static int unite_first(cube_union *u, union_input *ui, const cube_t *c)
      * those without processes: created only as its processes came, a node
      * without processes moved behind the others and a machine without
      * nodes was lost. */
-    for (size_t mi = 0; first && mi < c->machines.count; mi++) {
-        const cube_machine *m = c->machines.items[mi];
-        size_t rm = find_machine(u, m->name, m->descr);
-        if (rm == NONE)
-            return oom(u);
-        ui->machine_map[mi] = rm;
-        for (size_t ni = 0; ni < m->num_nodes; ni++) {
-            size_t rn = find_node(u, rm, m->nodes[ni]->name);
-            if (rn == NONE)
-                return oom(u);
-            ui->node_map[m->nodes[ni]->index] = rn;
-        }
-    }
+    if (first && unite_tree(u, ui, c, 0) != 0)
+        return -1;
     for (size_t pi = 0; pi < c->processes.count; pi++) {
         const cube_process *p = c->processes.items[pi];
-        size_t rp = get_process(u, p->rank);
+        size_t rp = get_process(u, p->type, p->rank);
         if (rp == NONE && first) {
-            rp = add_process(u, ui->node_map[p->node->index], p->name, p->rank);
+            rp = add_process(u, ui->node_map[p->node->index], p->name, p->rank, p->type, p);
         } else if (rp == NONE) {
             if (u->extra_node == NONE) {
-                size_t rm = u->result->machines.count ? 0 : find_machine(u, "Machine", "");
+                size_t rm = u->result->machines.count ? 0
+                                                      : find_machine(u, "Machine", "", NULL);
                 u->extra_node = rm == NONE ? NONE
-                                           : find_node(u, rm, "Processes not in the first experiment");
+                                           : find_node(u, rm, NONE,
+                                                       "Processes not in the first experiment",
+                                                       NULL);
                 if (u->extra_node == NONE)
                     return oom(u);
             }
-            rp = add_process(u, u->extra_node, p->name, p->rank);
+            rp = add_process(u, u->extra_node, p->name, p->rank, p->type, p);
         }
         if (rp == NONE)
             return oom(u);
@@ -632,15 +802,21 @@ static int unite_first(cube_union *u, union_input *ui, const cube_t *c)
     return 0;
 }
 
-/* -C: only the ranks are kept now; the virtual tree is built at the end. */
+/* -C: only the ranks and types are kept now; the virtual tree is built at
+ * the end. */
 static int note_ranks(cube_union *u, union_input *ui, const cube_t *c)
 {
-    ui->thread_process_rank = malloc((c->threads.count ? c->threads.count : 1) *
-                                     sizeof *ui->thread_process_rank);
-    if (!ui->thread_process_rank)
+    size_t nt = c->threads.count ? c->threads.count : 1;
+    ui->thread_process_rank = malloc(nt * sizeof *ui->thread_process_rank);
+    ui->thread_types = malloc(2 * nt);
+    if (!ui->thread_process_rank || !ui->thread_types)
         return oom(u);
-    for (size_t ti = 0; ti < c->threads.count; ti++)
-        ui->thread_process_rank[ti] = ((const cube_thread *)c->threads.items[ti])->process->rank;
+    for (size_t ti = 0; ti < c->threads.count; ti++) {
+        const cube_thread *t = c->threads.items[ti];
+        ui->thread_process_rank[ti] = t->process->rank;
+        ui->thread_types[2 * ti] = (unsigned char)t->process->type;
+        ui->thread_types[2 * ti + 1] = (unsigned char)t->type;
+    }
     int differ = 0;
     for (size_t ti = 0; ti < c->threads.count && !differ; ti++)
         differ = ((const cube_thread *)c->threads.items[ti])->rank != ui->thread_rank[ti];
@@ -663,10 +839,11 @@ static int unite_system(cube_union *u, union_input *ui, const cube_t *input)
     }
 }
 
-/* An input thread under -C: the ranks it is matched by, its own rank, its
- * input. */
+/* An input thread under -C: the ranks and types it is matched by, its own
+ * rank, its input. */
 typedef struct {
     int64_t process_rank, thread_rank, own_rank;
+    unsigned char process_type, thread_type;
     size_t input;
 } rank_pair;
 
@@ -675,6 +852,10 @@ static int compare_rank_pairs(const void *a, const void *b)
     const rank_pair *x = a, *y = b;
     if (x->process_rank != y->process_rank)
         return x->process_rank < y->process_rank ? -1 : 1;
+    if (x->process_type != y->process_type)
+        return x->process_type < y->process_type ? -1 : 1;
+    if (x->thread_type != y->thread_type)
+        return x->thread_type < y->thread_type ? -1 : 1;
     return (x->thread_rank > y->thread_rank) - (x->thread_rank < y->thread_rank);
 }
 
@@ -686,8 +867,18 @@ static int compare_rank_pairs_then_input(const void *a, const void *b)
     return c ? c : (x->input > y->input) - (x->input < y->input);
 }
 
-/* -C: one virtual machine and node with every process rank of any input,
- * each with every thread rank any input has for it, in rank order. */
+/* The names of -C's processes and threads, by type. */
+static const char *const collapsed_process_names[] = {"Process", "Metrics", "Accelerator"};
+static const char *const collapsed_thread_names[] = {"Thread", "GPU", "Metric location"};
+
+static const char *collapsed_name(const char *const *names, size_t count, unsigned type)
+{
+    return type < count ? names[type] : names[0];
+}
+
+/* -C: one virtual machine and node with every process rank (of each type)
+ * of any input, each with every thread rank (of each type) any input has
+ * for it, in rank order. */
 static int unite_collapsed(cube_union *u)
 {
     size_t total = 0;
@@ -703,30 +894,41 @@ static int unite_collapsed(cube_union *u)
             pairs[n++] = (rank_pair){ui->thread_process_rank[ti], ui->thread_rank[ti],
                                      ui->thread_own_rank ? ui->thread_own_rank[ti]
                                                          : ui->thread_rank[ti],
+                                     ui->thread_types[2 * ti], ui->thread_types[2 * ti + 1],
                                      in};
     }
     qsort(pairs, n, sizeof *pairs, compare_rank_pairs_then_input);
-    size_t rm = find_machine(u, "Virtual machine", "");
-    size_t rn = rm == NONE ? NONE : find_node(u, rm, "Virtual node");
+    size_t rm = find_machine(u, "Virtual machine", "", NULL);
+    size_t rn = rm == NONE ? NONE : find_node(u, rm, NONE, "Virtual node", NULL);
     if (rn == NONE) {
         free(pairs);
         return oom(u);
     }
     char name[64];
+    size_t np = sizeof collapsed_process_names / sizeof collapsed_process_names[0];
+    size_t nt = sizeof collapsed_thread_names / sizeof collapsed_thread_names[0];
     for (size_t first = 0, end; first < n; first = end) {
         /* one process: do its threads keep their own ranks? */
         int64_t offset = rank_sub(pairs[first].own_rank, pairs[first].thread_rank);
         int renumber = 0;
-        for (end = first; end < n && pairs[end].process_rank == pairs[first].process_rank; end++)
+        for (end = first; end < n && pairs[end].process_rank == pairs[first].process_rank &&
+                          pairs[end].process_type == pairs[first].process_type;
+             end++)
             renumber |= rank_sub(pairs[end].own_rank, pairs[end].thread_rank) != offset;
-        snprintf(name, sizeof name, "Process %lld", (long long)pairs[first].process_rank);
-        size_t rp = add_process(u, rn, name, pairs[first].process_rank);
+        snprintf(name, sizeof name, "%s %lld",
+                 collapsed_name(collapsed_process_names, np, pairs[first].process_type),
+                 (long long)pairs[first].process_rank);
+        size_t rp = add_process(u, rn, name, pairs[first].process_rank,
+                                (cube_group_type)pairs[first].process_type, NULL);
         for (size_t i = first; rp != NONE && i < end; i++) {
             if (i > first && !compare_rank_pairs(&pairs[i - 1], &pairs[i]))
                 continue;
             int64_t rank = renumber ? pairs[i].thread_rank : pairs[i].own_rank;
-            snprintf(name, sizeof name, "Thread %lld", (long long)rank);
-            if (find_thread(u, rp, name, pairs[i].thread_rank, rank) == NONE)
+            snprintf(name, sizeof name, "%s %lld",
+                     collapsed_name(collapsed_thread_names, nt, pairs[i].thread_type),
+                     (long long)rank);
+            if (find_thread(u, rp, name, pairs[i].thread_rank, rank,
+                            (cube_location_type)pairs[i].thread_type, NULL) == NONE)
                 rp = NONE;
         }
         if (rp == NONE) {
@@ -735,12 +937,15 @@ static int unite_collapsed(cube_union *u)
         }
     }
     free(pairs);
-    /* every input thread onto its (process rank, thread rank) */
+    /* every input thread onto its (process rank and type, thread type and
+     * rank) */
     for (size_t in = 0; in < u->num_inputs; in++) {
         union_input *ui = &u->inputs[in];
         for (size_t ti = 0; ti < ui->num_threads; ti++) {
-            size_t rp = get_process(u, ui->thread_process_rank[ti]);
-            ui->thread_map[ti] = known_thread(u, rp, ui->thread_rank[ti]);
+            size_t rp = get_process(u, (cube_group_type)ui->thread_types[2 * ti],
+                                    ui->thread_process_rank[ti]);
+            ui->thread_map[ti] = known_thread(u, rp, (cube_location_type)ui->thread_types[2 * ti + 1],
+                                              ui->thread_rank[ti]);
         }
     }
     return 0;
@@ -967,6 +1172,11 @@ const unsigned char *union_metric_counts(const cube_union *u, size_t k, int with
                                             : NULL;
 }
 
+const unsigned char *union_metric_rules(const cube_union *u, size_t k)
+{
+    return u->finished && k < u->num_inputs ? u->inputs[k].metric_rule : NULL;
+}
+
 const unsigned char *union_cnode_counts(const cube_union *u, size_t k)
 {
     return u->finished && k < u->num_inputs ? u->has_cnode[k] : NULL;
@@ -1022,8 +1232,10 @@ void cube_union_free(cube_union *u)
         free(ui->thread_map);
         free(ui->thread_rank);
         free(ui->thread_process_rank);
+        free(ui->thread_types);
         free(ui->thread_own_rank);
         free(ui->metric_void);
+        free(ui->metric_rule);
     }
     for (size_t i = 0; i < u->num_carts; i++) {
         pending_cart *pc = &u->carts[i];

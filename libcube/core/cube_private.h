@@ -248,10 +248,11 @@ typedef struct {
 cube_node *model_add_stn(cube_t *c, int64_t id, const char *name, cube_machine *machine,
                          cube_node *parent);
 /* Copies into the model's arena (model_cube4.c): text (NULL stays NULL
- * in *dst), an attribute, a CubePL program; 0 / non-NULL, or the error
+ * in *dst), an attribute, a list of attributes, a CubePL program; 0 / non-NULL, or the error
  * (out of memory) on c. */
 int model_arena_copy(cube_t *c, char **dst, const char *text);
 int model_attr_add(cube_t *c, attr_list *l, const char *key, const char *value);
+int model_attrs_copy(cube_t *c, attr_list *dst, const attr_list *src);
 cube_program *model_program_new(cube_t *c, const char *text);
 /* Record the format and version of the file read (model_cube4.c). */
 int model_set_source(cube_t *c, cube_format format, const char *version);
@@ -298,6 +299,33 @@ int model_add_mirror(cube_t *c, const char *url);
 const unsigned char *union_metric_counts(const cube_union *u, size_t k, int with_data);
 const unsigned char *union_cnode_counts(const cube_union *u, size_t k);
 const unsigned char *union_thread_counts(const cube_union *u, size_t k);
+
+/* How input k's rows of each of its metrics (by the input's metric index)
+ * join the result: as stored, converted along the call tree to the kind
+ * of the result's metric (an input that stores it inclusive where the
+ * result keeps it exclusive, or the other way), or not at all (the metric
+ * is derived in the input or in the result: no stored values).  NULL
+ * without input k or before cube_union_finish. */
+enum {
+    UNION_ROWS_AS_STORED = 0,
+    UNION_ROWS_TO_EXCLUSIVE = 1, /* a row adds to its call path, subtracts from the parent */
+    UNION_ROWS_TO_INCLUSIVE = 2, /* a row adds to its call path and every ancestor */
+    UNION_ROWS_NONE = 3
+};
+const unsigned char *union_metric_rules(const cube_union *u, size_t k);
+
+/* cube_combine and cube_compare of experiments in memory (the caller's,
+ * only read), named in messages and in the result's record of its origin
+ * by names[k]: the same lining up and row pass, the rows taken from the
+ * models as from an input read whole.  For programs that hold their
+ * inputs already, and for tests of models no file format can carry. */
+cube_t *algebra_combine_models(cube_operation op, const cube_t *const *inputs,
+                               const char *const *names, size_t n, cube_match match,
+                               cube_system_rule rule, cube_status *status);
+int algebra_compare_models(const cube_t *a, const cube_t *b, const char *name_a,
+                           const char *name_b, cube_match match, cube_system_rule rule,
+                           const cube_compare_options *options, cube_difference_fn report,
+                           void *user, size_t *num_differences, cube_status *status);
 
 /* The severity row of (met, cnode), created zeroed when absent; NULL on
  * allocation failure (error set). */

@@ -69,7 +69,7 @@ int model_attr_add(cube_t *c, attr_list *l, const char *key, const char *value)
     return 0;
 }
 
-static int attr_list_copy(cube_t *c, attr_list *dst, const attr_list *src)
+int model_attrs_copy(cube_t *c, attr_list *dst, const attr_list *src)
 {
     for (size_t i = 0; i < src->count; i++)
         if (model_attr_add(c, dst, src->items[i].key, src->items[i].value) != 0)
@@ -96,7 +96,7 @@ static int program_copy(cube_t *c, cube_program **dst, const cube_program *src)
     if (!src)
         return 0;
     *dst = model_program_new(c, src->text);
-    return *dst ? attr_list_copy(c, &(*dst)->attrs, &src->attrs) : -1;
+    return *dst ? model_attrs_copy(c, &(*dst)->attrs, &src->attrs) : -1;
 }
 
 /* ---- names of the enumerations --------------------------------------------- */
@@ -538,7 +538,7 @@ int model_copy_metric_extras(cube_t *to, cube_metric *dst, const cube_metric *sr
     if (model_arena_copy(to, &dst->viztype, src->viztype) != 0 ||
         program_copy(to, &dst->expr, src->expr) != 0 ||
         program_copy(to, &dst->init_expr, src->init_expr) != 0 ||
-        attr_list_copy(to, &dst->attrs, &src->attrs) != 0)
+        model_attrs_copy(to, &dst->attrs, &src->attrs) != 0)
         return -1;
     for (size_t i = 0; i < src->num_aggr; i++) {
         if (arena_reserve(&to->entities, (void **)&dst->aggr, dst->num_aggr, &dst->aggr_cap,
@@ -547,7 +547,7 @@ int model_copy_metric_extras(cube_t *to, cube_metric *dst, const cube_metric *sr
         cube_program *p = &dst->aggr[dst->num_aggr];
         *p = (cube_program){0};
         if (model_arena_copy(to, &p->text, src->aggr[i].text) != 0 ||
-            attr_list_copy(to, &p->attrs, &src->aggr[i].attrs) != 0)
+            model_attrs_copy(to, &p->attrs, &src->aggr[i].attrs) != 0)
             return -1;
         dst->num_aggr++;
     }
@@ -560,7 +560,7 @@ int model_copy_region_extras(cube_t *to, cube_region *dst, const cube_region *sr
         model_arena_copy(to, &dst->paradigm, src->paradigm) != 0 ||
         model_arena_copy(to, &dst->role, src->role) != 0)
         return -1;
-    return attr_list_copy(to, &dst->attrs, &src->attrs);
+    return model_attrs_copy(to, &dst->attrs, &src->attrs);
 }
 
 int model_copy_cnode_extras(cube_t *to, cube_cnode *dst, const cube_cnode *src)
@@ -569,5 +569,5 @@ int model_copy_cnode_extras(cube_t *to, cube_cnode *dst, const cube_cnode *src)
         if (cube_cnode_add_param(to, dst, src->params[i].key, src->params[i].value,
                                  src->params[i].numeric) != 0)
             return -1;
-    return attr_list_copy(to, &dst->attrs, &src->attrs);
+    return model_attrs_copy(to, &dst->attrs, &src->attrs);
 }

@@ -718,9 +718,16 @@ CUBE_API int cube_parse_double(const char *s, size_t len, double *out, cube_stat
  * result.  Metrics match by unique name wherever they sit (the first
  * input's place kept); regions by name and module; call paths by callee
  * region, call-site module and line under the matched parent
- * (CUBE_MATCH_NAME: by callee name alone); threads by (process rank,
- * thread rank), keeping the first input's thread ranks where every input
- * agrees with them.  See cube_diff(1).
+ * (CUBE_MATCH_NAME: by callee name alone) and their parameters; system
+ * tree nodes by the names on their path from the machine; processes by
+ * (rank, type), threads by (process rank, type, thread rank), keeping the
+ * first input's thread ranks where every input agrees with them.  What
+ * CUBE 4 adds to an item (metric kind, programs, region details,
+ * parameters, classes, types, attributes) comes from the first input that
+ * has it, the extra archive members and the source format from the first
+ * input.  Rows of a metric stored in another kind than the first input's
+ * (call-tree inclusive or exclusive) are converted; derived metrics get no
+ * values.  See cube_diff(1).
  * ------------------------------------------------------------------------ */
 
 typedef enum {
@@ -760,7 +767,8 @@ CUBE_API const size_t *cube_union_thread_map(const cube_union *u, size_t k);
 CUBE_API int cube_union_input_size(const cube_union *u, size_t k, size_t *metrics, size_t *cnodes,
                                    size_t *threads, cube_status *status);
 /* Does input k have the result's metric / call path / thread?  "Metric
- * data": the input has the metric and it is not VOID there. */
+ * data": the input has the metric and it is neither VOID nor derived
+ * there, nor derived in the result. */
 CUBE_API int cube_union_input_has_metric(const cube_union *u, size_t k, size_t result_metric);
 CUBE_API int cube_union_input_has_metric_data(const cube_union *u, size_t k, size_t result_metric);
 CUBE_API int cube_union_input_has_cnode(const cube_union *u, size_t k, size_t result_cnode);
@@ -779,8 +787,9 @@ typedef enum {
  * read row by row, so memory holds the result and one input's definitions
  * plus a bounded read-ahead (two threads read the next inputs' rows while
  * the current one is added up; the result is that of reading them in
- * order).  Returns the result, whose warnings are the readers' warnings
- * about the inputs, or NULL with `status` set. */
+ * order).  Returns the result, whose warnings are those of lining up and
+ * the readers' warnings about the inputs, and whose cube_source_format is
+ * the first input's; or NULL with `status` set. */
 CUBE_API cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
                               cube_match match, cube_system_rule rule, cube_status *status);
 

@@ -400,6 +400,113 @@ cd "$ROOT" || exit 1
 expect_eq "diff.cube mean.cube merge.cube" "$(ls "$TMP/wd" | tr '\n' ' ' | sed 's/ $//')" \
     "default outputs diff.cube, merge.cube, mean.cube in the current directory"
 
+# --format: the format whatever the name of the output; without -o the
+# default name follows it (.cubex for CUBE 4)
+mkdir "$TMP/wd4"
+cd "$TMP/wd4" || exit 1
+run cube_diff --format=cube4 "$ROOT/$TRACE" "$ROOT/$TRACE"
+expect_rc 0 "cube_diff --format=cube4 exits 0"
+run cube_mean --format=cube3 "$ROOT/$TRACE"
+run cube_merge -z "$ROOT/$TRACE"
+cd "$ROOT" || exit 1
+expect_eq "diff.cubex mean.cube merge.cube" "$(ls "$TMP/wd4" | tr '\n' ' ' | sed 's/ $//')" \
+    "--format=cube4 names the default output diff.cubex, --format=cube3 and -z mean.cube, merge.cube"
+# a CUBE 4 archive: a tar archive whose members include anchor.xml
+is_cubex() { tar tf "$1" 2>/dev/null | grep -qx anchor.xml; }
+if is_cubex "$TMP/wd4/diff.cubex"; then ok "--format=cube4 writes a CUBE 4 archive"; else
+    not_ok "--format=cube4 writes a CUBE 4 archive"; fi
+if head -n 1 "$TMP/wd4/mean.cube" | grep -q '^<?xml '; then ok "--format=cube3 writes CUBE 3 XML"; else
+    not_ok "--format=cube3 writes CUBE 3 XML"; fi
+run cube_merge --format=cube4 -o - "$TRACE"
+if is_cubex "$TMP/out"; then ok "--format=cube4 -o - writes a CUBE 4 archive to standard output"; else
+    not_ok "--format=cube4 -o - writes a CUBE 4 archive to standard output"; fi
+run cube_merge --format=cube3 -o "$TMP/named.cubex" "$TRACE"
+if head -n 1 "$TMP/named.cubex" | grep -q '^<?xml '; then ok "--format=cube3 wins over the name .cubex"; else
+    not_ok "--format=cube3 wins over the name .cubex"; fi
+run cube_merge --format=cube4 -o "$TMP/named4.cube" "$TRACE"
+if is_cubex "$TMP/named4.cube"; then ok "--format=cube4 wins over the name .cube"; else
+    not_ok "--format=cube4 wins over the name .cube"; fi
+run cube_diff --format=cube4 -z -o "$TMP/never.cube" "$TRACE" "$TRACE"
+expect_rc 2 "cube_diff --format=cube4 -z exits 2"
+expect_grep "^cube_diff: -z writes gzip-compressed CUBE 3; --format=cube4 cannot be compressed as a whole\$" \
+    "$TMP/err" "cube_diff says a CUBE 4 archive is not gzip-compressed"
+run cube_mean --format=cube5 -o "$TMP/never.cube" "$TRACE"
+expect_rc 2 "cube_mean --format=cube5 exits 2"
+expect_grep "^cube_mean: --format takes 'cube3' or 'cube4', not 'cube5'\$" "$TMP/err" "cube_mean names the bad --format"
+
+# --- CUBE 4 inputs --------------------------------------------------------
+X=testdata/cubex
+# "time" stored INCLUSIVE, two processes on one node
+MINIMAL=$X/mkcubex_minimal.cubex
+# Score-P on Blue Gene/Q: five levels of system tree, six INCLUSIVE metrics
+KRIPKE=$X/scorep-1.4_kripke-p8-d2-g32-r1_profile.cubex
+DERIVED=$X/cubederive_scorep-1.1_profile.cubex
+VALUES=$X/cubelib-4.8.2_cube-values_example.cubex
+
+# the default output name follows the first input: .cubex when it is CUBE 4
+mkdir "$TMP/wd5"
+cd "$TMP/wd5" || exit 1
+run cube_diff "$ROOT/$MINIMAL" "$ROOT/$MINIMAL"
+expect_rc 0 "cube_diff of two .cubex exits 0"
+run cube_mean "$ROOT/$MINIMAL"
+run cube_merge -C "$ROOT/$TRACE" "$ROOT/$MINIMAL"
+cd "$ROOT" || exit 1
+expect_eq "diff.cubex mean.cubex merge.cube" "$(ls "$TMP/wd5" | tr '\n' ' ' | sed 's/ $//')" \
+    "default outputs diff.cubex and mean.cubex after a CUBE 4 first input, merge.cube after a CUBE 3 one"
+if is_cubex "$TMP/wd5/diff.cubex"; then ok "diff.cubex is a CUBE 4 archive"; else
+    not_ok "diff.cubex is a CUBE 4 archive"; fi
+expect_eq "visits 0.0 time 0.0 bytes 0.0" "$(totals "$TMP/wd5/diff.cubex" | tr '\n' ' ' | sed 's/ $//')" \
+    "a .cubex minus itself, written as .cubex, is 0"
+run cube_cmp "$TMP/wd5/mean.cubex" "$MINIMAL"
+expect_rc 0 "the mean of one .cubex, written as .cubex, equals it"
+
+# a metric stored inclusive in one input and exclusive in the other: the
+# CUBE 3 copy holds "time" as exclusive values
+run cube_merge --format=cube3 -o "$TMP/min3.cube" "$MINIMAL"
+run cube_cmp "$MINIMAL" "$TMP/min3.cube"
+expect_rc 0 "cube_cmp: inclusive and exclusive storage of the same values are equal"
+expect_grep "^cube_cmp: warning: metric 'time' is stored EXCLUSIVE in $TMP/min3.cube but INCLUSIVE in $MINIMAL: the values of $TMP/min3.cube are converted to call-tree inclusive ones before they are combined\$" \
+    "$TMP/err" "cube_cmp says which input's values are converted to which kind"
+run cube_cmp "$TMP/min3.cube" "$MINIMAL"
+expect_rc 0 "cube_cmp: equal the other way round (converted to exclusive)"
+run cube_diff -o "$TMP/d3.cube" "$TMP/min3.cube" "$MINIMAL"
+expect_eq "visits 0.0 time 0.0 bytes 0.0" "$(totals "$TMP/d3.cube" | tr '\n' ' ' | sed 's/ $//')" \
+    "cube_diff of the exclusive and the inclusive storage is 0"
+
+# system trees of different depths: the CUBE 3 copy has the node cards
+# directly below the machine
+run cube_merge --format=cube3 -o "$TMP/k3.cube" "$KRIPKE"
+run cube_diff -o "$TMP/never.cube" "$KRIPKE" "$TMP/k3.cube"
+expect_rc 2 "cube_diff of a deep and a flat tree exits 2"
+expect_grep "process rank 0 is on node 'rack 3/midplane 1/nodeboard 12/nodecard 30' of machine 'machine Blue Gene/Q' in $KRIPKE but on node 'nodecard 30' of machine 'machine Blue Gene/Q' in $TMP/k3.cube; use -c" \
+    "$TMP/err" "cube_diff names both nodes by their path from the machine"
+run cube_cmp -c --rel-tol=1e-9 "$KRIPKE" "$TMP/k3.cube"
+expect_rc 0 "cube_cmp -c: the deep tree and its flat copy hold the same values"
+run cube_cmp -C --rel-tol=1e-9 "$TMP/k3.cube" "$KRIPKE"
+expect_rc 0 "cube_cmp -C: the same, collapsed"
+run cube_mean -c -o "$TMP/k.cubex" "$KRIPKE" "$TMP/k3.cube"
+expect_eq "1 4 8" "$(json "$TMP/k.cubex" '"%d %d %d" % (j["counts"]["machines"], j["counts"]["nodes"], j["counts"]["processes"])')" \
+    "cube_mean -c keeps the first input's five levels (a machine and four nodes)"
+
+# derived metrics: listed without values, not compared
+run cube_cmp "$DERIVED" "$DERIVED"
+expect_rc 0 "cube_cmp of a file with derived metrics with itself exits 0"
+expect_grep "^cube_cmp: warning: metric 'time_per_visit' is derived (a CubePL expression, no stored values) in $DERIVED: not compared\$" \
+    "$TMP/err" "cube_cmp says a derived metric is not compared"
+run cube_mean -o "$TMP/derived.cubex" "$DERIVED"
+expect_rc 0 "cube_mean of a file with derived metrics exits 0"
+run cube_info "$TMP/derived.cubex"
+expect_grep "^cube_info: warning: $TMP/derived.cubex: 3 derived metrics (time_per_visit, visits_x2_incl, bytes_total) are not computed" \
+    "$TMP/err" "the result keeps the derived metrics as derived ones"
+
+# structured value types: one number per value, written as DOUBLE
+run cube_mean -o "$TMP/values.cube" "$VALUES"
+expect_rc 0 "cube_mean of every value type exits 0"
+expect_grep "^cube_mean: warning: structured value type TAU_ATOMIC of metric 'TAU_ATOMIC': combined as one number per value (the one displayed), written as DOUBLE\$" \
+    "$TMP/err" "cube_mean names a structured value type and the metric"
+expect_eq "DOUBLE" "$(json "$TMP/values.cube" '[m["dtype"] for m in j["metrics"] if m["uniq_name"] == "TAU_ATOMIC"][0]')" \
+    "a TAU_ATOMIC metric becomes DOUBLE"
+
 # bad input: exit 2, the file and line, no output
 printf '<html><body/></html>\n' >"$TMP/bad.cube"
 run cube_mean -o "$TMP/never.cube" "$TRACE" "$TMP/bad.cube"
