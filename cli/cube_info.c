@@ -153,6 +153,8 @@ static void print_human(const char *path, const cube_t *c, const double *totals,
                cube_metric_disp_name(m), cube_metric_dtype(m), cube_metric_uom(m));
         if (cube_metric_is_void(m))
             printf("VOID");
+        else if (cube_metric_is_derived(m))
+            printf("not computed"); /* derived: a CubePL expression */
         else
             cli_print_double(stdout, totals[cube_metric_index(m)]);
         putchar('\n');
