@@ -141,6 +141,9 @@ void cube_free(cube_t *c)
     }
     for (size_t i = 0; i < c->mirrors.count; i++)
         free(c->mirrors.items[i]);
+    /* the CUBE 4 parts first: each metric's exact values are reached
+     * through the metric */
+    model_cube4_free(c);
     for (size_t i = 0; i < c->metrics.count; i++)
         free_metric(c->metrics.items[i]);
     for (size_t i = 0; i < c->regions.count; i++)
@@ -168,7 +171,6 @@ void cube_free(cube_t *c)
     for (size_t i = 0; i < c->carts.count; i++)
         free_cart(c->carts.items[i]);
     message_list_clear(&c->warnings);
-    model_cube4_free(c);
     ptr_list *lists[] = {&c->attrs,   &c->mirrors,  &c->metrics,   &c->root_metrics,
                          &c->regions, &c->cnodes,   &c->root_cnodes, &c->machines,
                          &c->nodes,   &c->processes, &c->threads,  &c->carts};
