@@ -246,7 +246,8 @@ $(patsubst %,$(BUILD)/obj/tests/%.o,$(TEST_PRIVATE)): TEST_CPPFLAGS := -Ilibcube
 # the tests that compare with the expected-values files (JSON) of
 # testdata/cubex link a small JSON reader
 TEST_JSON_OBJ := $(BUILD)/obj/tests/json_reader.o $(BUILD)/obj/tests/cubex_expected.o
-CUBEX_TESTS := test_cubex_tar test_cubex_binary test_cubex_anchor test_cubex_read
+CUBEX_TESTS := test_cubex_tar test_cubex_binary test_cubex_anchor test_cubex_read \
+               test_views_inclusive
 $(addprefix $(BUILD)/tests/,$(CUBEX_TESTS)): $(TEST_JSON_OBJ)
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(CUBEX_TESTS)) $(BUILD)/obj/tests/cubex_expected.o: \
     tests/unit/json_reader.h tests/unit/cubex_expected.h

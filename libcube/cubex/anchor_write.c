@@ -59,17 +59,16 @@ static void esc(xw *w, const char *s)
 {
     if (!s)
         return;
-    const char *run = s;
-    for (; *s; s++) {
-        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
-                        : *s == '\'' ? "&apos;" : *s == '"' ? "&quot;" : NULL;
-        if (e) {
-            raw(w, run, (size_t)(s - run));
-            put(w, e);
-            run = s + 1;
-        }
+    for (;;) {
+        size_t k = strcspn(s, "&<>'\"");
+        raw(w, s, k);
+        s += k;
+        if (!*s)
+            return;
+        put(w, *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
+               : *s == '\'' ? "&apos;" : "&quot;");
+        s++;
     }
-    raw(w, run, (size_t)(s - run));
 }
 
 /* ` key="value"` */
@@ -186,6 +185,44 @@ static void walk(xw *w, const lists *t, size_t n, void (*open)(void *, size_t),
     free(stack);
 }
 
+/* (id, index) pairs, sorted by id to find duplicates and the entity an
+ * id names. */
+typedef struct {
+    int64_t id;
+    size_t index;
+} id_pair;
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const id_pair *p = x, *q = y;
+    return p->id != q->id ? (p->id > q->id) - (p->id < q->id)
+                          : (p->index > q->index) - (p->index < q->index);
+}
+
+/* Ids (int64_t or uint64_t at byte `off` of each record) given twice
+ * would make the members or call targets they name ambiguous, and a
+ * reader refuses them: 0, or -1 after failing. */
+static int check_unique(xw *w, const void *base, size_t stride, size_t off, size_t n,
+                        const char *what)
+{
+    id_pair *p = malloc((n ? n : 1) * sizeof *p);
+    if (!p) {
+        fail_oom(w);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&p[i].id, (const char *)base + i * stride + off, sizeof p[i].id);
+        p[i].index = i;
+    }
+    qsort(p, n, sizeof *p, cmp_pair);
+    for (size_t k = 1; k < n && !w->failed; k++)
+        if (p[k].id == p[k - 1].id)
+            fail(w, "%ss %zu and %zu have the same id %lld", what, p[k - 1].index, p[k].index,
+                 (long long)p[k].id);
+    free(p);
+    return w->failed ? -1 : 0;
+}
+
 /* ---- the writer's state ------------------------------------------------------- */
 
 typedef struct {
@@ -293,7 +330,9 @@ static void write_metrics(writer *wr)
     const cubex_anchor *a = wr->a;
     lists t = {0};
     open_section(&wr->w, "metrics", a->metrics_title);
-    if (lists_build(&wr->w, &t, a->metrics, sizeof *a->metrics,
+    if (check_unique(&wr->w, a->metrics, sizeof *a->metrics, offsetof(cubex_metric_def, id),
+                     a->num_metrics, "metric") == 0 &&
+        lists_build(&wr->w, &t, a->metrics, sizeof *a->metrics,
                     offsetof(cubex_metric_def, parent), a->num_metrics, a->num_metrics, 1,
                     "metric") == 0)
         walk(&wr->w, &t, a->num_metrics, open_metric, "</metric>\n", wr);
@@ -354,6 +393,11 @@ static void write_program(writer *wr)
             fail(w, "cnode %zu: region %zu of %zu", i, a->cnodes[i].region, a->num_regions);
             return;
         }
+    if (check_unique(w, a->regions, sizeof *a->regions, offsetof(cubex_region_def, id),
+                     a->num_regions, "region") != 0 ||
+        check_unique(w, a->cnodes, sizeof *a->cnodes, offsetof(cubex_cnode_def, id),
+                     a->num_cnodes, "cnode") != 0)
+        return;
     open_section(w, "program", a->program_title);
     for (size_t i = 0; i < a->num_regions; i++)
         write_region(w, &a->regions[i]);
@@ -459,19 +503,6 @@ static int check_locations(writer *wr)
 }
 
 /* ---- topologies ---------------------------------------------------------------- */
-
-/* (Id, index) pairs sorted by Id, to find the CUBE 3 entity an Id names. */
-typedef struct {
-    int64_t id;
-    size_t index;
-} id_pair;
-
-static int cmp_pair(const void *x, const void *y)
-{
-    const id_pair *p = x, *q = y;
-    return p->id != q->id ? (p->id > q->id) - (p->id < q->id)
-                          : (p->index > q->index) - (p->index < q->index);
-}
 
 typedef struct {
     id_pair *pairs;

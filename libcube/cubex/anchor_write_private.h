@@ -48,11 +48,13 @@
 /* Append anchor.xml for the records a to out: plain text, or
  * gzip-compressed when `gzip` is set (the reference library reads
  * either).  0, or -1 with status set: CUBE_EINVAL "anchor.xml: what is
- * inconsistent" for records no file can say (a parent index not before
- * its child, a region, group or location index out of range, a location
- * group without location, location ids other than 0 ... L-1, a cart
- * without dimensions, a coordinate naming no entity), CUBE_ENOMEM.  On
- * failure out holds what was appended so far. */
+ * inconsistent" for records no file can say (ids of metrics, regions or
+ * cnodes given twice, a parent index not before its child, a region,
+ * group or location index out of range, a location group without
+ * location, location ids other than 0 ... L-1, a cart without
+ * dimensions, a coordinate naming no entity), CUBE_ENOMEM.  On failure
+ * out holds what was appended so far.  Not read: version, gzip,
+ * has_severity, the counts of unknown elements, location_by_id. */
 int cubex_anchor_write(const cubex_anchor *a, int gzip, strbuf *out, cube_status *status);
 
 /* Write the records as member "anchor.xml" of archive w (the reference

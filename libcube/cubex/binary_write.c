@@ -273,7 +273,7 @@ int cubex_data_writer_rows(cubex_data_writer *d, const unsigned char *rows, size
         return -1;
     }
     if (!d->zlevel) {
-        if (cubex_tar_write(d->tar, rows, count * d->row_size, status) != 0)
+        if (count && cubex_tar_write(d->tar, rows, count * d->row_size, status) != 0)
             return -1;
         d->got += count;
         return 0;
@@ -304,7 +304,7 @@ static int write_compressed(cubex_data_writer *d, cube_status *st)
     }
     int rc = cubex_tar_begin(d->tar, d->member, head + (uint64_t)d->zlen, d->mtime, st) != 0 ||
                      cubex_tar_write(d->tar, h, head, st) != 0 ||
-                     cubex_tar_write(d->tar, d->z, d->zlen, st) != 0 ||
+                     (d->zlen && cubex_tar_write(d->tar, d->z, d->zlen, st) != 0) ||
                      cubex_tar_end(d->tar, st) != 0
                  ? -1
                  : 0;

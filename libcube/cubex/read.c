@@ -330,15 +330,17 @@ static int cursor_open(cubex_reader *x, size_t i, cursor *k)
         cubex_index_free(&k->ix);
         return -1;
     }
-    k->batch = BATCH_BYTES / k->row_size;
+    /* plain rows in batches of about a MiB (the member holds them all:
+     * its size was checked); compressed ones one by one, each buffer
+     * taken only for a row that is there */
+    k->batch = k->d.compressed ? 1 : BATCH_BYTES / k->row_size;
     if (k->batch < 1)
         k->batch = 1;
     if (k->batch > k->ix.num_rows)
         k->batch = k->ix.num_rows ? k->ix.num_rows : 1;
-    k->buf = malloc(k->batch * k->row_size);
     k->present = malloc(k->batch);
     k->parts = malloc(cubex_dtype_components(info->dtype) * sizeof *k->parts);
-    if (!k->buf || !k->present || !k->parts) {
+    if (!k->present || !k->parts) {
         cursor_close(k);
         fail_oom(x);
         return -1;
@@ -366,9 +368,17 @@ static int cursor_next(cubex_reader *x, cursor *k, size_t *cnode, size_t *row,
             return 0;
         size_t n = k->ix.num_rows - next < k->batch ? k->ix.num_rows - next : k->batch;
         cube_status st;
-        if (cubex_data_read_rows(&k->d, next, n, k->buf, k->present, &st) != 0) {
-            fail_status(x, &st);
-            return -1;
+        if (k->d.compressed && !k->d.zsize[next]) {
+            k->present[0] = 0; /* listed, but the member has no row for it */
+        } else {
+            if (!k->buf && !(k->buf = malloc(k->batch * k->row_size))) {
+                fail_oom(x);
+                return -1;
+            }
+            if (cubex_data_read_rows(&k->d, next, n, k->buf, k->present, &st) != 0) {
+                fail_status(x, &st);
+                return -1;
+            }
         }
         k->first = next;
         k->count = n;

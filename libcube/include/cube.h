@@ -463,8 +463,12 @@ CUBE_API const char *cube_warning(const cube_t *c, size_t i);
 
 /* ------------------------------------------------------------------------
  * Reading.  `path` "-" is standard input; gzip is recognised by its magic
- * bytes.  cube_read fills an empty handle (from cube_create) and returns 0,
- * or -1 with cube_error set; the handle must then only be freed.
+ * bytes.  A CUBE 3 XML file and a CUBE 4 archive (.cubex, a tar archive)
+ * are told apart by their content; an archive that is gzip-compressed or
+ * comes on a pipe is first copied into an unlinked temporary file in
+ * $TMPDIR (else /tmp).  cube_read fills an empty handle (from cube_create)
+ * and returns 0, or -1 with cube_error set; the handle must then only be
+ * freed.
  * ------------------------------------------------------------------------ */
 
 CUBE_API int cube_read(cube_t *c, const char *path);
@@ -472,8 +476,11 @@ CUBE_API int cube_read(cube_t *c, const char *path);
 CUBE_API int cube_read_fd(cube_t *c, int fd, const char *name);
 
 /* Streaming: the definitions first, then one row at a time.  Rows of a
- * file come in file order; a (metric, cnode) pair may come more than once
- * when the file repeats it.  The open functions return NULL only when out
+ * CUBE 3 file come in file order; a (metric, cnode) pair may come more
+ * than once when the file repeats it.  Rows of a CUBE 4 archive come
+ * metric by metric in definition order, each metric's rows in the order
+ * of its index, each pair once; rows of a metric that is derived, VOID or
+ * not selected are not read.  The open functions return NULL only when out
  * of memory; a file that cannot be opened or read gives a reader whose
  * error is set (cube_reader_error_code). */
 typedef struct cube_reader cube_reader;
@@ -664,7 +671,9 @@ CUBE_API int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *c
 /* Each metric's total: the sum of its stored values over all call paths and
  * threads (metric-inclusive, as stored), into totals[metric index]; for a
  * MAXDOUBLE (MINDOUBLE) metric the largest (smallest) stored value, 0
- * without rows (cube_metric_combine in cube_views.h).  Sums are
+ * without rows (cube_metric_combine in cube_views.h).  A metric stored
+ * call-tree inclusive (CUBE 4) sums the rows of the call-tree roots only;
+ * a derived metric's total is NaN: its values are not computed.  Sums are
  * compensated (Neumaier) and taken in the order the rows were stored, so
  * the same file always gives the same totals.  0, or -1 when out of
  * memory. */

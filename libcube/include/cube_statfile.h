@@ -94,11 +94,13 @@ CUBE_API const cube_cnode *cube_statfile_cnode(const cube_statfile_instance *i, 
 /* Statistics computed from an experiment, for box plots of any metric:
  * one pattern for `met`, named by its unique name and carrying its id,
  * whose population is the metric's stored value (metric-inclusive,
- * call-tree-exclusive) of every (call path, thread) pair that has a row;
- * all statistics exact (sample variance, type-7 quartiles, as
- * cube_stats_compute); the `max_instances` largest values as instances
- * (duration = the value, enter = exit = 0, rank = the thread's process
- * rank).  0 or -1 (out of memory). */
+ * call-tree-exclusive; a metric stored call-tree inclusive is converted)
+ * of every (call path, thread) pair that has a row; all statistics exact
+ * (sample variance, type-7 quartiles, as cube_stats_compute); the
+ * `max_instances` largest values as instances (duration = the value,
+ * enter = exit = 0, rank = the thread's process rank).  0 or -1 (out of
+ * memory; CUBE_EUNSUPPORTED for a derived metric, whose values are not
+ * computed). */
 CUBE_API int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_metric *met,
                                          size_t max_instances);
 

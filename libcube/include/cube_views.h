@@ -13,6 +13,17 @@
  * The system tree stores values of threads only; processes, nodes and
  * machines combine their threads.
  *
+ * CUBE 4 also stores metrics the other way along the call tree: a metric of
+ * kind CUBE_KIND_INCLUSIVE or CUBE_KIND_SIMPLE (cube_metric_type) holds for
+ * each call path the value of its whole subtree.  The views convert them:
+ * every flavour gives the same values for such a metric as for the same
+ * values stored exclusive (a call path's own value is its stored value
+ * minus its children's stored values), and only CUBE_CALL_STORED shows what
+ * is stored.  A MAXDOUBLE or MINDOUBLE metric cannot be stored inclusive
+ * (CUBE 4 forbids it): its rows are taken as exclusive whatever its kind.
+ * A derived metric (cube_metric_is_derived) has no stored values and its
+ * CubePL expression is not evaluated: no view is made of it.
+ *
  * How values combine depends on the metric's <dtype> (cube_metric_combine):
  * MAXDOUBLE by maximum, MINDOUBLE by minimum, every other dtype by sum.
  * That holds wherever values meet: along the call tree (the inclusive
@@ -104,9 +115,9 @@ typedef enum {
     /* The call path's own value, without the call paths it calls (the
      * value of an expanded node).  What CUBE 3 stores. */
     CUBE_CALL_EXCLUSIVE,
-    /* The values as stored in the file.  CUBE 3 stores call-exclusive
-     * values, so this is CUBE_CALL_EXCLUSIVE; it exists for CubeLib's
-     * `cube_dump -z stored`. */
+    /* The values as stored in the file: CUBE_CALL_EXCLUSIVE, or for a
+     * metric stored call-tree inclusive (CUBE 4) CUBE_CALL_INCLUSIVE.  It
+     * exists for CubeLib's `cube_dump -z stored`. */
     CUBE_CALL_STORED
 } cube_call_flavour;
 
@@ -123,8 +134,8 @@ typedef enum {
  *   cube_view_row(v, cnode) ... cube_view_free(v);
  *
  * The view keeps a row only for the call paths that have data for the
- * metric (and, in the call-inclusive flavour, their ancestors); memory is
- * one pointer per call path plus those rows.
+ * metric (and, where values are converted along the call tree, their
+ * ancestors); memory is one pointer per call path plus those rows.
  * ------------------------------------------------------------------------ */
 
 typedef struct cube_view cube_view;
@@ -138,7 +149,10 @@ typedef struct cube_view cube_view;
  * (a cube_t from cube_read, from the writer API or from
  * cube_reader_definitions).  `defs` and `met` must outlive the view.
  * NULL on error, with `status` set (CUBE_EINVAL: a NULL argument or an
- * unknown flavour; CUBE_ENOMEM). */
+ * unknown flavour; CUBE_EUNSUPPORTED: a derived metric, or in the
+ * metric-exclusive flavour a metric with a derived child metric that would
+ * be subtracted; CUBE_ENOMEM).  Metrics stored call-tree inclusive are
+ * converted (see the top of this file). */
 CUBE_API cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
                                      cube_metric_flavour metric_flavour,
                                      cube_call_flavour call_flavour, unsigned flags,
@@ -205,7 +219,9 @@ CUBE_API int cube_view_total(const cube_view *v, double *out, cube_status *statu
  * metric flavour, into values[metric index] (cube_num_metrics() values):
  * what the metric tree of the Cube display shows, for a collapsed
  * (inclusive) or expanded (exclusive) node, when it is the leftmost tree.
- * VOID metrics are 0.  Totals combine by dtype (cube_metric_totals).
+ * VOID metrics are 0; derived metrics NaN (not computed), and so is the
+ * exclusive value of a metric with a derived part.  Totals combine by dtype
+ * (cube_metric_totals); metrics stored call-tree inclusive are converted.
  * Needs the rows in `c` (cube_read).  0 or -1. */
 CUBE_API int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double *values,
                                      cube_status *status);
@@ -297,7 +313,8 @@ typedef enum {
 } cube_flat_part;
 
 /* NULL on error, with `status` set: CUBE_EINVAL for a call-inclusive
- * view, CUBE_ESTATE for an unfinished one, CUBE_ENOMEM.  The view may be
+ * view (also a CUBE_CALL_STORED one of a metric stored call-tree
+ * inclusive), CUBE_ESTATE for an unfinished one, CUBE_ENOMEM.  The view may be
  * freed afterwards. */
 CUBE_API cube_flat *cube_flat_create(const cube_view *v, cube_status *status);
 CUBE_API size_t cube_flat_width(const cube_flat *f);

@@ -18,6 +18,7 @@
 #include "core/number_private.h"
 #include "core/util_private.h"
 #include "io/xml_out_private.h"
+#include "views/view_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1121,6 +1122,19 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
         set_error(s, CUBE_EINVAL, "cube_statfile_add_from_cube: no experiment or metric");
         return -1;
     }
+    /* The population is of call-tree exclusive values: a metric stored
+     * call-tree inclusive is converted by a view, which has a row for
+     * every call path that has a stored one.  A derived metric has no
+     * values to take. */
+    cube_view *excl = NULL;
+    if (cube_metric_is_derived(met) || view_stored_inclusive(met)) {
+        cube_status st;
+        excl = cube_view_compute(c, met, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
+        if (!excl) {
+            set_error(s, st.code, "cube_statfile_add_from_cube: %s", st.message);
+            return -1;
+        }
+    }
     size_t threads = cube_num_threads(c), rows = cube_num_rows(c), n = 0;
     for (size_t r = 0; r < rows; r++) {
         cube_metric *m;
@@ -1138,6 +1152,7 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
         free(lv);
         free(values);
         free(inst);
+        cube_view_free(excl);
         set_error(s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
@@ -1148,6 +1163,8 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
         const double *row = cube_row_at(c, r, &m, &cn);
         if (m != met)
             continue;
+        if (excl && !(row = cube_view_row(excl, cn)))
+            continue; /* not reached: a stored row has a row in the view */
         for (size_t t = 0; t < threads; t++) {
             if (isnan(row[t]))
                 continue; /* not a value: left out of the population */
@@ -1183,6 +1200,7 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
         free(lv);
         free(values);
         free(inst);
+        cube_view_free(excl);
         set_error(s, CUBE_ENOMEM, "out of memory");
         return -1;
     }
@@ -1204,5 +1222,6 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
     free(lv);
     free(values);
     free(inst);
+    cube_view_free(excl);
     return rc;
 }

@@ -19,6 +19,18 @@ cube_combine_rule cube_metric_combine(const cube_metric *met)
     return CUBE_COMBINE_SUM;
 }
 
+int view_stored_inclusive(const cube_metric *met)
+{
+    cube_metric_kind kind = cube_metric_type(met);
+    /* A maximum or minimum cannot be stored call-tree inclusive: CUBE 4
+     * forbids it (CubeLib refuses to read such a metric) and there would be
+     * no way back to the call paths' own values, since a maximum has no
+     * parts to subtract.  Such a metric's rows are taken as exclusive,
+     * whatever its kind says. */
+    return (kind == CUBE_KIND_INCLUSIVE || kind == CUBE_KIND_SIMPLE) &&
+           cube_metric_combine(met) == CUBE_COMBINE_SUM;
+}
+
 double cube_combine_values(cube_combine_rule how, const double *values, size_t n)
 {
     view_combiner k = {how == CUBE_COMBINE_MAX || how == CUBE_COMBINE_MIN ? how
@@ -75,6 +87,14 @@ void view_acc_add_acc(double *dst, const double *src, size_t w)
     for (size_t i = 0; i < w; i++) {
         view_neu_add(&dst[i], &dst[w + i], src[i]);
         dst[w + i] += src[w + i];
+    }
+}
+
+void view_acc_sub_acc(double *dst, const double *src, size_t w)
+{
+    for (size_t i = 0; i < w; i++) {
+        view_neu_add(&dst[i], &dst[w + i], -src[i]);
+        dst[w + i] -= src[w + i];
     }
 }
 

@@ -258,10 +258,14 @@ cube_flat *cube_flat_create(const cube_view *v, cube_status *status)
         status_set(status, CUBE_EINVAL, "cube_flat_create needs a view");
         return NULL;
     }
-    if (v->call_flavour == CUBE_CALL_INCLUSIVE) {
+    if (v->rows_flavour == CUBE_CALL_INCLUSIVE) {
         status_set(status, CUBE_EINVAL,
-                   "cube_flat_create: the view is call-inclusive; the flat profile is made "
-                   "from a call-exclusive or stored one");
+                   v->call_flavour == CUBE_CALL_INCLUSIVE
+                       ? "cube_flat_create: the view is call-inclusive; the flat profile is "
+                         "made from a call-exclusive or stored one"
+                       : "cube_flat_create: the view holds the stored values of a metric "
+                         "stored call-tree inclusive; the flat profile is made from a "
+                         "call-exclusive view");
         return NULL;
     }
     if (v->finished != 1) {

@@ -30,6 +30,15 @@ struct cube_view {
                         accumulator of 2 * width; then width values */
     unsigned char *compensated; /* bit per cnode, until finished */
     size_t num_rows; /* non-NULL entries of rows */
+    /* Until finished, the rows hold values along the call tree as the
+     * view's metric stores them: call-inclusive when stored_inclusive.  In
+     * the metric-exclusive flavour a child metric stored the other way
+     * contributes to `other`, rows of the same layout (NULL when no child
+     * does); cube_view_finish converts both to `rows_flavour` and adds
+     * them up. */
+    int stored_inclusive;
+    cube_call_flavour rows_flavour; /* CUBE_CALL_INCLUSIVE or _EXCLUSIVE */
+    struct cube_view *other;
     int finished;    /* 1 finished, -1 cube_view_finish failed half way */
     cube_status status; /* of the last call that changed the view */
 };
@@ -81,6 +90,10 @@ static inline double view_combiner_result(const view_combiner *k)
     return k->any ? k->value : 0.0;
 }
 
+/* 1 when `met`'s rows hold call-tree inclusive values (a CUBE 4 metric of
+ * kind INCLUSIVE or SIMPLE), 0 when they hold call-tree exclusive ones. */
+int view_stored_inclusive(const cube_metric *met);
+
 /* 0 when none of the n values is NaN; else -1 with `status` naming the
  * first NaN as "FUNC: value I is NaN" (CUBE_EINVAL). */
 int view_check_not_nan(const double *values, size_t n, const char *func, cube_status *status);
@@ -94,8 +107,9 @@ double *view_acc_new(size_t w);
 void view_acc_add_row(double *acc, size_t w, const double *row, double sign);
 /* acc[0] += sign * (the sum of the n values of row), compensated. */
 void view_acc_add_sum(double *acc, size_t w, const double *row, size_t n, double sign);
-/* dst += src, both accumulators. */
+/* dst += src and dst -= src, both accumulators. */
 void view_acc_add_acc(double *dst, const double *src, size_t w);
+void view_acc_sub_acc(double *dst, const double *src, size_t w);
 /* Fold the compensations into the sums and shrink to w doubles; returns
  * the (possibly moved) array, never NULL. */
 double *view_acc_fold(double *acc, size_t w);

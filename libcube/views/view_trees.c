@@ -1,8 +1,9 @@
 /*
  * view_trees.c - one metric's values along the metric tree (inclusive as
  * stored, or exclusive: minus the child metrics), along the call tree
- * (exclusive as stored, or inclusive: plus the whole subtree) and summed
- * over the system tree (cube_views.h).
+ * (exclusive: the call path alone, inclusive: plus its whole subtree,
+ * whichever of the two the metric stores) and summed over the system tree
+ * (cube_views.h).
  */
 #include "views/view_private.h"
 
@@ -13,6 +14,30 @@
 static int metric_belongs(const cube_t *c, const cube_metric *met)
 {
     return met && met->index < cube_num_metrics(c) && cube_get_metric(c, met->index) == met;
+}
+
+/* The row pointers and the compensation bits of a view whose ncnodes is
+ * set: 0, or -1 when out of memory (cube_view_free cleans up). */
+static int new_rows(cube_view *v)
+{
+    v->rows = calloc(v->ncnodes ? v->ncnodes : 1, sizeof *v->rows);
+    v->compensated = calloc(v->ncnodes / 8 + 1, 1);
+    return v->rows && v->compensated ? 0 : -1;
+}
+
+/* The rows for the child metrics stored the other way along the call tree
+ * than the view's metric: a view of its own kept inside.  0 or -1. */
+static int new_other(cube_view *v)
+{
+    cube_view *o = calloc(1, sizeof *o);
+    if (!o)
+        return -1;
+    *o = (cube_view){.defs = v->defs, .metric = v->metric, .metric_flavour = v->metric_flavour,
+                     .call_flavour = v->call_flavour, .flags = v->flags, .combine = v->combine,
+                     .width = v->width, .nthreads = v->nthreads, .ncnodes = v->ncnodes,
+                     .stored_inclusive = !v->stored_inclusive, .rows_flavour = v->rows_flavour};
+    v->other = o;
+    return new_rows(o);
 }
 
 cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
@@ -49,6 +74,29 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
                    flags & ~CUBE_VIEW_AGGREGATE);
         return NULL;
     }
+    if (cube_metric_is_derived(met)) {
+        status_set(status, CUBE_EUNSUPPORTED,
+                   "cube_view_create: metric \"%s\" is derived (CubePL expression): its values "
+                   "are not computed", met->uniq_name);
+        return NULL;
+    }
+    cube_combine_rule combine = cube_metric_combine(met);
+    int stored_inclusive = view_stored_inclusive(met), mixed = 0;
+    if (metric_flavour == CUBE_METRIC_EXCLUSIVE && combine == CUBE_COMBINE_SUM)
+        for (size_t k = 0; k < met->num_children; k++) {
+            const cube_metric *child = met->children[k];
+            if (child->is_void || cube_metric_combine(child) != CUBE_COMBINE_SUM)
+                continue; /* not a part (cube_view_wants) */
+            if (cube_metric_is_derived(child)) {
+                status_set(status, CUBE_EUNSUPPORTED,
+                           "cube_view_create: metric \"%s\" has the derived child metric "
+                           "\"%s\" (CubePL expression), whose values are not computed: its "
+                           "metric-exclusive values cannot be either",
+                           met->uniq_name, child->uniq_name);
+                return NULL;
+            }
+            mixed |= view_stored_inclusive(child) != stored_inclusive;
+        }
     cube_view *v = calloc(1, sizeof *v);
     if (!v) {
         status_set(status, CUBE_ENOMEM, "out of memory");
@@ -59,16 +107,17 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
     v->metric_flavour = metric_flavour;
     v->call_flavour = call_flavour;
     v->flags = flags;
-    v->combine = cube_metric_combine(met);
+    v->combine = combine;
     v->nthreads = cube_num_threads(defs);
     v->width = (flags & CUBE_VIEW_AGGREGATE) ? 1 : v->nthreads;
     v->ncnodes = cube_num_cnodes(defs);
-    v->rows = calloc(v->ncnodes ? v->ncnodes : 1, sizeof *v->rows);
-    v->compensated = calloc(v->ncnodes / 8 + 1, 1);
-    if (!v->rows || !v->compensated) {
-        free(v->rows);
-        free(v->compensated);
-        free(v);
+    v->stored_inclusive = stored_inclusive;
+    /* the stored flavour is the one the view's metric is stored in */
+    v->rows_flavour = call_flavour != CUBE_CALL_STORED ? call_flavour
+                      : stored_inclusive               ? CUBE_CALL_INCLUSIVE
+                                                       : CUBE_CALL_EXCLUSIVE;
+    if (new_rows(v) != 0 || (mixed && new_other(v) != 0)) {
+        cube_view_free(v);
         status_set(status, CUBE_ENOMEM, "out of memory");
         return NULL;
     }
@@ -109,7 +158,8 @@ void cube_view_free(cube_view *v)
 {
     if (!v)
         return;
-    for (size_t i = 0; i < v->ncnodes; i++)
+    cube_view_free(v->other);
+    for (size_t i = 0; v->rows && i < v->ncnodes; i++)
         free(v->rows[i]);
     free(v->rows);
     free(v->compensated);
@@ -214,22 +264,27 @@ int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cn
         return -1;
     }
     /* Metric-inclusive values are stored; a metric's exclusive value is its
-     * own stored value minus its children's stored values. */
+     * own stored value minus its children's stored values, each converted
+     * along the call tree at the end when it is stored the other way. */
     double sign = met == v->metric ? 1.0 : -1.0;
-    if (v->combine != CUBE_COMBINE_SUM) {
+    cube_view *t = v->other && met != v->metric &&
+                           view_stored_inclusive(met) != v->stored_inclusive
+                       ? v->other
+                       : v;
+    if (t->combine != CUBE_COMBINE_SUM) {
         /* only the view's own metric gets here (cube_view_wants) */
         double one;
-        if (v->flags & CUBE_VIEW_AGGREGATE)
-            one = cube_combine_values(v->combine, values, v->nthreads);
-        if (pick_values(v, i, (v->flags & CUBE_VIEW_AGGREGATE) ? &one : values) != 0)
+        if (t->flags & CUBE_VIEW_AGGREGATE)
+            one = cube_combine_values(t->combine, values, t->nthreads);
+        if (pick_values(t, i, (t->flags & CUBE_VIEW_AGGREGATE) ? &one : values) != 0)
             return view_out_of_memory(v);
-    } else if (v->flags & CUBE_VIEW_AGGREGATE) {
+    } else if (t->flags & CUBE_VIEW_AGGREGATE) {
         /* a sum over the threads: compensated from its first value on */
-        double *acc = accumulator(v, i);
+        double *acc = accumulator(t, i);
         if (!acc)
             return view_out_of_memory(v);
-        view_acc_add_sum(acc, 1, values, v->nthreads, sign);
-    } else if (add_values(v, i, values, sign) != 0) {
+        view_acc_add_sum(acc, 1, values, t->nthreads, sign);
+    } else if (add_values(t, i, values, sign) != 0) {
         return view_out_of_memory(v);
     }
     return 0;
@@ -255,6 +310,58 @@ int cube_view_add_stored(cube_view *v)
     return 0;
 }
 
+/* Row p += row i (or the larger or smaller of the two), or -= with a
+ * negative sign (sums only): 0, or -1 when out of memory. */
+static int add_row_to(cube_view *v, size_t p, const cube_view *from, size_t i, double sign)
+{
+    if (v->combine != CUBE_COMBINE_SUM)
+        return pick_values(v, p, from->rows[i]);
+    if (!is_compensated(from, i))
+        return add_values(v, p, from->rows[i], sign);
+    if (!accumulator(v, p))
+        return -1;
+    if (sign > 0)
+        view_acc_add_acc(v->rows[p], from->rows[i], v->width);
+    else
+        view_acc_sub_acc(v->rows[p], from->rows[i], v->width);
+    return 0;
+}
+
+/* The rows of `t`, held as stored (call-inclusive when stored_inclusive),
+ * turned into values of the call flavour `to`.  0, or -1 when out of
+ * memory. */
+static int convert(cube_view *t, cube_call_flavour to)
+{
+    if (!t->stored_inclusive && to == CUBE_CALL_INCLUSIVE) {
+        /* Post-order accumulation without recursion: every parent comes
+         * before its children in index order, so in reverse index order a
+         * node's subtree is complete when the node is reached, and it is
+         * added to its parent in one step. */
+        for (size_t i = t->ncnodes; i-- > 0;) {
+            const cube_cnode *cn = cube_get_cnode(t->defs, i);
+            if (t->rows[i] && cn->parent && add_row_to(t, cn->parent->index, t, i, 1.0) != 0)
+                return -1;
+        }
+    } else if (t->stored_inclusive && to == CUBE_CALL_EXCLUSIVE) {
+        /* A call path's own value is its inclusive value minus its
+         * children's.  In index order a node is reached before any of its
+         * children, so its row still holds its inclusive value when it is
+         * taken away from its parent's. */
+        for (size_t i = 0; i < t->ncnodes; i++) {
+            const cube_cnode *cn = cube_get_cnode(t->defs, i);
+            if (t->rows[i] && cn->parent && add_row_to(t, cn->parent->index, t, i, -1.0) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Does `t` change its rows to reach flavour `to`? */
+static int converts(const cube_view *t, cube_call_flavour to)
+{
+    return t->stored_inclusive != (to == CUBE_CALL_INCLUSIVE);
+}
+
 int cube_view_finish(cube_view *v)
 {
     if (!v)
@@ -263,11 +370,9 @@ int cube_view_finish(cube_view *v)
     if (v->finished)
         return view_is_finished(v, "cube_view_finish");
     size_t w = v->width;
-    if (v->call_flavour == CUBE_CALL_INCLUSIVE) {
-        /* Post-order accumulation without recursion: every parent comes
-         * before its children in index order, so in reverse index order a
-         * node's subtree is complete when the node is reached, and it is
-         * added to its parent in one step. */
+    cube_call_flavour to = v->rows_flavour;
+    if (converts(v, to) || (v->other && converts(v->other, to))) {
+        /* both conversions need every parent before its children */
         for (size_t i = 0; i < v->ncnodes; i++) {
             const cube_cnode *cn = cube_get_cnode(v->defs, i);
             if (cn->parent && cn->parent->index >= i) {
@@ -278,26 +383,20 @@ int cube_view_finish(cube_view *v)
                 return -1;
             }
         }
-        for (size_t i = v->ncnodes; i-- > 0;) {
-            const cube_cnode *cn = cube_get_cnode(v->defs, i);
-            if (!v->rows[i] || !cn->parent)
-                continue;
-            size_t p = cn->parent->index;
-            int rc = 0;
-            if (v->combine != CUBE_COMBINE_SUM)
-                rc = pick_values(v, p, v->rows[i]);
-            else if (!is_compensated(v, i))
-                rc = add_values(v, p, v->rows[i], 1.0);
-            else if (accumulator(v, p))
-                view_acc_add_acc(v->rows[p], v->rows[i], w);
-            else
-                rc = -1;
-            if (rc != 0) {
-                v->finished = -1; /* partly summed: only cube_view_free */
-                return view_out_of_memory(v);
-            }
-        }
     }
+    int rc = convert(v, to);
+    if (!rc && v->other) {
+        rc = convert(v->other, to);
+        for (size_t i = 0; !rc && i < v->ncnodes; i++)
+            if (v->other->rows[i])
+                rc = add_row_to(v, i, v->other, i, 1.0);
+    }
+    if (rc != 0) {
+        v->finished = -1; /* partly summed: only cube_view_free */
+        return view_out_of_memory(v);
+    }
+    cube_view_free(v->other);
+    v->other = NULL;
     for (size_t i = 0; i < v->ncnodes; i++)
         if (v->rows[i] && is_compensated(v, i))
             v->rows[i] = view_acc_fold(v->rows[i], w);
@@ -403,7 +502,7 @@ int cube_view_total(const cube_view *v, double *out, cube_status *status)
         status_set(status, CUBE_ENOMEM, "out of memory");
         return -1;
     }
-    if (v->call_flavour == CUBE_CALL_INCLUSIVE) {
+    if (v->rows_flavour == CUBE_CALL_INCLUSIVE) {
         /* the roots' inclusive values hold everything */
         size_t nroots = cube_num_root_cnodes(v->defs);
         for (size_t k = 0; k < nroots; k++) {

@@ -1,0 +1,162 @@
+/*
+ * test_cubex_roundtrip.c - writing CUBE 4 loses nothing: every CUBE 4 test
+ * file read, written as .cubex and read again is the same model (every
+ * definition, id and order, every value bit for bit, what CUBE 4 adds to
+ * CUBE 3), and writing it again gives the same bytes; every CUBE 3 test
+ * file written as CUBE 4 and back as CUBE 3 is the original model.  The
+ * archives we write follow the reference library's layout: CubeLib
+ * padding, anchor.xml last, version 4.4.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const cubex_files[] = {
+    "cubex/mkcubex_minimal.cubex",
+    "cubex/cubelib-4.8.2_cube-values_example.cubex",
+    "cubex/scorep-9.0dev_time-p4-n2000-x1-r0_profile.cubex",
+    "cubex/scorep-1.4_kripke-p8-d2-g32-r1_profile.cubex",
+    "cubex/scorep-9.4_cubew-4.8-checksum-bug_bt-mz_sum-p2-r1.cubex",
+    "cubex/scorep-7.0_hw_counter_L3_DCA_negative.cubex",
+    "cubex/scorep-8.4_call_tree_test.cubex",
+    "cubex/cube3to4_scorep-1.1_profile.cubex",
+    "cubex/cube3to4_tau2cube_template1.cubex",
+    "cubex/cube3to4_cubelib-test1.1_equal_raw-amp.cubex",
+    "cubex/cube3to4_scalasca-bgpBT_experiment1.cubex",
+    "cubex/cubederive_scorep-1.1_profile.cubex",
+    NULL};
+
+static char *write_ok(cube_t *c, const char *suffix, unsigned flags)
+{
+    char *path = temp_path(suffix);
+    if (cube_write_file(c, path, flags) != 0)
+        fail_msg("writing %s failed: %s", path, cube_error(c));
+    return path;
+}
+
+static void assert_same_bytes(const char *p, const char *q)
+{
+    size_t n1, n2;
+    char *a = slurp(p, &n1), *b = slurp(q, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(a, b, n1);
+    free(a);
+    free(b);
+}
+
+static void cubex_round_trip(const char *rel, unsigned flags)
+{
+    cube_t *original = read_ok(testdata(rel));
+    char *first = write_ok(original, ".cubex", flags);
+    cube_t *back = read_ok(first);
+    assert_int_equal(cube_source_format(back), CUBE_FORMAT_CUBE4);
+    assert_same_cube4_model(original, back);
+    /* what we wrote comes back byte for byte, exact values included */
+    char *second = write_ok(back, ".cubex", flags);
+    assert_same_bytes(first, second);
+    unlink(first), unlink(second);
+    free(first), free(second);
+    cube_free(original), cube_free(back);
+}
+
+static void test_cubex_files_round_trip(void **state)
+{
+    (void)state;
+    for (const char *const *f = cubex_files; *f; f++)
+        cubex_round_trip(*f, 0);
+}
+
+/* Compressed data members and a gzip-compressed anchor: the same model. */
+static void test_cubex_files_round_trip_compressed(void **state)
+{
+    (void)state;
+    for (const char *const *f = cubex_files; *f; f++)
+        cubex_round_trip(*f, CUBE_WRITE_GZIP);
+}
+
+static void test_cube3_to_cube4_to_cube3(void **state)
+{
+    (void)state;
+    for (const char *const *f = real_cube_files; *f; f++) {
+        cube_t *original = read_ok(testdata(*f));
+        char *x = write_ok(original, ".cubex", 0);
+        cube_t *four = read_ok(x);
+        assert_same_model(original, four);
+        char *y = write_ok(four, ".cube", 0);
+        cube_t *three = read_ok(y);
+        assert_same_model(original, three);
+        /* nothing CUBE 3 cannot hold: no warning on the way */
+        assert_int_equal(cube_num_warnings(four), 0);
+        unlink(x), unlink(y);
+        free(x), free(y);
+        cube_free(original), cube_free(four), cube_free(three);
+    }
+}
+
+/* The name says the format; the flags overrule it. */
+static void test_format_by_name_and_flags(void **state)
+{
+    (void)state;
+    assert_int_equal(cube_write_format("a.cubex", 0), CUBE_FORMAT_CUBE4);
+    assert_int_equal(cube_write_format("a.cube", 0), CUBE_FORMAT_CUBE3);
+    assert_int_equal(cube_write_format("a.cube.gz", 0), CUBE_FORMAT_CUBE3);
+    assert_int_equal(cube_write_format("-", 0), CUBE_FORMAT_CUBE3);
+    assert_int_equal(cube_write_format("-", CUBE_WRITE_CUBE4), CUBE_FORMAT_CUBE4);
+    assert_int_equal(cube_write_format("a.cubex", CUBE_WRITE_CUBE3), CUBE_FORMAT_CUBE3);
+
+    cube_t *c = read_ok(testdata("cube/tau2cube_template1.cube"));
+    char *path = write_ok(c, ".out", CUBE_WRITE_CUBE4);
+    size_t n;
+    char *bytes = slurp(path, &n);
+    /* a tar archive: the POSIX magic of the first header */
+    assert_true(n > 512 && memcmp(bytes + 257, "ustar", 5) == 0);
+    free(bytes);
+    unlink(path);
+    free(path);
+    cube_free(c);
+}
+
+/* The layout the reference reader needs: every member's padding up to the
+ * next block plus one more when its size is a multiple of 512, anchor.xml
+ * the last member, version 4.4 with double quotes. */
+static void test_reference_layout(void **state)
+{
+    (void)state;
+    cube_t *c = read_ok(testdata("cubex/mkcubex_minimal.cubex"));
+    char *path = write_ok(c, ".cubex", 0);
+    size_t n;
+    unsigned char *bytes = (unsigned char *)slurp(path, &n);
+    size_t pos = 0;
+    char last[101] = "";
+    while (pos + 512 <= n && bytes[pos]) {
+        memcpy(last, bytes + pos, 100);
+        last[100] = '\0';
+        unsigned long long size = strtoull((const char *)bytes + pos + 124, NULL, 8);
+        if (strcmp(last, "anchor.xml") == 0)
+            assert_non_null(strstr((const char *)bytes + pos + 512,
+                                   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.4\">"));
+        pos += 512 + (size / 512 + 1) * 512;
+    }
+    assert_string_equal(last, "anchor.xml");
+    assert_true(pos + 1024 <= n); /* the two zero blocks that end it */
+    free(bytes);
+    unlink(path);
+    free(path);
+    cube_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cubex_files_round_trip),
+        cmocka_unit_test(test_cubex_files_round_trip_compressed),
+        cmocka_unit_test(test_cube3_to_cube4_to_cube3),
+        cmocka_unit_test(test_format_by_name_and_flags),
+        cmocka_unit_test(test_reference_layout),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
