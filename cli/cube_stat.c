@@ -26,7 +26,8 @@ static const char usage[] = "cube_stat [-p] [-m METRICS] [-%] [-r ROUTINES] [-o 
 static void print_help(void)
 {
     printf("usage: %s\n"
-           "Profiles and statistics of a CUBE 3 experiment, as CubeLib's cube_stat.\n\n"
+           "Profiles and statistics of a CUBE 3 or CUBE 4 experiment, as CubeLib's\n"
+           "cube_stat.\n\n"
            "  -p           an aligned table instead of CSV\n"
            "  -m METRICS   unique names (or display names only one metric has),\n"
            "               comma-separated (default: time, or else the\n"
