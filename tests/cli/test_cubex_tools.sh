@@ -146,6 +146,14 @@ for tool in cube_dump cube_stat; do
     expect_grep "^$tool: $DERIVE: metric 'time_per_visit' is derived: its values are not computed$" "$TMP/err" "$tool -m DERIVED says why"
     if [ -s "$TMP/out" ]; then not_ok "$tool -m DERIVED prints nothing"; else ok "$tool -m DERIVED prints nothing"; fi
 done
+run cube_statfile --from-cube="$DERIVE" -m time_per_visit
+expect_rc 2 "cube_statfile --from-cube -m DERIVED exits 2"
+expect_grep "^cube_statfile: $DERIVE: metric 'time_per_visit' is derived: its values are not computed$" "$TMP/err" "cube_statfile --from-cube -m DERIVED says why"
+run cube_statfile --from-cube="$DERIVE" -m all
+expect_rc 0 "cube_statfile --from-cube -m all of a file with derived metrics exits 0"
+if grep -q "time_per_visit\|visits_x2_incl\|bytes_total" "$TMP/out"; then not_ok "cube_statfile --from-cube -m all: no pattern of a derived metric"
+else ok "cube_statfile --from-cube -m all: no pattern of a derived metric"; fi
+expect_grep "time_ms" "$TMP/out" "cube_statfile --from-cube -m all: the stored metrics' patterns"
 run cube_info "$DERIVE"
 expect_grep "^  time_per_visit	time_per_visit	DOUBLE		derived$" "$TMP/out" "cube_info: a derived metric's total is 'derived', not 0"
 expect_grep "^  kinds: EXCLUSIVE 7, POSTDERIVED 1, PREDERIVED_INCLUSIVE 1, PREDERIVED_EXCLUSIVE 1 (derived 3, ghost 0)$" "$TMP/out" "cube_info: the metric kinds"
