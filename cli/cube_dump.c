@@ -472,7 +472,7 @@ static int add_once(void *user, const cube_metric *m)
 
 /* The metrics of -m, in order, without repeats; NULL after an error. */
 static const cube_metric **select_metrics(const cube_t *c, const char *arg, const char *name,
-                                          size_t *count)
+                                          size_t *count, int *all_out)
 {
     size_t nm = cube_num_metrics(c), n = 0;
     const cube_metric **out = malloc((nm ? nm : 1) * sizeof *out);
@@ -489,6 +489,7 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
             break;
         p += k + 1;
     }
+    *all_out = all;
     if (all) {
         const cube_metric **pre = metrics_preorder(c);
         if (!pre) {
@@ -512,6 +513,62 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
     }
     *count = list.count;
     return out;
+}
+
+/* The child metric whose values a metric's metric-exclusive values would
+ * lose (cube_view_wants: the parts of a sum) that is derived, so that its
+ * values are not computed; NULL when there is none. */
+static const cube_metric *derived_part(const cube_metric *m)
+{
+    if (cube_metric_combine(m) != CUBE_COMBINE_SUM)
+        return NULL;
+    for (size_t k = 0; k < cube_metric_num_children(m); k++) {
+        const cube_metric *child = cube_metric_child(m, k);
+        if (!cube_metric_is_void(child) && cube_metric_combine(child) == CUBE_COMBINE_SUM &&
+            cube_metric_is_derived(child))
+            return child;
+    }
+    return NULL;
+}
+
+/* -x excl: a metric with a derived part has no metric-exclusive values.
+ * Chosen by 'all' it is left out with one warning per run (naming every
+ * such metric); named, it is an error.  0, or -1 after printing it. */
+static int drop_derived_parts(const char *name, const cube_metric **mets, size_t *n, int all)
+{
+    static int warned; /* setup runs again when the file is read whole */
+    size_t kept = 0, dropped = 0;
+    char list[512];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < *n; i++) {
+        const cube_metric *part = derived_part(mets[i]);
+        if (!part) {
+            mets[kept++] = mets[i];
+            continue;
+        }
+        if (!all) {
+            cli_error("%s: metric '%s' has the derived child metric '%s': its metric-exclusive "
+                      "values are not computed",
+                      name, cube_metric_uniq_name(mets[i]), cube_metric_uniq_name(part));
+            return -1;
+        }
+        if (len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", dropped ? ", " : "",
+                                    cube_metric_uniq_name(mets[i]));
+        dropped++;
+    }
+    if (dropped && !warned) {
+        fprintf(stderr,
+                "%s: warning: %s: %zu metric%s (%s) %s: %s metric-exclusive values are "
+                "not computed\n",
+                cli_tool(), name, dropped, dropped == 1 ? "" : "s", list,
+                dropped == 1 ? "has a derived child metric" : "have derived child metrics",
+                dropped == 1 ? "its" : "their");
+        warned = 1;
+    }
+    *n = kept;
+    return 0;
 }
 
 /* The threads of -t, ascending; -1 after an error. */
@@ -578,8 +635,11 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
     p->name = name;
     parse_callpaths(o->callpaths, &p->sel, o->flat);
     size_t n;
-    const cube_metric **mets = select_metrics(defs, o->metrics, name, &n);
+    int all;
+    const cube_metric **mets = select_metrics(defs, o->metrics, name, &n, &all);
     if (!mets)
+        return -1;
+    if (o->metric_flavour == CUBE_METRIC_EXCLUSIVE && drop_derived_parts(name, mets, &n, all))
         return -1;
     p->metrics = calloc(n ? n : 1, sizeof *p->metrics);
     if (!p->metrics) {

@@ -174,7 +174,8 @@ static int facts_of(const cube_t *c, cube4_facts *f)
             f->depth = node_level(n) + 1;
     }
     for (size_t i = 0; i < cube_num_processes(c); i++)
-        count_name(&f->group_types, cube_group_type_name(cube_process_type(cube_get_process(c, i))));
+        count_name(&f->group_types,
+                   cube_group_type_name(cube_process_type(cube_get_process(c, i))));
     for (size_t i = 0; i < cube_num_threads(c); i++)
         count_name(&f->location_types,
                    cube_location_type_name(cube_thread_type(cube_get_thread(c, i))));
@@ -225,26 +226,30 @@ static const char *coord_kind_name(const cube_cartesian *t)
  * with a stack of its own (a file may nest nodes deeply). */
 static void print_nodes_human(const cube_t *c, const cube_machine *m)
 {
+    typedef struct {
+        const cube_node *node;
+        size_t level;
+    } entry;
     size_t cap = cube_num_nodes(c) + 1, top = 0;
-    const cube_node **stack = malloc(cap * sizeof *stack);
+    entry *stack = malloc(cap * sizeof *stack);
     if (!stack) {
         cli_error("out of memory");
         return;
     }
     for (size_t k = cube_machine_num_nodes(m); k-- > 0 && top < cap;)
-        stack[top++] = cube_machine_node(m, k);
+        stack[top++] = (entry){cube_machine_node(m, k), 1};
     while (top) {
-        const cube_node *n = stack[--top];
+        entry e = stack[--top];
+        const cube_node *n = e.node;
         size_t nc = cube_node_num_children(n), np = cube_node_num_processes(n);
-        printf("%*s%s %s:", (int)(2 * node_level(n) + 2), "", cube_node_class(n),
-               cube_node_name(n));
+        printf("%*s%s %s:", (int)(2 * e.level + 2), "", cube_node_class(n), cube_node_name(n));
         if (nc)
             printf(" nodes %zu%s", nc, np ? "," : "");
         if (np || !nc)
             printf(" processes %zu, threads %zu", np, node_threads(n));
         putchar('\n');
         for (size_t k = nc; k-- > 0 && top < cap;)
-            stack[top++] = cube_node_child(n, k);
+            stack[top++] = (entry){cube_node_child(n, k), e.level + 1};
     }
     free(stack);
 }

@@ -12,6 +12,8 @@ KRIPKE=$D/scorep-1.4_kripke-p8-d2-g32-r1_profile.cubex
 TIME=$D/scorep-9.0dev_time-p4-n2000-x1-r0_profile.cubex
 VALUES=$D/cubelib-4.8.2_cube-values_example.cubex
 DERIVE=$D/cubederive_scorep-1.1_profile.cubex
+top=$(pwd)
+case $BIN in /*) bin=$BIN ;; *) bin=$top/$BIN ;; esac
 
 # expected FILE: the expected definitions of an archive (plain or gzip JSON)
 expected() {
@@ -146,6 +148,32 @@ for tool in cube_dump cube_stat; do
     expect_grep "^$tool: $DERIVE: metric 'time_per_visit' is derived: its values are not computed$" "$TMP/err" "$tool -m DERIVED says why"
     if [ -s "$TMP/out" ]; then not_ok "$tool -m DERIVED prints nothing"; else ok "$tool -m DERIVED prints nothing"; fi
 done
+# a derived metric below a stored one: the parent's metric-exclusive
+# values would need the derived metric's (the archive re-packed with the
+# derived metric bytes_total moved below time)
+mkdir "$TMP/dv"
+(cd "$TMP/dv" && tar xf "$top/$DERIVE" && gzip -dc anchor.xml >anchor.plain && python3 -c '
+import re
+s = open("anchor.plain").read()
+m = re.search(r"\n    <metric id=\"8\" .*?</metric>", s, re.S)
+s = s[:m.start()] + s[m.end():]
+t = s.index("</metric>", s.index("<uniq_name>time</uniq_name>"))
+s = s[:t] + m.group(0)[1:].replace("\n", "\n  ") + "\n    " + s[t:]
+open("anchor.xml", "w").write(s)' && rm anchor.plain &&
+    tar cf ../dchild.cubex --format=ustar $(tar tf "$top/$DERIVE"))
+run cube_dump -w metrics "$TMP/dchild.cubex"
+expect_grep '^8,1,bytes_total,' "$TMP/out" "the re-packed archive has the derived metric below time"
+run cube_dump -x excl -t aggr -c roots "$TMP/dchild.cubex"
+expect_rc 0 "cube_dump -x excl of a metric with a derived child exits 0"
+expect_grep "^cube_dump: warning: $TMP/dchild.cubex: 1 metric (time) has a derived child metric: its metric-exclusive values are not computed$" "$TMP/err" "cube_dump -x excl: one warning naming the metric with a derived child"
+if grep -q '^time,\|^bytes_total,' "$TMP/out"; then not_ok "cube_dump -x excl: no metric-exclusive values of time"
+else ok "cube_dump -x excl: no metric-exclusive values of time"; fi
+expect_grep '^visits,0,' "$TMP/out" "cube_dump -x excl: the other metrics' values"
+run cube_dump -x excl -m time "$TMP/dchild.cubex"
+expect_rc 2 "cube_dump -x excl -m METRIC with a derived child exits 2"
+expect_grep "^cube_dump: $TMP/dchild.cubex: metric 'time' has the derived child metric 'bytes_total': its metric-exclusive values are not computed$" "$TMP/err" "cube_dump -x excl -m METRIC with a derived child says why"
+run cube_dump -m time -t aggr -c roots "$TMP/dchild.cubex"
+expect_grep '^time,0,MAIN__,.*,0.012134638830900839$' "$TMP/out" "cube_dump -x incl of that metric: its values as stored"
 run cube_statfile --from-cube="$DERIVE" -m time_per_visit
 expect_rc 2 "cube_statfile --from-cube -m DERIVED exits 2"
 expect_grep "^cube_statfile: $DERIVE: metric 'time_per_visit' is derived: its values are not computed$" "$TMP/err" "cube_statfile --from-cube -m DERIVED says why"
@@ -241,8 +269,6 @@ run cube_clean --format=cube5 -o "$TMP/x" "$D/mkcubex_minimal.cubex"
 expect_rc 2 "cube_clean --format=cube5 exits 2"
 expect_grep "^cube_clean: --format takes 'cube3' or 'cube4', not 'cube5'$" "$TMP/err" "cube_clean names the bad --format"
 # the default name follows the format
-top=$(pwd)
-case $BIN in /*) bin=$BIN ;; *) bin=$top/$BIN ;; esac
 (cd "$TMP" && mkdir d3 d4 d5 && cd d4 && "$bin/cube_clean" "$top/$D/mkcubex_minimal.cubex" 2>/dev/null &&
     cd ../d3 && "$bin/cube_clean" --format=cube3 "$top/$D/mkcubex_minimal.cubex" 2>/dev/null &&
     cd ../d5 && "$bin/cube_clean" --format=cube4 "$top/testdata/cube/tau2cube_template1.cube" 2>/dev/null)
