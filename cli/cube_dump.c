@@ -639,8 +639,10 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
     const cube_metric **mets = select_metrics(defs, o->metrics, name, &n, &all);
     if (!mets)
         return -1;
-    if (o->metric_flavour == CUBE_METRIC_EXCLUSIVE && drop_derived_parts(name, mets, &n, all))
+    if (o->metric_flavour == CUBE_METRIC_EXCLUSIVE && drop_derived_parts(name, mets, &n, all)) {
+        free(mets);
         return -1;
+    }
     p->metrics = calloc(n ? n : 1, sizeof *p->metrics);
     if (!p->metrics) {
         free(mets);

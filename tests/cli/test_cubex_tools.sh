@@ -174,6 +174,21 @@ expect_rc 2 "cube_dump -x excl -m METRIC with a derived child exits 2"
 expect_grep "^cube_dump: $TMP/dchild.cubex: metric 'time' has the derived child metric 'bytes_total': its metric-exclusive values are not computed$" "$TMP/err" "cube_dump -x excl -m METRIC with a derived child says why"
 run cube_dump -m time -t aggr -c roots "$TMP/dchild.cubex"
 expect_grep '^time,0,MAIN__,.*,0.012134638830900839$' "$TMP/out" "cube_dump -x incl of that metric: its values as stored"
+# cube_stat passes over a derived metric it would pick by name: the
+# archive re-packed with the derived time_per_visit named time, and time
+# named cpu_time (display name Time)
+mkdir "$TMP/dt"
+(cd "$TMP/dt" && tar xf "$top/$DERIVE" && gzip -dc anchor.xml |
+    sed 's|<uniq_name>time</uniq_name>|<uniq_name>cpu_time</uniq_name>|; s|<uniq_name>time_per_visit</uniq_name>|<uniq_name>time</uniq_name>|' >anchor.plain &&
+    mv anchor.plain anchor.xml && tar cf ../dtime.cubex --format=ustar $(tar tf "$top/$DERIVE"))
+run cube_stat "$TMP/dtime.cubex"
+expect_rc 0 "cube_stat of a file whose 'time' is derived exits 0"
+head -1 "$TMP/out" >"$TMP/head"
+expect_text_eq "Routine,visits" "$TMP/head" "cube_stat's default metric passes over a derived 'time' (the metric with id 0)"
+run cube_stat -t 3 "$TMP/dtime.cubex"
+expect_rc 0 "cube_stat -t of a file whose 'time' is derived exits 0"
+"$BIN/cube_stat" -t 3 "$DERIVE" >"$TMP/want" 2>/dev/null
+expect_file_eq "$TMP/want" "$TMP/out" "cube_stat -t takes the time by its display name Time when 'time' is derived"
 run cube_statfile --from-cube="$DERIVE" -m time_per_visit
 expect_rc 2 "cube_statfile --from-cube -m DERIVED exits 2"
 expect_grep "^cube_statfile: $DERIVE: metric 'time_per_visit' is derived: its values are not computed$" "$TMP/err" "cube_statfile --from-cube -m DERIVED says why"
