@@ -32,6 +32,8 @@
 /* Archive members get this modification time: the output of a given
  * experiment is the same bytes whenever it is written. */
 #define MEMBER_MTIME 0
+/* the bytes of rows encoded before they are written */
+#define WRITE_BATCH_BYTES ((size_t)1 << 20)
 
 typedef struct {
     cube_t *c;
@@ -41,7 +43,7 @@ typedef struct {
     int zlevel;
     size_t *pos;             /* model cnode index -> record (pre-order) position */
     size_t *ordinal[2];      /* per order (PREORDER, WIDE): model cnode index -> ordinal */
-    unsigned char *row;      /* one encoded row */
+    unsigned char *row;      /* a batch of encoded rows */
     size_t row_cap;
     size_t *exact_row;       /* model cnode index -> row of the metric's exact store */
     size_t *column;          /* thread index -> data column (its location id) */
@@ -135,8 +137,9 @@ static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
     return 1;
 }
 
+/* Row r's bytes into out (row_size bytes). */
 static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_t value_size,
-                      const pending_row *r)
+                      const pending_row *r, unsigned char *out)
 {
     size_t nthreads = j->c->threads.count;
     size_t exact = j->exact_row[r->cnode];
@@ -144,7 +147,7 @@ static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_
         /* the exact bytes are in thread index order too */
         const unsigned char *src = (const unsigned char *)sev_row_values(m->exact, exact);
         for (size_t k = 0; k < nthreads; k++)
-            memcpy(j->row + j->column[k] * value_size, src + k * value_size, value_size);
+            memcpy(out + j->column[k] * value_size, src + k * value_size, value_size);
         return 0;
     }
     if (t.kind == CUBEX_DOUBLE || t.kind == CUBEX_MINDOUBLE || t.kind == CUBEX_MAXDOUBLE) {
@@ -152,7 +155,7 @@ static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_
         for (size_t k = 0; k < nthreads; k++) {
             uint64_t bits;
             memcpy(&bits, &r->values[k], sizeof bits);
-            cubex_put_u64(j->row + j->column[k] * 8, bits);
+            cubex_put_u64(out + j->column[k] * 8, bits);
         }
         return 0;
     }
@@ -160,13 +163,13 @@ static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_
         for (size_t k = 0; k < nthreads; k++) {
             /* two's complement: UINT64 -k goes back to the 2^64 - k it was */
             double v = r->values[k];
-            cubex_put_u64(j->row + j->column[k] * 8, v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v);
+            cubex_put_u64(out + j->column[k] * 8, v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v);
         }
         return 0;
     }
     int integer = cubex_dtype_is_integer(t);
     for (size_t k = 0; k < nthreads; k++) {
-        unsigned char *dst = j->row + j->column[k] * value_size;
+        unsigned char *dst = out + j->column[k] * value_size;
         double v = r->values[k];
         if (integer) {
             /* two's complement: UINT64 -k goes back to the 2^64 - k it was */
@@ -238,14 +241,18 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
     if (nthreads && value_size > SIZE_MAX / nthreads)
         return oom(j);
     size_t row_size = value_size * (nthreads ? nthreads : 1);
-    if (row_size > j->row_cap) {
-        unsigned char *grown = realloc(j->row, row_size);
+    /* rows are encoded into a batch and handed on together: one write
+     * per row cost more than encoding it */
+    size_t batch = WRITE_BATCH_BYTES / row_size;
+    batch = batch < 1 ? 1 : batch > n ? (n ? n : 1) : batch;
+    if (batch * row_size > j->row_cap) {
+        unsigned char *grown = realloc(j->row, batch * row_size);
         if (!grown)
             return oom(j);
         j->row = grown;
-        j->row_cap = row_size;
+        j->row_cap = batch * row_size;
     }
-    memset(j->row, 0, row_size);
+    memset(j->row, 0, batch * row_size);
 
     const size_t *ordinal = j->ordinal[stored_inclusive(m) ? 1 : 0];
     for (size_t r = 0; r < n; r++)
@@ -269,12 +276,15 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
         cubex_data_writer_open(j->w, name, row_size, n, j->zlevel, MEMBER_MTIME, j->status);
     if (!d)
         return -1;
-    for (size_t r = 0; r < n; r++) {
-        if (encode_row(j, m, t, value_size, &rows[r]) != 0 ||
-            cubex_data_writer_rows(d, j->row, 1, j->status) != 0) {
+    for (size_t r = 0, fill = 0; r < n; r++) {
+        if (encode_row(j, m, t, value_size, &rows[r], j->row + fill * row_size) != 0 ||
+            ((++fill == batch || r + 1 == n) &&
+             cubex_data_writer_rows(d, j->row, fill, j->status) != 0)) {
             cubex_data_writer_free(d);
             return -1;
         }
+        if (fill == batch)
+            fill = 0;
     }
     return cubex_data_writer_close(d, j->status);
 }
