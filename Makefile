@@ -119,6 +119,7 @@ BENCH_BIN      := $(if $(HAVE_MPICC),$(if $(BENCH_MPI_SRC),$(BUILD)/bin/cube_ben
 
 GEN_BIN  := $(BUILD)/perf/gen_cube
 GEN_LT_BIN := $(BUILD)/perf/gen_linktest
+RW_BIN   := $(BUILD)/perf/cube_rw
 
 MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man5/*.5)
 # the man pages as installed: @VERSION@ replaced by the version
@@ -307,11 +308,16 @@ $(GEN_LT_BIN): bench/perf/gen_linktest.c tests/support/linktest_writer.c tests/s
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(CC) -std=c11 -O2 -Itests/support -o $@ bench/perf/gen_linktest.c tests/support/linktest_writer.c -lm
 
-perf: all $(GEN_BIN) $(GEN_LT_BIN)
+# cube_rw: cube_read and cube_write_file alone, for the CUBE 4 figures
+$(RW_BIN): bench/perf/cube_rw.c $(PUBLIC_HDRS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_ALL)
+
+perf: all $(GEN_BIN) $(GEN_LT_BIN) $(RW_BIN)
 	@sh scripts/deps.sh $(PERF_DEPS)
-	GEN=$(GEN_BIN) bash bench/perf/run.sh $(BUILD)/bin
+	GEN=$(GEN_BIN) RW=$(RW_BIN) bash bench/perf/run.sh $(BUILD)/bin
 	GEN_LT=$(GEN_LT_BIN) bash bench/perf/run_linktest.sh $(BUILD)/bin
-	GEN=$(GEN_BIN) bash bench/perf/run_huge.sh $(BUILD)/bin
+	GEN=$(GEN_BIN) RW=$(RW_BIN) bash bench/perf/run_huge.sh $(BUILD)/bin
 
 # --- fuzzing -------------------------------------------------------------------
 # make fuzz: the libFuzzer harnesses fuzz/fuzz_*.c (clang, ASan + UBSan) in

@@ -14,6 +14,16 @@
 #                all sizes, or one per size; default 3 below 200 MB, else 1
 #   PERF_GEN_ARGS  extra gen_cube options (e.g. "--digits 12")
 #   PERF_HUGE_ONLY 1: skip this script (lib.sh), for make perf PERF_HUGE_ONLY=1
+#   RW           the cube_rw binary (bench/perf/cube_rw.c; make perf builds it):
+#                without it the CUBE 4 cases are skipped
+#   PERF_CUBEX_MIN_MB  the CUBE 4 cases run for the sizes from this one up
+#                (default 50: the 50 and 500 MB files)
+#   CUBELIB_DUMP CubeLib's cube_dump, for its reference column (not installed
+#                here: the column then says so)
+#
+# CUBE 4: each file of PERF_CUBEX_MIN_MB MB or more is also converted into
+# .cubex archives (plain and compressed data) that are read, written again,
+# dumped one metric and all, and diffed; see cubex_measure in lib.sh.
 #
 # Each file: 16 threads (16 processes x 1 thread), 5 metrics, every
 # (metric, cnode) row present, call-tree depth <= 10, seed 1.  The files are
@@ -77,6 +87,9 @@ for tool in cube_dump cube_stat; do
     fi
 done
 view_rows=()
+
+cubex_setup "$BIN"
+CUBEX_MIN_MB=${PERF_CUBEX_MIN_MB:-50}
 
 if [[ ! -x $BIN/cube_clean ]]; then
     have_clean=0
@@ -191,6 +204,9 @@ for i in "${!sizes[@]}"; do
     printf '%s %s | ' "$(cells "$is" "$ik" "$mb")" "$extra"
     printf '%s | ' "$(cells "$cs" "$ck" "$mb")"
     printf '%s\n' "$(cells "$zs" "$zk" "$mb")"
+    if ((have_cubex)) && awk -v s="$size" -v min="$CUBEX_MIN_MB" 'BEGIN { exit !(s >= min) }'; then
+        cubex_measure "${size}MB" "$file" "$runs" "$rows" "$threads"
+    fi
     if ((!keep_work)); then
         rm -f -- "$file" # temporary work dir: free the disk as we go
     fi
@@ -237,4 +253,5 @@ if ((have_views)); then
 EOF
 fi
 
+cubex_print
 perf_exit

@@ -5,6 +5,10 @@
 #   cnodes   1 000 000 call paths (2 threads, 5 metrics)
 #   threads  100 000 threads (100 000 processes x 1 thread, 20 call paths, 5 metrics)
 #   2GB      a 2 000 MB file (16 threads, 5 metrics, depth 10, as run.sh)
+#   cubex    CUBE 4: 1 000 000 call paths x 16 threads x 8 metrics, made as
+#            CUBE 3 (6 significant digits) and converted into .cubex archives
+#            with plain and compressed data, measured as run.sh measures its
+#            CUBE 4 cases (cubex_measure in lib.sh: its own two tables)
 #
 # Usage: bench/perf/run_huge.sh [BIN_DIR [WORK_DIR]]
 #   BIN_DIR   where cube_info, cube_diff and cube_dump are (default build/bin)
@@ -17,7 +21,9 @@
 #   PERF_HUGE_CNODES   call paths of the first experiment (default 1000000)
 #   PERF_HUGE_THREADS  threads of the second (default 100000)
 #   PERF_HUGE_MB       size in MB of the third (default 2000)
-#   PERF_HUGE_CASES    which experiments, default "cnodes threads 2GB"
+#   PERF_HUGE_CASES    which experiments, default "cnodes threads 2GB cubex"
+#   PERF_HUGE_CUBEX_CNODES  call paths of cubex (default 1000000)
+#   RW                 the cube_rw binary for cubex (make perf builds it)
 #   PERF_RUNS          runs per command (median); default 1
 #
 # Each command runs once by default: the whole script takes a few minutes
@@ -49,13 +55,14 @@ WORK=${2:-}
 CNODES=${PERF_HUGE_CNODES:-1000000}
 THREADS=${PERF_HUGE_THREADS:-100000}
 HUGE_MB=${PERF_HUGE_MB:-2000}
-read -r -a cases <<<"${PERF_HUGE_CASES:-cnodes threads 2GB}"
-for v in "$CNODES" "$THREADS" "$HUGE_MB"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || die "bad count '$v' in PERF_HUGE_CNODES/THREADS/MB"
+CUBEX_CNODES=${PERF_HUGE_CUBEX_CNODES:-1000000}
+read -r -a cases <<<"${PERF_HUGE_CASES:-cnodes threads 2GB cubex}"
+for v in "$CNODES" "$THREADS" "$HUGE_MB" "$CUBEX_CNODES"; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || die "bad count '$v' in PERF_HUGE_CNODES/THREADS/MB/CUBEX_CNODES"
 done
 for c in "${cases[@]}"; do
-    [[ $c == cnodes || $c == threads || $c == 2GB ]] ||
-        die "bad case '$c' in PERF_HUGE_CASES (cnodes, threads, 2GB)"
+    [[ $c == cnodes || $c == threads || $c == 2GB || $c == cubex ]] ||
+        die "bad case '$c' in PERF_HUGE_CASES (cnodes, threads, 2GB, cubex)"
 done
 PERF_RUNS=${PERF_RUNS:-1}
 perf_runs "case" 0 "${cases[@]}"
@@ -65,6 +72,7 @@ for tool in cube_info cube_diff cube_dump; do
     [[ -x $BIN/$tool ]] || die "$BIN/$tool not found or not executable"
 done
 perf_work_dir cube-huge
+cubex_setup "$BIN"
 measure_rm=("$WORK/diff.cube")
 perf_generator GEN gen_cube "$here/gen_cube.c"
 have_xmllint=1
@@ -90,6 +98,11 @@ for i in "${!cases[@]}"; do
         cnodes) args=(--metrics 5 --cnodes "$CNODES" --threads 2 --depth 10) ;;
         threads) args=(--metrics 5 --cnodes 20 --threads "$THREADS" --depth 10) ;;
         2GB) args=(--metrics 5 --threads 16 --depth 10 --target-mb "$HUGE_MB") ;;
+        cubex)
+            if ((!have_cubex)); then
+                continue
+            fi
+            args=(--metrics 8 --cnodes "$CUBEX_CNODES" --threads 16 --depth 10 --digits 6) ;;
     esac
     note "generating $c: ${args[*]}"
     t0=$EPOCHREALTIME
@@ -105,6 +118,13 @@ for i in "${!cases[@]}"; do
         -v d="$defb" -v m="$metrics" -v c="$cnodes" 'BEGIN {
         printf "%.1f %.1f %.1f %.1f\n", b / 1e6, r * t * 8 / 1e6, d / 1e6, c * t * 8 / 1e6 }')
     note "$c: $mb MB generated in $gen_s s, $cnodes cnodes, $threads threads; measuring"
+    if [[ $c == cubex ]]; then
+        cubex_measure "${cnodes}cp" "$file" "$runs" "$rowsn" "$threads"
+        if ((!keep_work)); then
+            rm -f -- "$file"
+        fi
+        continue
+    fi
 
     xs=-
     if ((have_xmllint)); then
@@ -176,4 +196,5 @@ cat <<'EOF'
 # Extrapolated linearly from the measured RSS per unit (not measured at that size):
 EOF
 printf '%s\n' "${extrap[@]}"
+cubex_print
 perf_exit

@@ -1245,12 +1245,39 @@ static int after_name(parser *p, char c)
     return F_OTHER;
 }
 
+/* Where the run of bytes from s[i] on that stays in the state (plain text,
+ * a quoted value) ends: at the next c, or at n. */
+static size_t run_end(const char *s, size_t i, size_t n, char c)
+{
+    const char *hit = memchr(s + i, c, n - i);
+    return hit ? (size_t)(hit - s) : n;
+}
+
+/* The bytes s[0 .. n) as libxml2 is to see them: the unquoted values of
+ * the cubepl elements quoted, blanks before the declaration dropped.  The
+ * input is copied in runs (most of it passes unchanged), and text and
+ * quoted values are skipped to their end at once. */
 static int filter(parser *p, const char *s, size_t n, strbuf *out)
 {
     strbuf_clear(out);
+    size_t run = 0; /* s[run .. i) is yet to be copied to out */
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        int again, drop = 0;
+        if (p->fstate == F_TEXT && c != '<') {
+            i = run_end(s, i, n, '<') - 1; /* the loop's i++ lands on the '<' */
+            continue;
+        }
+        if ((p->fstate == F_Q || p->fstate == F_OTHER_Q) && c != p->fquote) {
+            size_t end = run_end(s, i, n, p->fquote);
+            p->tag_bytes += end - i;
+            if (p->tag_bytes > TAG_MAX) {
+                fail(p, "a tag longer than %zu MiB: not read", TAG_MAX >> 20);
+                return -1;
+            }
+            i = end - 1;
+            continue;
+        }
+        int again, drop = 0, quote = 0;
         do {
             again = 0;
             switch (p->fstate) {
@@ -1296,15 +1323,13 @@ static int filter(parser *p, const char *s, size_t n, strbuf *out)
                 } else if (c == '>') {
                     p->fstate = F_TEXT;
                 } else if (!is_blank(c)) {
-                    if (strbuf_append_char(out, '"') != 0)
-                        return -1;
+                    quote = 1; /* an unquoted value opens */
                     p->fstate = F_UNQ;
                 }
                 break;
             case F_UNQ:
                 if (is_blank(c) || c == '>' || c == '/') {
-                    if (strbuf_append_char(out, '"') != 0)
-                        return -1;
+                    quote = 1; /* and closes */
                     p->fstate = c == '>' ? F_TEXT : F_FIX;
                 }
                 break;
@@ -1330,16 +1355,21 @@ static int filter(parser *p, const char *s, size_t n, strbuf *out)
                 break;
             }
         } while (again);
-        if (drop)
-            continue;
+        if (drop || quote) {
+            /* the run so far, then the quote before c, or nothing for c */
+            if (strbuf_append(out, s + run, i - run) != 0 ||
+                (quote && strbuf_append_char(out, '"') != 0))
+                return -1;
+            run = drop ? i + 1 : i;
+            if (drop)
+                continue;
+        }
         if (p->fstate != F_TEXT && ++p->tag_bytes > TAG_MAX) {
             fail(p, "a tag longer than %zu MiB: not read", TAG_MAX >> 20);
             return -1;
         }
-        if (strbuf_append_char(out, c) != 0)
-            return -1;
     }
-    return 0;
+    return strbuf_append(out, s + run, n - run);
 }
 
 /* ---- driving the parser ------------------------------------------------------------ */

@@ -483,7 +483,8 @@ int cubex_data_open(const cubex_tar *t, const cubex_member *m, const cubex_index
                     size_t row_size, cubex_data *d, cube_status *status)
 {
     memset(d, 0, sizeof *d);
-    *d = (cubex_data){t, m, ix->big_endian, 0, row_size, ix->num_rows, NULL, NULL, NULL};
+    *d = (cubex_data){.tar = t, .member = m, .big_endian = ix->big_endian, .row_size = row_size,
+                      .num_rows = ix->num_rows};
     unsigned char h[11];
     size_t hn = m->size < 11 ? (size_t)m->size : 11;
     if (row_size == 0)
@@ -519,49 +520,50 @@ static int inflate_row(cubex_data *d, size_t k, unsigned char *row, cube_status 
     const cubex_member *m = d->member;
     uint64_t at = d->zoff[k], left = d->zsize[k];
     unsigned char extra;
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit(&z) != Z_OK) {
+    z_stream *z = &d->z;
+    if (d->z_open ? inflateReset(z) != Z_OK : inflateInit(z) != Z_OK) {
         status_set(st, CUBE_ENOMEM, "%s: out of memory", d->tar->file);
         return -1;
     }
-    z.next_out = row;
-    z.avail_out = (uInt)d->row_size;
+    d->z_open = 1;
+    z->next_in = NULL;
+    z->avail_in = 0;
+    z->next_out = row;
+    z->avail_out = (uInt)d->row_size;
     int zr = Z_OK, rc = 0;
     while (rc == 0 && zr != Z_STREAM_END) {
-        if (z.avail_in == 0 && left) {
+        if (z->avail_in == 0 && left) {
             size_t n = left < ZCHUNK ? (size_t)left : ZCHUNK;
             if (cubex_tar_pread(d->tar, m, at, d->zbuf, n, st) != 0) {
                 rc = -1;
                 break;
             }
-            z.next_in = d->zbuf;
-            z.avail_in = (uInt)n;
+            z->next_in = d->zbuf;
+            z->avail_in = (uInt)n;
             at += n;
             left -= n;
         }
-        if (z.avail_out == 0 && z.total_out == d->row_size) {
+        if (z->avail_out == 0 && z->total_out == d->row_size) {
             /* the row is full: one byte more would be too many */
-            z.next_out = &extra;
-            z.avail_out = 1;
+            z->next_out = &extra;
+            z->avail_out = 1;
         }
-        zr = inflate(&z, Z_NO_FLUSH);
-        if (z.total_out > d->row_size)
+        zr = inflate(z, Z_NO_FLUSH);
+        if (z->total_out > d->row_size)
             rc = cubex_tar_fail(d->tar, st, m->name, m->offset + d->zoff[k],
                                 "expected a compressed row of %zu bytes, it inflates to more", d->row_size);
-        else if (zr == Z_BUF_ERROR && z.avail_in == 0 && left == 0)
+        else if (zr == Z_BUF_ERROR && z->avail_in == 0 && left == 0)
             rc = cubex_tar_fail(d->tar, st, m->name, m->offset + d->zoff[k] + d->zsize[k],
                                 "expected a compressed row of %zu bytes, the stream ends after %lu",
-                                d->row_size, (unsigned long)z.total_out);
+                                d->row_size, (unsigned long)z->total_out);
         else if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
             rc = cubex_tar_fail(d->tar, st, m->name, m->offset + d->zoff[k],
-                                "expected a zlib-compressed row (%s)", z.msg ? z.msg : "corrupt");
+                                "expected a zlib-compressed row (%s)", z->msg ? z->msg : "corrupt");
     }
-    if (rc == 0 && z.total_out != d->row_size)
+    if (rc == 0 && z->total_out != d->row_size)
         rc = cubex_tar_fail(d->tar, st, m->name, m->offset + d->zoff[k],
                             "expected a compressed row of %zu bytes, it inflates to %lu", d->row_size,
-                            (unsigned long)z.total_out);
-    inflateEnd(&z);
+                            (unsigned long)z->total_out);
     return rc;
 }
 
@@ -609,6 +611,8 @@ int cubex_data_read_rows(cubex_data *d, size_t first, size_t count, unsigned cha
 
 void cubex_data_close(cubex_data *d)
 {
+    if (d->z_open)
+        inflateEnd(&d->z);
     free(d->zoff);
     free(d->zsize);
     free(d->zbuf);

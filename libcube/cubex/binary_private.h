@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <zlib.h>
 
 /* ---- byte order ------------------------------------------------------------ */
 
@@ -50,9 +51,23 @@ static inline uint64_t cubex_get_uint(const unsigned char *p, size_t n, int big_
     return v;
 }
 
+/* The same for 8 bytes, written out so that compilers make it one load
+ * (and a byte swap for the other order): the rows are mostly 8-byte
+ * values. */
+static inline uint64_t cubex_get_u64(const unsigned char *p, int big_endian)
+{
+    if (big_endian)
+        return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 |
+               (uint64_t)p[3] << 32 | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 |
+               (uint64_t)p[6] << 8 | (uint64_t)p[7];
+    return (uint64_t)p[7] << 56 | (uint64_t)p[6] << 48 | (uint64_t)p[5] << 40 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[3] << 24 | (uint64_t)p[2] << 16 |
+           (uint64_t)p[1] << 8 | (uint64_t)p[0];
+}
+
 static inline double cubex_get_double(const unsigned char *p, int big_endian)
 {
-    uint64_t bits = cubex_get_uint(p, 8, big_endian);
+    uint64_t bits = cubex_get_u64(p, big_endian);
     double d;
     memcpy(&d, &bits, sizeof d);
     return d;
@@ -176,6 +191,10 @@ typedef struct {
      * size; size 0 for a row without an entry (it reads as absent) */
     uint64_t *zoff, *zsize;
     unsigned char *zbuf; /* compressed input, ZCHUNK bytes */
+    /* one inflate state for every row, reset between them (z_open: set
+     * up): setting one up costs more than inflating a short row */
+    z_stream z;
+    int z_open;
 } cubex_data;
 
 /* Check data member m against its index and the row size (locations x

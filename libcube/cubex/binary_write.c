@@ -196,7 +196,28 @@ struct cubex_data_writer {
     unsigned char *z;
     size_t zlen, zcap;
     uint64_t *zstart; /* num_rows + 1 entries: stream k is zstart[k] .. zstart[k + 1] */
+    /* one deflate state for every row, reset between them: setting one up
+     * costs far more than compressing a row of a few hundred bytes (see
+     * deflate_init for its size) */
+    z_stream zs;
+    int zs_open;
 };
+
+/* The deflate state for rows of row_size bytes.  A reset clears the
+ * state's hash table, 64 KiB with zlib's defaults: for rows of a few
+ * hundred bytes that would cost a hundred times the compression.  A window
+ * no larger than a row (at least zlib's 512 bytes) and a hash table and
+ * symbol buffer to match lose nothing, since each row is a stream of its
+ * own; any inflate reads the streams (the window size is in their
+ * header). */
+static int deflate_init(z_stream *z, int level, size_t row_size)
+{
+    int bits = 9;
+    while (bits < MAX_WBITS && ((size_t)1 << bits) < row_size)
+        bits++;
+    int mem_level = bits - 7 < 1 ? 1 : bits - 7 > 8 ? 8 : bits - 7;
+    return deflateInit2(z, level, Z_DEFLATED, bits, mem_level, Z_DEFAULT_STRATEGY);
+}
 
 cubex_data_writer *cubex_data_writer_open(cubex_tar_writer *w, const char *member,
                                           size_t row_size, size_t num_rows, int zlevel,
@@ -227,6 +248,16 @@ cubex_data_writer *cubex_data_writer_open(cubex_tar_writer *w, const char *membe
     d->num_rows = num_rows;
     d->zlevel = zlevel;
     d->mtime = mtime;
+    if (zlevel) {
+        int zr = deflate_init(&d->zs, zlevel, row_size);
+        if (zr != Z_OK) {
+            status_set(status, zr == Z_MEM_ERROR ? CUBE_ENOMEM : CUBE_EIO,
+                       "member %s: cannot start compressing (zlib error %d)", member, zr);
+            cubex_data_writer_free(d);
+            return NULL;
+        }
+        d->zs_open = 1;
+    }
     if (!zlevel && (cubex_tar_begin(w, member, 10 + (uint64_t)num_rows * row_size, mtime,
                                     status) != 0 ||
                     cubex_tar_write(w, "CUBEX.DATA", 10, status) != 0)) {
@@ -239,7 +270,7 @@ cubex_data_writer *cubex_data_writer_open(cubex_tar_writer *w, const char *membe
 /* Append row's zlib stream to d->z. */
 static int compress_row(cubex_data_writer *d, const unsigned char *row, cube_status *st)
 {
-    uLong bound = compressBound((uLong)d->row_size);
+    uLong bound = deflateBound(&d->zs, (uLong)d->row_size);
     if (d->zcap - d->zlen < bound) {
         size_t cap = d->zcap ? d->zcap : 4096;
         while (cap - d->zlen < bound && cap <= SIZE_MAX / 2)
@@ -252,14 +283,20 @@ static int compress_row(cubex_data_writer *d, const unsigned char *row, cube_sta
         d->z = z;
         d->zcap = cap;
     }
-    uLongf n = (uLongf)(d->zcap - d->zlen);
-    int zr = compress2(d->z + d->zlen, &n, row, (uLong)d->row_size, d->zlevel);
-    if (zr != Z_OK) {
+    z_stream *z = &d->zs;
+    int zr = deflateReset(z);
+    z->next_in = (unsigned char *)row;
+    z->avail_in = (uInt)d->row_size;
+    z->next_out = d->z + d->zlen;
+    z->avail_out = (uInt)bound;
+    if (zr == Z_OK)
+        zr = deflate(z, Z_FINISH);
+    if (zr != Z_STREAM_END) {
         status_set(st, zr == Z_MEM_ERROR ? CUBE_ENOMEM : CUBE_EIO,
                    "member %s: compressing row %zu failed (zlib error %d)", d->member, d->got, zr);
         return -1;
     }
-    d->zlen += n;
+    d->zlen += (size_t)bound - z->avail_out;
     d->zstart[d->got + 1] = d->zlen;
     return 0;
 }
@@ -330,6 +367,8 @@ void cubex_data_writer_free(cubex_data_writer *d)
 {
     if (!d)
         return;
+    if (d->zs_open)
+        deflateEnd(&d->zs);
     free(d->z);
     free(d->zstart);
     free(d);

@@ -28,6 +28,21 @@
 
 /* ---- value types ---------------------------------------------------------- */
 
+/* v little endian into the 8 bytes at p, written out so that compilers
+ * make it one store on a little-endian machine (the rows are mostly
+ * 8-byte values). */
+static inline void cubex_put_u64(unsigned char *p, uint64_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+    p[4] = (unsigned char)(v >> 32);
+    p[5] = (unsigned char)(v >> 40);
+    p[6] = (unsigned char)(v >> 48);
+    p[7] = (unsigned char)(v >> 56);
+}
+
 /* The canonical <dtype> text of a type ("UINT64", "NDOUBLES(3)", ...; the
  * first of its aliases) into buf: its length, or -1 when buf is too small
  * (32 bytes always suffice). */

@@ -497,7 +497,7 @@ static int decode_row(cubex_reader *x, cursor *k, size_t row, const unsigned cha
         /* UINT64 too as int64: 2^64 - k acts as -k (modular sums) */
         int beyond = 0;
         for (size_t l = 0; l < L; l++) {
-            int64_t v = (int64_t)cubex_get_uint(src + 8 * l, 8, be);
+            int64_t v = (int64_t)cubex_get_u64(src + 8 * l, be);
             uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
             beyond |= magnitude > EXACT_LIMIT;
             out[to[l]] = (double)v;

@@ -32,6 +32,8 @@
 /* Archive members get this modification time: the output of a given
  * experiment is the same bytes whenever it is written. */
 #define MEMBER_MTIME 0
+/* the bytes of rows encoded before they are written */
+#define WRITE_BATCH_BYTES ((size_t)1 << 20)
 
 typedef struct {
     cube_t *c;
@@ -41,7 +43,7 @@ typedef struct {
     int zlevel;
     size_t *pos;             /* model cnode index -> record (pre-order) position */
     size_t *ordinal[2];      /* per order (PREORDER, WIDE): model cnode index -> ordinal */
-    unsigned char *row;      /* one encoded row */
+    unsigned char *row;      /* a batch of encoded rows */
     size_t row_cap;
     size_t *exact_row;       /* model cnode index -> row of the metric's exact store */
     size_t *column;          /* thread index -> data column (its location id) */
@@ -130,8 +132,9 @@ static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
     return 1;
 }
 
+/* Row r's bytes into out (row_size bytes). */
 static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_t value_size,
-                      const pending_row *r)
+                      const pending_row *r, unsigned char *out)
 {
     size_t nthreads = j->c->threads.count;
     size_t exact = j->exact_row[r->cnode];
@@ -139,13 +142,31 @@ static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_
         /* the exact bytes are in thread index order too */
         const unsigned char *src = (const unsigned char *)sev_row_values(m->exact, exact);
         for (size_t k = 0; k < nthreads; k++)
-            memcpy(j->row + j->column[k] * value_size, src + k * value_size, value_size);
+            memcpy(out + j->column[k] * value_size, src + k * value_size, value_size);
         return 0;
     }
+    if (t.kind == CUBEX_DOUBLE || t.kind == CUBEX_MINDOUBLE || t.kind == CUBEX_MAXDOUBLE) {
+        /* the common case, without a call per value */
+        for (size_t k = 0; k < nthreads; k++) {
+            uint64_t bits;
+            memcpy(&bits, &r->values[k], sizeof bits);
+            cubex_put_u64(out + j->column[k] * 8, bits);
+        }
+        return 0;
+    }
+    if (t.kind == CUBEX_INT64 || t.kind == CUBEX_UINT64) {
+        for (size_t k = 0; k < nthreads; k++) {
+            /* two's complement: UINT64 -k goes back to the 2^64 - k it was */
+            double v = r->values[k];
+            cubex_put_u64(out + j->column[k] * 8, v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v);
+        }
+        return 0;
+    }
+    int integer = cubex_dtype_is_integer(t);
     for (size_t k = 0; k < nthreads; k++) {
-        unsigned char *dst = j->row + j->column[k] * value_size;
+        unsigned char *dst = out + j->column[k] * value_size;
         double v = r->values[k];
-        if (cubex_dtype_is_integer(t)) {
+        if (integer) {
             /* two's complement: UINT64 -k goes back to the 2^64 - k it was */
             uint64_t bits = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
             cubex_value_encode_int(t, bits, dst);
@@ -158,10 +179,31 @@ static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_
     return 0;
 }
 
-static int compare_ordinals(const void *pa, const void *pb)
+/* Sort the n rows by ordinal (each below the number of call paths): a
+ * counting sort, linear where a comparison sort of a million rows per
+ * metric would take longer than writing them; stable. */
+static int sort_by_ordinal(archive_job *j, pending_row *rows, size_t n)
 {
-    const pending_row *a = pa, *b = pb;
-    return (a->ordinal > b->ordinal) - (a->ordinal < b->ordinal);
+    if (n == 0) /* a metric without rows may have no row array */
+        return 0;
+    size_t num = j->a->num_cnodes;
+    size_t *start = calloc(num + 1, sizeof *start);
+    pending_row *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!start || !sorted) {
+        free(start);
+        free(sorted);
+        return oom(j);
+    }
+    for (size_t r = 0; r < n; r++)
+        start[rows[r].ordinal + 1]++;
+    for (size_t o = 0; o < num; o++)
+        start[o + 1] += start[o];
+    for (size_t r = 0; r < n; r++)
+        sorted[start[rows[r].ordinal]++] = rows[r];
+    memcpy(rows, sorted, n * sizeof *rows);
+    free(start);
+    free(sorted);
+    return 0;
 }
 
 /* The members of metric m holding `n` rows (any order; sorted here). */
@@ -196,20 +238,24 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
     if (nthreads && value_size > SIZE_MAX / nthreads)
         return oom(j);
     size_t row_size = value_size * (nthreads ? nthreads : 1);
-    if (row_size > j->row_cap) {
-        unsigned char *grown = realloc(j->row, row_size);
+    /* rows are encoded into a batch and handed on together: one write
+     * per row cost more than encoding it */
+    size_t batch = WRITE_BATCH_BYTES / row_size;
+    batch = batch < 1 ? 1 : batch > n ? (n ? n : 1) : batch;
+    if (batch * row_size > j->row_cap) {
+        unsigned char *grown = realloc(j->row, batch * row_size);
         if (!grown)
             return oom(j);
         j->row = grown;
-        j->row_cap = row_size;
+        j->row_cap = batch * row_size;
     }
-    memset(j->row, 0, row_size);
+    memset(j->row, 0, batch * row_size);
 
     const size_t *ordinal = j->ordinal[cubex_metric_order(def->type) == CUBEX_WIDE ? 1 : 0];
     for (size_t r = 0; r < n; r++)
         rows[r].ordinal = ordinal[rows[r].cnode];
-    if (n) /* a metric without rows has no row array */
-        qsort(rows, n, sizeof *rows, compare_ordinals);
+    if (sort_by_ordinal(j, rows, n) != 0)
+        return -1;
 
     cubex_index ix = {.num_rows = n, .ordinals = n ? malloc(n * sizeof *ix.ordinals) : NULL};
     if (n && !ix.ordinals)
@@ -227,12 +273,15 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
         cubex_data_writer_open(j->w, name, row_size, n, j->zlevel, MEMBER_MTIME, j->status);
     if (!d)
         return -1;
-    for (size_t r = 0; r < n; r++) {
-        if (encode_row(j, m, t, value_size, &rows[r]) != 0 ||
-            cubex_data_writer_rows(d, j->row, 1, j->status) != 0) {
+    for (size_t r = 0, fill = 0; r < n; r++) {
+        if (encode_row(j, m, t, value_size, &rows[r], j->row + fill * row_size) != 0 ||
+            ((++fill == batch || r + 1 == n) &&
+             cubex_data_writer_rows(d, j->row, fill, j->status) != 0)) {
             cubex_data_writer_free(d);
             return -1;
         }
+        if (fill == batch)
+            fill = 0;
     }
     return cubex_data_writer_close(d, j->status);
 }
