@@ -88,8 +88,15 @@ typedef enum {
  * CubeLib reads it); CUBE_COMBINE_SUM for NULL. */
 CUBE_API cube_combine_rule cube_metric_combine(const cube_metric *met);
 /* n values combined: the compensated sum (cube_compensated_sum), the
- * largest or the smallest; 0 when n is 0 (nothing to combine). */
+ * largest or the smallest; cube_combine_neutral(how) when n is 0
+ * (nothing to combine). */
 CUBE_API double cube_combine_values(cube_combine_rule how, const double *values, size_t n);
+/* The value of nothing combined, the neutral element of `how`: 0 for a
+ * sum, +DBL_MAX for a minimum, -DBL_MAX for a maximum (what CUBE 4 means
+ * by a call path without a row).  For a maximum or minimum it stands for
+ * "no value": every function here gives it where no stored value
+ * contributes, and the tools print it as "-". */
+CUBE_API double cube_combine_neutral(cube_combine_rule how);
 
 /* ------------------------------------------------------------------------
  * Flavours: where a value is taken along the metric tree and the call tree.
