@@ -467,8 +467,10 @@ static int write_row_values(cube_t *c, xml_out *o, const cube_metric *m, const c
         return 0;
     for (i = 0; i < nthreads && values[i] == 0.0; i++)
         ;
-    if (i == nthreads)
-        return 0; /* all zero: absent rows mean zero */
+    /* all zero: an absent row means zero to a sum; to a maximum or minimum
+     * it means no value, and a stored 0 is a value */
+    if (i == nthreads && cube_metric_combine(m) == CUBE_COMBINE_SUM)
+        return 0;
     if (check_finite(c, m, n, values, i) != 0)
         return -1;
     if (c->stream_metric != m->index) {
