@@ -153,6 +153,8 @@ static void print_human(const char *path, const cube_t *c, const double *totals,
                cube_metric_disp_name(m), cube_metric_dtype(m), cube_metric_uom(m));
         if (cube_metric_is_void(m))
             printf("VOID");
+        else if (cli_no_value(cube_metric_combine(m), totals[cube_metric_index(m)]))
+            printf("-"); /* a maximum or minimum without rows */
         else
             cli_print_double(stdout, totals[cube_metric_index(m)]);
         putchar('\n');
@@ -225,7 +227,8 @@ static void print_json(const char *path, const cube_t *c, const double *totals,
             printf("null");
         printf(",\"depth\":%zu,\"void\":%s,\"total\":", metric_depth(m),
                cube_metric_is_void(m) ? "true" : "false");
-        if (cube_metric_is_void(m))
+        if (cube_metric_is_void(m) ||
+            cli_no_value(cube_metric_combine(m), totals[cube_metric_index(m)]))
             printf("null");
         else
             json_number(totals[cube_metric_index(m)]);
