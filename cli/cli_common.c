@@ -142,6 +142,11 @@ const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char
         cli_error("%s: metric '%s' is VOID: it has no values", file, name);
         return NULL;
     }
+    if (m && cube_metric_is_derived(m)) {
+        cli_error("%s: metric '%s' is derived (CubePL expression): its values are not computed",
+                  file, name);
+        return NULL;
+    }
     if (m)
         return m;
     if (n == 0) {

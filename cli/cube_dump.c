@@ -489,8 +489,9 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
             cli_error("out of memory");
             return NULL;
         }
+        /* derived metrics have no values yet (the reader warned) */
         for (size_t i = 0; i < nm; i++)
-            if (!cube_metric_is_void(pre[i]))
+            if (!cube_metric_is_void(pre[i]) && !cube_metric_is_derived(pre[i]))
                 out[n++] = pre[i];
         free(pre);
         *count = n;

@@ -153,6 +153,8 @@ static void print_human(const char *path, const cube_t *c, const double *totals,
                cube_metric_disp_name(m), cube_metric_dtype(m), cube_metric_uom(m));
         if (cube_metric_is_void(m))
             printf("VOID");
+        else if (cube_metric_is_derived(m))
+            printf("not computed"); /* derived: a CubePL expression */
         else if (cli_no_value(cube_metric_combine(m), totals[cube_metric_index(m)]))
             printf("-"); /* a maximum or minimum without rows */
         else

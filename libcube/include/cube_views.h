@@ -19,8 +19,9 @@
  * every flavour gives the same values for such a metric as for the same
  * values stored exclusive (a call path's own value is its stored value
  * minus its children's stored values), and only CUBE_CALL_STORED shows what
- * is stored.  A MAXDOUBLE or MINDOUBLE metric cannot be stored inclusive
- * (CUBE 4 forbids it): its rows are taken as exclusive whatever its kind.
+ * is stored.  A MAXDOUBLE, MINDOUBLE, TAU_ATOMIC or HISTOGRAM(k) metric
+ * cannot be stored inclusive (CUBE 4 forbids it): its rows are taken as
+ * exclusive whatever its kind.
  * A derived metric (cube_metric_is_derived) has no stored values and its
  * CubePL expression is not evaluated: no view is made of it.
  *

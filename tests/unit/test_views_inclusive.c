@@ -610,11 +610,19 @@ static void test_derived(void **state)
     cube_free(c);
 }
 
-/* A MAXDOUBLE metric declared INCLUSIVE is read as stored exclusive. */
+/* A MAXDOUBLE metric declared INCLUSIVE is read as stored exclusive, and
+ * so is a TAU_ATOMIC one (its value carries a minimum and a maximum). */
 static void test_inclusive_maximum(void **state)
 {
     (void)state;
     minimal m = build_minimal();
+    cube_metric *tau = cube_def_met(m.c, "Tau", "tau", "TAU_ATOMIC", "", "", "", "", NULL);
+    assert_int_equal(cube_metric_set_type(m.c, tau, CUBE_KIND_INCLUSIVE), 0);
+    cube_set_sev(m.c, tau, m.cnode_of_id[0], cube_get_thread(m.c, 0), 2.0);
+    cube_set_sev(m.c, tau, m.cnode_of_id[1], cube_get_thread(m.c, 0), 5.0);
+    cube_view *tv = view_ok(m.c, tau, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0);
+    assert_true(cube_view_value(tv, m.cnode_of_id[0], 0) == 2.0);
+    cube_view_free(tv);
     cube_metric *mx = cube_def_met(m.c, "Max", "max", "MAXDOUBLE", "sec", "", "", "", NULL);
     assert_int_equal(cube_metric_set_type(m.c, mx, CUBE_KIND_INCLUSIVE), 0);
     cube_set_sev(m.c, mx, m.cnode_of_id[0], cube_get_thread(m.c, 0), 2.0);
@@ -625,9 +633,9 @@ static void test_inclusive_maximum(void **state)
     assert_true(cube_view_value(excl, m.cnode_of_id[0], 0) == 2.0);
     assert_true(cube_view_value(stored, m.cnode_of_id[0], 0) == 2.0);
     assert_true(cube_view_value(incl, m.cnode_of_id[0], 0) == 7.0);
-    double totals[4];
+    double totals[5];
     assert_int_equal(cube_metric_totals(m.c, totals, NULL), 0);
-    assert_true(totals[3] == 7.0);
+    assert_true(totals[3] == 7.0 && totals[4] == 7.0);
     cube_view_free(excl);
     cube_view_free(incl);
     cube_view_free(stored);
