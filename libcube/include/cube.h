@@ -649,7 +649,8 @@ CUBE_API cube_cartesian *cube_get_cart(const cube_t *c, size_t i);
 
 /* ------------------------------------------------------------------------
  * Severity values.  A row holds cube_num_threads() doubles in thread index
- * order.  Only rows that were set exist; an absent row is all zeros.
+ * order.  Only rows that were set exist; an absent row is all zeros (of a
+ * maximum or minimum: no value, cube_combine_neutral in cube_views.h).
  * ------------------------------------------------------------------------ */
 
 CUBE_API const double *cube_get_row(const cube_t *c, const cube_metric *met,

@@ -55,19 +55,31 @@ void view_wrap_values(double *values, size_t n, unsigned bits, int is_signed)
             values[i] = view_wrap(values[i], bits, is_signed);
 }
 
+int view_part_rule(const cube_metric *parent)
+{
+    cubex_dtype t;
+    if (cube_metric_combine(parent) != CUBE_COMBINE_SUM)
+        return VIEW_PARTS_NONE;
+    if (!parent->dtype || cubex_dtype_parse(parent->dtype, &t) != 0)
+        return VIEW_PARTS_SUMS;
+    if (t.kind == CUBEX_HISTOGRAM)
+        return VIEW_PARTS_NONE;
+    if (t.kind == CUBEX_COMPLEX || t.kind == CUBEX_RATE || t.kind == CUBEX_TAU_ATOMIC)
+        return VIEW_PARTS_SAME_TYPE;
+    return VIEW_PARTS_SUMS;
+}
+
+int view_is_part_by(int rule, const cube_metric *parent, const cube_metric *child)
+{
+    if (rule == VIEW_PARTS_NONE || child->is_void || cube_metric_combine(child) != CUBE_COMBINE_SUM)
+        return 0;
+    return rule == VIEW_PARTS_SUMS ||
+           (child->dtype && parent->dtype && strcmp(child->dtype, parent->dtype) == 0);
+}
+
 int view_is_part(const cube_metric *parent, const cube_metric *child)
 {
-    if (child->is_void || cube_metric_combine(parent) != CUBE_COMBINE_SUM ||
-        cube_metric_combine(child) != CUBE_COMBINE_SUM)
-        return 0;
-    cubex_dtype t;
-    if (!parent->dtype || cubex_dtype_parse(parent->dtype, &t) != 0)
-        return 1;
-    if (t.kind == CUBEX_HISTOGRAM)
-        return 0;
-    if (t.kind == CUBEX_COMPLEX || t.kind == CUBEX_RATE || t.kind == CUBEX_TAU_ATOMIC)
-        return child->dtype && strcmp(child->dtype, parent->dtype) == 0;
-    return 1;
+    return view_is_part_by(view_part_rule(parent), parent, child);
 }
 
 int view_stored_inclusive(const cube_metric *met)

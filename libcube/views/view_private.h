@@ -47,6 +47,7 @@ struct cube_view {
      * brought into the type's range (view_wrap). */
     unsigned wrap_bits;
     int wrap_signed;
+    int part_rule;   /* view_part_rule of the metric */
     /* COMPLEX, RATE, TAU_ATOMIC: the values combined by their components
      * (view_parts.c); NULL for every other type. */
     struct view_parts *parts;
@@ -121,6 +122,11 @@ void view_wrap_values(double *values, size_t n, unsigned bits, int is_signed);
  * parts (their components are subtracted), a HISTOGRAM parent none (its
  * subtraction takes nothing away). */
 int view_is_part(const cube_metric *parent, const cube_metric *child);
+/* The same in two steps, the first once per parent (a view keeps it):
+ * which children can be parts, and whether `child` is one. */
+enum { VIEW_PARTS_NONE, VIEW_PARTS_SUMS, VIEW_PARTS_SAME_TYPE };
+int view_part_rule(const cube_metric *parent);
+int view_is_part_by(int rule, const cube_metric *parent, const cube_metric *child);
 
 /* The components of COMPLEX, RATE and TAU_ATOMIC values (view_parts.c).
  * view_parts_new sets v->parts for a view of such a metric (NULL for

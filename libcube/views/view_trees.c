@@ -113,6 +113,7 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
     v->ncnodes = cube_num_cnodes(defs);
     v->stored_inclusive = stored_inclusive;
     view_integer_type(met, &v->wrap_bits, &v->wrap_signed);
+    v->part_rule = view_part_rule(met);
     /* the stored flavour is the one the view's metric is stored in */
     v->rows_flavour = call_flavour != CUBE_CALL_STORED ? call_flavour
                       : stored_inclusive               ? CUBE_CALL_INCLUSIVE
@@ -177,7 +178,7 @@ int cube_view_wants(const cube_view *v, const cube_metric *met)
     /* only a sum has parts: a maximum or minimum neither loses nor is a
      * part (cube_views.h) */
     return v->metric_flavour == CUBE_METRIC_EXCLUSIVE && met->parent == v->metric &&
-           view_is_part(v->metric, met);
+           view_is_part_by(v->part_rule, v->metric, met);
 }
 
 /* A row's first contribution is exact: it is kept as `width` plain values.
