@@ -133,6 +133,29 @@ cube_t *cli_read(const char *path)
     return c;
 }
 
+int cli_write(cube_t *c, const char *path, unsigned flags)
+{
+    size_t before = cube_num_warnings(c);
+    if (cube_write_file(c, path, flags) != 0) {
+        cli_error("%s", cube_error(c));
+        return -1;
+    }
+    for (size_t i = before; i < cube_num_warnings(c); i++)
+        fprintf(stderr, "%s: warning: %s\n", tool, cube_warning(c, i));
+    return 0;
+}
+
+int cli_write_format_parse(const char *name, unsigned *flags)
+{
+    if (strcmp(name, "cube3") == 0)
+        *flags = CUBE_WRITE_CUBE3;
+    else if (strcmp(name, "cube4") == 0)
+        *flags = CUBE_WRITE_CUBE4;
+    else
+        return -1;
+    return 0;
+}
+
 const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char *opt,
                                    const char *name)
 {
@@ -143,8 +166,7 @@ const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char
         return NULL;
     }
     if (m && cube_metric_is_derived(m)) {
-        cli_error("%s: metric '%s' is derived (CubePL expression): its values are not computed",
-                  file, name);
+        cli_error("%s: metric '%s' is derived: its values are not computed", file, name);
         return NULL;
     }
     if (m)

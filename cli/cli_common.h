@@ -44,11 +44,21 @@ int cli_parse_count(const char *arg, size_t *n);
 cube_t *cli_read(const char *path);
 void cli_print_warnings(const cube_t *c);
 
+/* Write `c` to `path` as cube_write_file does (`flags`: CUBE_WRITE_*),
+ * then print the warnings the write added to the handle (what the format
+ * written cannot hold), each as "tool: warning: ...".  0, or -1 after
+ * printing the error. */
+int cli_write(cube_t *c, const char *path, unsigned flags);
+/* --format=cube3|cube4 of the tools that write an experiment: the flag
+ * (CUBE_WRITE_CUBE3 or CUBE_WRITE_CUBE4); 0, or -1 for another name. */
+int cli_write_format_parse(const char *name, unsigned *flags);
+
 /* The metric a user named with option `opt` ("-m") in the experiment read
  * from `file`: by unique name, or by display name where only one metric
- * has it (cube_find_metric_named); a VOID metric, which has no values, is
- * refused.  NULL after printing why: no such metric, a display name
- * several metrics share (their unique names listed), or VOID. */
+ * has it (cube_find_metric_named); a VOID metric, which has no values, and
+ * a derived one (CUBE 4), whose values are not computed, are refused.
+ * NULL after printing why: no such metric, a display name several metrics
+ * share (their unique names listed), VOID, or derived. */
 const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char *opt,
                                    const char *name);
 /* Each metric of the comma-separated `list` given with option `opt`, found

@@ -1,21 +1,27 @@
 /*
  * cube_clean - read an experiment and write it back in the canonical layout
  * (dense ids, the layout the original CUBE 3 reader accepts, no all-zero
- * rows), optionally gzip-compressed and without unreferenced regions.
+ * rows), optionally gzip-compressed and without unreferenced regions.  The
+ * output is CUBE 3 or CUBE 4 as its name or --format says.
  */
 #include "cli_common.h"
 
 #include <string.h>
 
-static const char usage[] = "cube_clean [-o OUT] [-z] [--prune] FILE";
+static const char usage[] =
+    "cube_clean [-o OUT] [--format=cube3|cube4] [-z] [--prune] FILE";
 
 static void print_help(void)
 {
     printf("usage: %s\n"
-           "Rewrite a CUBE 3 experiment in the canonical layout.\n\n"
-           "  -o, --output OUT  the output (default clean.cube; '-' is standard output);\n"
-           "                    a name ending in .gz is written gzip-compressed\n"
-           "  -z, --gzip        gzip-compress the output whatever its name\n"
+           "Rewrite a CUBE 3 or CUBE 4 experiment in the canonical layout.\n\n"
+           "  -o, --output OUT  the output (default clean.cubex when FILE is CUBE 4,\n"
+           "                    else clean.cube; '-' is standard output); a name\n"
+           "                    ending in .cubex is written as CUBE 4, any other as\n"
+           "                    CUBE 3 (gzip-compressed when it ends in .gz)\n"
+           "      --format=cube3|cube4  write this format whatever the name of OUT\n"
+           "  -z, --gzip        compress: CUBE 3 gzip-compressed whatever its name,\n"
+           "                    CUBE 4 with compressed data and anchor.xml\n"
            "  -p, --prune       drop regions no call path refers to, and the mirrors\n"
            "                    when no URL uses @mirror@\n"
            "  -h, --help        this help\n"
@@ -30,17 +36,23 @@ int main(int argc, char **argv)
 {
     cli_init(argv[0]);
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
+                                            {"format", required_argument, NULL, 'F'},
                                             {"gzip", no_argument, NULL, 'z'},
                                             {"prune", no_argument, NULL, 'p'},
                                             {"help", no_argument, NULL, 'h'},
                                             {"version", no_argument, NULL, 'V'},
                                             {NULL, 0, NULL, 0}};
-    const char *output = "clean.cube";
+    const char *output = NULL;
+    unsigned format = 0; /* CUBE_WRITE_CUBE3, CUBE_WRITE_CUBE4, or 0: by the name */
     int gzip = 0, prune = 0, opt;
     /* cli_getopt reports bad options itself and never returns them */
     while ((opt = cli_getopt(argc, argv, "o:zph", options, usage)) != -1) {
         switch (opt) {
         case 'o': output = optarg; break;
+        case 'F':
+            if (cli_write_format_parse(optarg, &format) != 0)
+                cli_usage_error(usage, "--format takes 'cube3' or 'cube4', not '%s'", optarg);
+            break;
         case 'z': gzip = 1; break;
         case 'p': prune = 1; break;
         case 'h': print_help(); return EXIT_OK;
@@ -52,10 +64,17 @@ int main(int argc, char **argv)
     cube_t *c = cli_read(argv[optind]);
     if (!c)
         return EXIT_TROUBLE;
+    /* the default name says the format: that of --format, else the input's */
+    if (!output) {
+        int cube4 = format ? format == CUBE_WRITE_CUBE4
+                           : cube_source_format(c) == CUBE_FORMAT_CUBE4;
+        output = cube4 ? "clean.cubex" : "clean.cube";
+    }
     int rc = EXIT_OK;
-    if ((prune && cube_prune(c, NULL) != 0) ||
-        cube_write_file(c, output, gzip ? CUBE_WRITE_GZIP : 0) != 0) {
+    if (prune && cube_prune(c, NULL) != 0) {
         cli_error("%s", cube_error(c));
+        rc = EXIT_TROUBLE;
+    } else if (cli_write(c, output, format | (gzip ? CUBE_WRITE_GZIP : 0)) != 0) {
         rc = EXIT_TROUBLE;
     }
     cube_free(c);

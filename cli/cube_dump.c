@@ -29,7 +29,8 @@ static const char usage[] =
 static void print_help(void)
 {
     printf("usage: %s\n"
-           "Print the values (or, with -w, the structure) of a CUBE 3 experiment.\n\n"
+           "Print the values (or, with -w, the structure) of a CUBE 3 or CUBE 4\n"
+           "experiment.\n\n"
            "  -m METRICS   unique names (or display names only one metric has),\n"
            "               comma-separated, or 'all' (default: all)\n"
            "  -c CALLPATHS call-path ids and ranges (0,3,5-10,12-), 'all', 'leaves',\n"
@@ -47,8 +48,9 @@ static void print_help(void)
            "               external=FILE (percent of the metric root in FILE)\n"
            "  -s FORMAT    csv (default), tsv, json or human\n"
            "  -w, --structure[=SECTION]  the structure instead of values: attributes,\n"
-           "               mirrors, metrics, regions, calltree, systemtree, topologies\n"
-           "               or all, or a list of them (default all; repeatable)\n"
+           "               mirrors, metrics, regions, calltree, systemtree, topologies,\n"
+           "               members (of a CUBE 4 archive) or all, or a list of them\n"
+           "               (default all; repeatable)\n"
            "  -o, --output=OUT  the output (default '-', standard output)\n"
            "  -h, --help   this help\n"
            "      --version  the version\n\n"
@@ -70,11 +72,16 @@ enum {
     SEC_CALLTREE = 16,
     SEC_SYSTEMTREE = 32,
     SEC_TOPOLOGIES = 64,
-    SEC_ALL = 127
+    SEC_MEMBERS = 128,
+    /* "all": every section, the archive's members only when the input is
+     * CUBE 4 (a CUBE 3 file has none; its output stays as it was) */
+    SEC_MEMBERS_OF_CUBE4 = 256,
+    SEC_ALL = 127 | SEC_MEMBERS_OF_CUBE4
 };
-static const char *const section_names[] = {"attributes", "mirrors",    "metrics",   "regions",
-                                            "calltree",   "systemtree", "topologies"};
-#define NUM_SECTIONS 7
+static const char *const section_names[] = {"attributes", "mirrors",    "metrics",
+                                            "regions",    "calltree",   "systemtree",
+                                            "topologies", "members"};
+#define NUM_SECTIONS 8
 
 /* The sections of a comma-separated list ("metrics,calltree", "all");
  * 0 when an item is not a section. */
@@ -465,7 +472,7 @@ static int add_once(void *user, const cube_metric *m)
 
 /* The metrics of -m, in order, without repeats; NULL after an error. */
 static const cube_metric **select_metrics(const cube_t *c, const char *arg, const char *name,
-                                          size_t *count)
+                                          size_t *count, int *all_out)
 {
     size_t nm = cube_num_metrics(c), n = 0;
     const cube_metric **out = malloc((nm ? nm : 1) * sizeof *out);
@@ -482,6 +489,7 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
             break;
         p += k + 1;
     }
+    *all_out = all;
     if (all) {
         const cube_metric **pre = metrics_preorder(c);
         if (!pre) {
@@ -489,7 +497,8 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
             cli_error("out of memory");
             return NULL;
         }
-        /* derived metrics have no values yet (the reader warned) */
+        /* VOID metrics have no values; derived ones (CUBE 4) have none
+         * computed: the reader's warning names them, and a zero would lie */
         for (size_t i = 0; i < nm; i++)
             if (!cube_metric_is_void(pre[i]) && !cube_metric_is_derived(pre[i]))
                 out[n++] = pre[i];
@@ -504,6 +513,62 @@ static const cube_metric **select_metrics(const cube_t *c, const char *arg, cons
     }
     *count = list.count;
     return out;
+}
+
+/* The child metric whose values a metric's metric-exclusive values would
+ * lose (cube_view_wants: the parts of a sum) that is derived, so that its
+ * values are not computed; NULL when there is none. */
+static const cube_metric *derived_part(const cube_metric *m)
+{
+    if (cube_metric_combine(m) != CUBE_COMBINE_SUM)
+        return NULL;
+    for (size_t k = 0; k < cube_metric_num_children(m); k++) {
+        const cube_metric *child = cube_metric_child(m, k);
+        if (!cube_metric_is_void(child) && cube_metric_combine(child) == CUBE_COMBINE_SUM &&
+            cube_metric_is_derived(child))
+            return child;
+    }
+    return NULL;
+}
+
+/* -x excl: a metric with a derived part has no metric-exclusive values.
+ * Chosen by 'all' it is left out with one warning per run (naming every
+ * such metric); named, it is an error.  0, or -1 after printing it. */
+static int drop_derived_parts(const char *name, const cube_metric **mets, size_t *n, int all)
+{
+    static int warned; /* setup runs again when the file is read whole */
+    size_t kept = 0, dropped = 0;
+    char list[512];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < *n; i++) {
+        const cube_metric *part = derived_part(mets[i]);
+        if (!part) {
+            mets[kept++] = mets[i];
+            continue;
+        }
+        if (!all) {
+            cli_error("%s: metric '%s' has the derived child metric '%s': its metric-exclusive "
+                      "values are not computed",
+                      name, cube_metric_uniq_name(mets[i]), cube_metric_uniq_name(part));
+            return -1;
+        }
+        if (len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", dropped ? ", " : "",
+                                    cube_metric_uniq_name(mets[i]));
+        dropped++;
+    }
+    if (dropped && !warned) {
+        fprintf(stderr,
+                "%s: warning: %s: %zu metric%s (%s) %s: %s metric-exclusive values are "
+                "not computed\n",
+                cli_tool(), name, dropped, dropped == 1 ? "" : "s", list,
+                dropped == 1 ? "has a derived child metric" : "have derived child metrics",
+                dropped == 1 ? "its" : "their");
+        warned = 1;
+    }
+    *n = kept;
+    return 0;
 }
 
 /* The threads of -t, ascending; -1 after an error. */
@@ -570,9 +635,14 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
     p->name = name;
     parse_callpaths(o->callpaths, &p->sel, o->flat);
     size_t n;
-    const cube_metric **mets = select_metrics(defs, o->metrics, name, &n);
+    int all;
+    const cube_metric **mets = select_metrics(defs, o->metrics, name, &n, &all);
     if (!mets)
         return -1;
+    if (o->metric_flavour == CUBE_METRIC_EXCLUSIVE && drop_derived_parts(name, mets, &n, all)) {
+        free(mets);
+        return -1;
+    }
     p->metrics = calloc(n ? n : 1, sizeof *p->metrics);
     if (!p->metrics) {
         free(mets);
@@ -1074,7 +1144,8 @@ static void put_id_or_absent(cli_table *t, int has, long long id)
 }
 
 /* One row of the systemtree section: kind, id, parent_id, name, rank,
- * location; NULL pointers are absent fields. */
+ * location; NULL pointers are absent fields.  The row is not ended: a
+ * CUBE 4 input has more columns (system_row4). */
 static void system_row(cli_table *t, const char *kind, int64_t id, const int64_t *parent,
                        const char *name, const int64_t *rank, const size_t *location)
 {
@@ -1093,21 +1164,82 @@ static void system_row(cli_table *t, const char *kind, int64_t id, const int64_t
         cli_table_int(t, (long long)*location);
     else
         cli_table_absent(t, "");
-    cli_table_end_row(t);
+}
+
+/* The columns a CUBE 4 input adds to a systemtree row: the depth in the
+ * system tree (machines 0), a system tree node's class, a location
+ * group's or location's type, a system tree node's description. */
+static void system_row4(cli_table *t, size_t level, const char *klass, const char *type,
+                        const char *descr)
+{
+    cli_table_int(t, (long long)level);
+    cli_table_text(t, klass);
+    cli_table_text(t, type);
+    cli_table_text(t, descr);
+}
+
+/* Is the input CUBE 4?  Its sections have more columns. */
+static int is_cube4(const cube_t *c)
+{
+    return cube_source_format(c) == CUBE_FORMAT_CUBE4;
 }
 
 /* Each section's rows, written into a table of the section's columns.
  * 0, or -1 after printing the error. */
 
+/* The attributes of every entity of one kind (CUBE 4): key, value, the
+ * entity's kind and id: `num` and `get` list the entities, `prefix` names
+ * their accessors (cube_metric: cube_metric_id, cube_metric_attr_key, ...). */
+#define ENTITY_ATTRS(t, c, kind, type, num, get, prefix)                                       \
+    for (size_t i_ = 0; i_ < num(c); i_++) {                                                   \
+        const type *x_ = get(c, i_);                                                           \
+        for (size_t a_ = 0; a_ < prefix##_num_attrs(x_); a_++) {                               \
+            cli_table_text(t, prefix##_attr_key(x_, a_));                                      \
+            cli_table_text(t, prefix##_attr_value(x_, a_));                                    \
+            cli_table_text(t, kind);                                                           \
+            cli_table_int(t, (long long)prefix##_id(x_));                                      \
+            cli_table_end_row(t);                                                              \
+        }                                                                                      \
+    }
+
 static int write_attributes(cli_table *t, const cube_t *c)
 {
+    int cube4 = is_cube4(c);
+    if (cube4) { /* the file's format first: entity "file", no id */
+        static const char *const keys[] = {"format", "version"};
+        const char *values[] = {"CUBE 4", cube_source_version(c)};
+        for (int k = 0; k < 2; k++) {
+            cli_table_text(t, keys[k]);
+            cli_table_text(t, values[k]);
+            cli_table_text(t, "file");
+            cli_table_absent(t, "");
+            cli_table_end_row(t);
+        }
+    }
     for (size_t i = 0; i < cube_num_attrs(c); i++) {
         cli_table_text(t, cube_attr_key(c, i));
         cli_table_text(t, cube_attr_value(c, i));
+        if (cube4) {
+            cli_table_text(t, "experiment");
+            cli_table_absent(t, "");
+        }
         cli_table_end_row(t);
     }
+    if (!cube4)
+        return 0;
+    ENTITY_ATTRS(t, c, "metric", cube_metric, cube_num_metrics, cube_get_metric, cube_metric)
+    ENTITY_ATTRS(t, c, "region", cube_region, cube_num_regions, cube_get_region, cube_region)
+    ENTITY_ATTRS(t, c, "cnode", cube_cnode, cube_num_cnodes, cube_get_cnode, cube_cnode)
+    ENTITY_ATTRS(t, c, "machine", cube_machine, cube_num_machines, cube_get_machine,
+                 cube_machine)
+    ENTITY_ATTRS(t, c, "node", cube_node, cube_num_nodes, cube_get_node, cube_node)
+    ENTITY_ATTRS(t, c, "process", cube_process, cube_num_processes, cube_get_process,
+                 cube_process)
+    ENTITY_ATTRS(t, c, "thread", cube_thread, cube_num_threads, cube_get_thread, cube_thread)
     return 0;
 }
+
+#undef ENTITY_ATTRS
 
 static int write_mirrors(cli_table *t, const cube_t *c)
 {
@@ -1118,8 +1250,44 @@ static int write_mirrors(cli_table *t, const cube_t *c)
     return 0;
 }
 
+/* A growing text buffer for the fields joined from several parts. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int failed;
+} text_buf;
+
+static void text_add(text_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *x = realloc(b->s, cap);
+        if (!x) {
+            b->failed = 1;
+            return;
+        }
+        b->s = x;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+static void text_reset(text_buf *b)
+{
+    b->len = 0;
+    text_add(b, "");
+}
+
 static int write_metrics(cli_table *t, const cube_t *c)
 {
+    int cube4 = is_cube4(c);
+    text_buf aggr = {0};
     for (size_t i = 0; i < cube_num_metrics(c); i++) {
         const cube_metric *m = cube_get_metric(c, i);
         const cube_metric *parent = cube_metric_parent(m);
@@ -1132,13 +1300,39 @@ static int write_metrics(cli_table *t, const cube_t *c)
         cli_table_text(t, cube_metric_val(m));
         cli_table_text(t, cube_metric_url(m));
         cli_table_text(t, cube_metric_descr(m));
+        if (cube4) {
+            cli_table_text(t, cube_metric_kind_name(cube_metric_type(m)));
+            cli_table_int(t, cube_metric_is_ghost(m) ? 1 : 0);
+            cli_table_text(t, cube_metric_expression(m));
+            cli_table_text(t, cube_metric_init_expression(m));
+            /* "OP: PROGRAM" (or the program alone without an operator),
+             * one per line */
+            text_reset(&aggr);
+            for (size_t k = 0; k < cube_metric_num_aggr_expressions(m); k++) {
+                const char *op = cube_metric_aggr_operator(m, k);
+                if (k)
+                    text_add(&aggr, "\n");
+                if (*op) {
+                    text_add(&aggr, op);
+                    text_add(&aggr, ": ");
+                }
+                text_add(&aggr, cube_metric_aggr_expression(m, k));
+            }
+            cli_table_text(t, aggr.failed ? "" : aggr.s);
+        }
         cli_table_end_row(t);
+    }
+    free(aggr.s);
+    if (aggr.failed) {
+        cli_error("out of memory");
+        return -1;
     }
     return 0;
 }
 
 static int write_regions(cli_table *t, const cube_t *c)
 {
+    int cube4 = is_cube4(c);
     for (size_t i = 0; i < cube_num_regions(c); i++) {
         const cube_region *r = cube_get_region(c, i);
         cli_table_int(t, (long long)cube_region_id(r));
@@ -1148,15 +1342,41 @@ static int write_regions(cli_table *t, const cube_t *c)
         put_line(t, cube_region_end_line(r));
         cli_table_text(t, cube_region_url(r));
         cli_table_text(t, cube_region_descr(r));
+        if (cube4) {
+            /* the mangled name only where it says more than the name */
+            const char *mangled = cube_region_mangled_name(r);
+            cli_table_text(t, strcmp(mangled, cube_region_name(r)) != 0 ? mangled : "");
+            cli_table_text(t, cube_region_paradigm(r));
+            cli_table_text(t, cube_region_role(r));
+        }
         cli_table_end_row(t);
     }
     return 0;
 }
 
+/* A call path's parameters as one field: KEY=VALUE for a number,
+ * KEY="VALUE" for a string, separated by "; ". */
+static void cnode_params(text_buf *b, const cube_cnode *cn)
+{
+    text_reset(b);
+    for (size_t k = 0; k < cube_cnode_num_params(cn); k++) {
+        int numeric = cube_cnode_param_is_numeric(cn, k);
+        if (k)
+            text_add(b, "; ");
+        text_add(b, cube_cnode_param_key(cn, k));
+        text_add(b, numeric ? "=" : "=\"");
+        text_add(b, cube_cnode_param_value(cn, k));
+        if (!numeric)
+            text_add(b, "\"");
+    }
+}
+
 /* The call tree depth first, each node with its call path from the root. */
 static int write_calltree(cli_table *t, const cube_t *c)
 {
+    int cube4 = is_cube4(c);
     path_buf path = {0};
+    text_buf params = {0};
     cube_tree_walk *walk = cube_tree_walk_start(c);
     tree_entry entry;
     const tree_entry *e = &entry;
@@ -1176,11 +1396,18 @@ static int write_calltree(cli_table *t, const cube_t *c)
         cli_table_text(t, path.s);
         cli_table_text(t, cube_cnode_mod(cn));
         put_line(t, cube_cnode_line(cn));
+        if (cube4) {
+            cnode_params(&params, cn);
+            if (params.failed)
+                rc = -1;
+            cli_table_text(t, params.failed ? "" : params.s);
+        }
         cli_table_end_row(t);
     }
     cube_tree_walk_free(walk);
     free(path.s);
     free(path.at_level);
+    free(params.s);
     if (rc) {
         cli_error("out of memory");
         return -1;
@@ -1188,30 +1415,88 @@ static int write_calltree(cli_table *t, const cube_t *c)
     return 0;
 }
 
-/* Machines, nodes, processes and threads, each after its parent. */
+/* A system tree node's location groups (processes) and their locations
+ * (threads), below the node with id `nid` at depth `level`. */
+static void write_processes(cli_table *t, const cube_node *n, int64_t nid, size_t level,
+                            int cube4)
+{
+    for (size_t q = 0; q < cube_node_num_processes(n); q++) {
+        const cube_process *pr = cube_node_process(n, q);
+        int64_t pid = cube_process_id(pr), prank = cube_process_rank(pr);
+        system_row(t, "process", pid, &nid, cube_process_name(pr), &prank, NULL);
+        if (cube4)
+            system_row4(t, level + 1, "", cube_group_type_name(cube_process_type(pr)), "");
+        cli_table_end_row(t);
+        for (size_t h = 0; h < cube_process_num_threads(pr); h++) {
+            const cube_thread *th = cube_process_thread(pr, h);
+            int64_t trank = cube_thread_rank(th);
+            size_t index = cube_thread_index(th);
+            system_row(t, "thread", cube_thread_id(th), &pid, cube_thread_name(th), &trank,
+                       &index);
+            if (cube4)
+                system_row4(t, level + 2, "", cube_location_type_name(cube_thread_type(th)),
+                            "");
+            cli_table_end_row(t);
+        }
+    }
+}
+
+/* A system tree node waiting to be written, with its depth. */
+typedef struct {
+    const cube_node *node;
+    size_t level;
+} stn_entry;
+
+/* Machines, system tree nodes, processes and threads, each after its
+ * parent: a node's processes come before its child nodes.  The tree is
+ * walked with a stack of its own (a file may nest nodes deeply). */
 static int write_systemtree(cli_table *t, const cube_t *c)
 {
+    int cube4 = is_cube4(c);
+    size_t cap = cube_num_nodes(c) + 1;
+    stn_entry *stack = malloc(cap * sizeof *stack);
+    if (!stack) {
+        cli_error("out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < cube_num_machines(c); i++) {
         const cube_machine *m = cube_get_machine(c, i);
         int64_t mid = cube_machine_id(m);
         system_row(t, "machine", mid, NULL, cube_machine_name(m), NULL, NULL);
-        for (size_t k = 0; k < cube_machine_num_nodes(m); k++) {
-            const cube_node *n = cube_machine_node(m, k);
+        if (cube4)
+            system_row4(t, 0, cube_machine_class(m), "", cube_machine_descr(m));
+        cli_table_end_row(t);
+        size_t top = 0;
+        for (size_t k = cube_machine_num_nodes(m); k-- > 0 && top < cap;)
+            stack[top++] = (stn_entry){cube_machine_node(m, k), 1};
+        while (top) {
+            stn_entry e = stack[--top];
+            const cube_node *n = e.node, *parent = cube_node_parent(n);
             int64_t nid = cube_node_id(n);
-            system_row(t, "node", nid, &mid, cube_node_name(n), NULL, NULL);
-            for (size_t q = 0; q < cube_node_num_processes(n); q++) {
-                const cube_process *pr = cube_node_process(n, q);
-                int64_t pid = cube_process_id(pr), prank = cube_process_rank(pr);
-                system_row(t, "process", pid, &nid, cube_process_name(pr), &prank, NULL);
-                for (size_t h = 0; h < cube_process_num_threads(pr); h++) {
-                    const cube_thread *th = cube_process_thread(pr, h);
-                    int64_t trank = cube_thread_rank(th);
-                    size_t index = cube_thread_index(th);
-                    system_row(t, "thread", cube_thread_id(th), &pid, cube_thread_name(th),
-                               &trank, &index);
-                }
-            }
+            int64_t pid = parent ? cube_node_id(parent) : mid;
+            system_row(t, "node", nid, &pid, cube_node_name(n), NULL, NULL);
+            if (cube4)
+                system_row4(t, e.level, cube_node_class(n), "", cube_node_descr(n));
+            cli_table_end_row(t);
+            write_processes(t, n, nid, e.level, cube4);
+            for (size_t k = cube_node_num_children(n); k-- > 0 && top < cap;)
+                stack[top++] = (stn_entry){cube_node_child(n, k), e.level + 1};
         }
+    }
+    free(stack);
+    return 0;
+}
+
+/* The archive's members that are not part of the experiment: name and
+ * size in bytes, in archive order. */
+static int write_members(cli_table *t, const cube_t *c)
+{
+    for (size_t i = 0; i < cube_num_extra_members(c); i++) {
+        size_t size = 0;
+        cube_extra_member_data(c, i, &size);
+        cli_table_text(t, cube_extra_member_name(c, i));
+        cli_table_int(t, (long long)size);
+        cli_table_end_row(t);
     }
     return 0;
 }
@@ -1325,46 +1610,55 @@ static int write_topologies(cli_table *t, const cube_t *c)
     return 0;
 }
 
-static const cli_column attr_cols[] = {{"key", 0}, {"value", 0}};
+/* Each section's columns: those of every input, then those a CUBE 4 input
+ * adds (the columns of a CUBE 3 input stay as they were). */
+static const cli_column attr_cols[] = {{"key", 0}, {"value", 0}, {"entity", 0},
+                                       {"id", CLI_COL_NUMBER}};
 static const cli_column mirror_cols[] = {{"mirror", 0}};
 static const cli_column metric_cols[] = {
     {"metric_id", CLI_COL_NUMBER}, {"parent_id", CLI_COL_NUMBER}, {"uniq_name", 0},
-    {"disp_name", 0}, {"dtype", 0}, {"uom", 0}, {"val", 0}, {"url", 0}, {"descr", 0}};
+    {"disp_name", 0}, {"dtype", 0}, {"uom", 0}, {"val", 0}, {"url", 0}, {"descr", 0},
+    {"kind", 0}, {"ghost", CLI_COL_NUMBER}, {"expression", 0}, {"init_expression", 0},
+    {"aggr_expressions", 0}};
 static const cli_column region_cols[] = {
     {"region_id", CLI_COL_NUMBER}, {"name", 0}, {"module", 0},
     {"begin_line", CLI_COL_NUMBER}, {"end_line", CLI_COL_NUMBER}, {"url", 0},
-    {"descr", 0}};
+    {"descr", 0}, {"mangled_name", 0}, {"paradigm", 0}, {"role", 0}};
 static const cli_column cnode_cols[] = {
     {"cnode_id", CLI_COL_NUMBER},  {"parent_id", CLI_COL_NUMBER},
     {"level", CLI_COL_NUMBER},     {"region_id", CLI_COL_NUMBER},
     {"region", 0},                 {"call_path", 0},
-    {"call_site_module", 0},       {"call_site_line", CLI_COL_NUMBER}};
+    {"call_site_module", 0},       {"call_site_line", CLI_COL_NUMBER},
+    {"parameters", 0}};
 static const cli_column system_cols[] = {
     {"kind", 0}, {"id", CLI_COL_NUMBER}, {"parent_id", CLI_COL_NUMBER},
-    {"name", 0}, {"rank", CLI_COL_NUMBER}, {"location", CLI_COL_NUMBER}};
+    {"name", 0}, {"rank", CLI_COL_NUMBER}, {"location", CLI_COL_NUMBER},
+    {"level", CLI_COL_NUMBER}, {"class", 0}, {"type", 0}, {"descr", 0}};
 static const cli_column topo_cols[] = {
     {"topology", CLI_COL_NUMBER}, {"name", 0}, {"dims", 0},   {"periodic", 0},
     {"dim_names", 0},            {"kind", 0}, {"id", CLI_COL_NUMBER}, {"coords", 0}};
+static const cli_column member_cols[] = {{"name", 0}, {"size", CLI_COL_NUMBER}};
 
-#define COLUMNS(cols) cols, sizeof cols / sizeof cols[0]
+#define COLUMNS(cols, cube3) cols, cube3, sizeof cols / sizeof cols[0]
 
 /* The sections in the order of section_names (bit i of -w's set). */
 static const struct {
     const cli_column *cols;
-    size_t ncols;
+    size_t ncols3, ncols4; /* the columns of a CUBE 3 and of a CUBE 4 input */
     int (*write)(cli_table *t, const cube_t *c);
 } sections[NUM_SECTIONS] = {
-    {COLUMNS(attr_cols), write_attributes},   {COLUMNS(mirror_cols), write_mirrors},
-    {COLUMNS(metric_cols), write_metrics},    {COLUMNS(region_cols), write_regions},
-    {COLUMNS(cnode_cols), write_calltree},    {COLUMNS(system_cols), write_systemtree},
-    {COLUMNS(topo_cols), write_topologies}};
+    {COLUMNS(attr_cols, 2), write_attributes},   {COLUMNS(mirror_cols, 1), write_mirrors},
+    {COLUMNS(metric_cols, 9), write_metrics},    {COLUMNS(region_cols, 7), write_regions},
+    {COLUMNS(cnode_cols, 8), write_calltree},    {COLUMNS(system_cols, 6), write_systemtree},
+    {COLUMNS(topo_cols, 8), write_topologies},   {COLUMNS(member_cols, 2), write_members}};
 
 #undef COLUMNS
 
 /* Section i (its index in section_names) as a table. */
 static int print_section(const cube_t *c, unsigned i, cli_format format, FILE *fp)
 {
-    cli_table *t = cli_table_begin(fp, format, sections[i].cols, sections[i].ncols,
+    cli_table *t = cli_table_begin(fp, format, sections[i].cols,
+                                   is_cube4(c) ? sections[i].ncols4 : sections[i].ncols3,
                                    CLI_TABLE_NO_NEWLINE);
     if (!t)
         return -1;
@@ -1380,9 +1674,12 @@ static int print_structure(const cube_t *c, const options *o, FILE *fp)
     int rc = 0, first = 1;
     if (o->format == CLI_FORMAT_JSON)
         fputc('{', fp);
+    unsigned wanted = o->sections;
+    if ((wanted & SEC_MEMBERS_OF_CUBE4) && is_cube4(c))
+        wanted |= SEC_MEMBERS;
     for (unsigned i = 0; !rc && i < NUM_SECTIONS; i++) {
         unsigned sec = 1u << i;
-        if (!(o->sections & sec))
+        if (!(wanted & sec))
             continue;
         switch (o->format) {
         case CLI_FORMAT_JSON:
@@ -1583,7 +1880,7 @@ int main(int argc, char **argv)
             if (!bits)
                 cli_usage_error(usage,
                                 "-w takes attributes, mirrors, metrics, regions, calltree, "
-                                "systemtree, topologies or all, not '%s'",
+                                "systemtree, topologies, members or all, not '%s'",
                                 sec);
             o.sections |= bits;
             break;

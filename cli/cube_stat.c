@@ -26,7 +26,8 @@ static const char usage[] = "cube_stat [-p] [-m METRICS] [-%] [-r ROUTINES] [-o 
 static void print_help(void)
 {
     printf("usage: %s\n"
-           "Profiles and statistics of a CUBE 3 experiment, as CubeLib's cube_stat.\n\n"
+           "Profiles and statistics of a CUBE 3 or CUBE 4 experiment, as CubeLib's\n"
+           "cube_stat.\n\n"
            "  -p           an aligned table instead of CSV\n"
            "  -m METRICS   unique names (or display names only one metric has),\n"
            "               comma-separated (default: time, or else the\n"
@@ -93,14 +94,26 @@ static void plan_free(plan *p)
     p->o = o;
 }
 
+/* Does the metric have values to show?  Not when VOID, nor when derived
+ * (CUBE 4: computed by a CubePL expression that is not evaluated). */
+static int has_values(const cube_metric *m)
+{
+    return !cube_metric_is_void(m) && !cube_metric_is_derived(m);
+}
+
 /* `time` / `visits` as CubeLib finds them: by unique name, else by display
- * name ("Time" / "Visits"); NULL when absent or VOID. */
+ * name ("Time" / "Visits"); NULL when absent or VOID.  A derived metric
+ * (CUBE 4), whose values are not computed, is passed over. */
 static const cube_metric *find_by_names(const cube_t *c, const char *uniq, const char *disp)
 {
     const cube_metric *m = cube_find_metric(c, uniq);
-    for (size_t i = 0; !m && i < cube_num_metrics(c); i++)
-        if (strcmp(cube_metric_disp_name(cube_get_metric(c, i)), disp) == 0)
-            m = cube_get_metric(c, i);
+    if (m && cube_metric_is_derived(m))
+        m = NULL;
+    for (size_t i = 0; !m && i < cube_num_metrics(c); i++) {
+        const cube_metric *x = cube_get_metric(c, i);
+        if (strcmp(cube_metric_disp_name(x), disp) == 0 && !cube_metric_is_derived(x))
+            m = x;
+    }
     return m && !cube_metric_is_void(m) ? m : NULL;
 }
 
@@ -193,14 +206,15 @@ static int plan_setup(void *user, const cube_t *defs)
                                    p) != 0)
             return -1;
     } else if (o->mode != MODE_TOP) {
-        /* CubeLib's default: time, else the metric with id 0 */
+        /* CubeLib's default: time, else the metric with id 0 (else the
+         * first metric with values) */
         const cube_metric *m = cube_find_metric(defs, "time");
         for (size_t i = 0; !m && i < cube_num_metrics(defs); i++)
             if (cube_metric_id(cube_get_metric(defs, i)) == 0)
                 m = cube_get_metric(defs, i);
-        for (size_t i = 0; (!m || cube_metric_is_void(m)) && i < cube_num_metrics(defs); i++)
+        for (size_t i = 0; (!m || !has_values(m)) && i < cube_num_metrics(defs); i++)
             m = cube_get_metric(defs, i);
-        if (!m || cube_metric_is_void(m)) {
+        if (!m || !has_values(m)) {
             cli_error("%s: the experiment has no metric with values", o->input);
             return -1;
         }

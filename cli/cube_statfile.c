@@ -601,6 +601,8 @@ static int from_cube(const options *o)
         if (strcmp(name, "all") == 0) {
             for (size_t k = 0; rc == EXIT_OK && k < cube_num_metrics(c); k++) {
                 const cube_metric *m = cube_get_metric(c, k);
+                /* VOID and derived metrics have no values (a derived one's
+                 * are not computed) */
                 if (!cube_metric_is_void(m) && !cube_metric_is_derived(m) &&
                     cube_statfile_add_from_cube(s, c, m, max) != 0) {
                     cli_error("out of memory");

@@ -450,20 +450,20 @@ static int is_structured(const char *dtype)
  * names beginning with UINT, in any case, lose their U).  A mean is
  * fractional: integer types become FLOAT.  A structured type becomes
  * DOUBLE, with a warning: what the rows hold and the result keeps is one
- * number per value.  Derived and VOID metrics have no values: their type
- * stays. */
+ * number per value (a VOID metric has none: its type stays).  Derived
+ * metrics have no values and keep their type. */
 static int adjust_dtypes(cube_t *res, cube_operation op)
 {
     for (size_t i = 0; i < res->metrics.count; i++) {
         cube_metric *m = res->metrics.items[i];
         const char *d = m->dtype;
-        if (m->is_void || cube_metric_is_derived(m))
+        if (cube_metric_is_derived(m))
             continue;
         cubex_dtype t;
         int known = cubex_dtype_parse(d, &t) == 0; /* a CUBE 4 name */
         int is_unsigned = (d[0] == 'U' || d[0] == 'u') && ascii_ieq(d + 1, "INT", 3);
         int is_integer = known ? cubex_dtype_is_integer(t) : is_unsigned || ascii_ieq(d, "INT", 3);
-        if (is_structured(d)) {
+        if (is_structured(d) && !m->is_void) {
             if (cube_add_warning(res,
                                  "structured value type %s of metric '%s': combined as one "
                                  "number per value (the one displayed), written as DOUBLE",

@@ -141,7 +141,8 @@ void cube_free(cube_t *c)
     }
     for (size_t i = 0; i < c->mirrors.count; i++)
         free(c->mirrors.items[i]);
-    /* before the metrics: it frees their exact values */
+    /* the CUBE 4 parts first: each metric's exact values are reached
+     * through the metric */
     model_cube4_free(c);
     for (size_t i = 0; i < c->metrics.count; i++)
         free_metric(c->metrics.items[i]);

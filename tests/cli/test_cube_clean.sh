@@ -76,7 +76,7 @@ expect_rc 2 "cube_clean with two inputs is a usage error"
 
 # bad options: one message of our own (not getopt's, with the program path),
 # the usage line and the pointer to --help, exit 2
-usage_lines="usage: cube_clean [-o OUT] [-z] [--prune] FILE
+usage_lines="usage: cube_clean [-o OUT] [--format=cube3|cube4] [-z] [--prune] FILE
 Try 'cube_clean --help' for more information."
 run cube_clean -x a.cube
 expect_rc 2 "cube_clean -x exits 2"

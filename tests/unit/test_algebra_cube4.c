@@ -709,6 +709,9 @@ static cube_t *typed_values(double v)
         cube_metric *m = cube_def_met(c, uniq, uniq, dtypes[i], "", "", "", "", NULL);
         cube_set_sev(c, m, cn, t, v);
     }
+    /* VOID: no values */
+    cube_def_met(c, "void_u", "void_u", "UINT64", "", "VOID", "", "", NULL);
+    cube_def_met(c, "void_tau", "void_tau", "TAU_ATOMIC", "", "VOID", "", "", NULL);
     assert_no_error(c);
     return c;
 }
@@ -739,6 +742,11 @@ static void test_value_types(void **state)
     assert_warning(res, "structured value type TAU_ATOMIC of metric 'm7': combined as one number "
                         "per value (the one displayed), written as DOUBLE");
     assert_warning(res, "structured value type HISTOGRAM(4) of metric 'm8'");
+    /* a VOID metric's type changes as any other's, but a structured one,
+     * without values, stays and is not warned about */
+    assert_string_equal(cube_metric_dtype(cube_find_metric(res, "void_u")), "INT64");
+    assert_string_equal(cube_metric_dtype(cube_find_metric(res, "void_tau")), "TAU_ATOMIC");
+    assert_false(has_warning(res, "void_tau"));
     cube_free(res);
 
     static const char *const mean[NUM_DTYPES] = {
