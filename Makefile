@@ -241,14 +241,15 @@ bench-compare: $(COMPARE_BIN) $(BENCH_BIN)
 # API only.
 TEST_PRIVATE := test_concurrency test_linktest_writer test_model_cnodes test_number \
                 test_severity_store test_cubex_tar test_cubex_binary test_cubex_anchor \
-                test_cubex_write test_cubex_read test_fuzz_regressions test_algebra_cube4
+                test_cubex_write test_cubex_read test_fuzz_regressions test_algebra_cube4 \
+                test_cubex_totals
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(TEST_PRIVATE)): TEST_CPPFLAGS := -Ilibcube
 
 # the tests that compare with the expected-values files (JSON) of
 # testdata/cubex link a small JSON reader
 TEST_JSON_OBJ := $(BUILD)/obj/tests/json_reader.o $(BUILD)/obj/tests/cubex_expected.o
 CUBEX_TESTS := test_cubex_tar test_cubex_binary test_cubex_anchor test_cubex_read \
-               test_views_inclusive
+               test_views_inclusive test_cubex_totals test_view_values
 $(addprefix $(BUILD)/tests/,$(CUBEX_TESTS)): $(TEST_JSON_OBJ)
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(CUBEX_TESTS)) $(BUILD)/obj/tests/cubex_expected.o: \
     tests/unit/json_reader.h tests/unit/cubex_expected.h

@@ -574,6 +574,19 @@ void cli_table_double(cli_table *t, double v)
     put_field(t, buf, isfinite(v) ? buf : "null", 0);
 }
 
+int cli_no_value(cube_combine_rule how, double v)
+{
+    return how != CUBE_COMBINE_SUM && v == cube_combine_neutral(how);
+}
+
+void cli_table_view_value(cli_table *t, cube_combine_rule how, double value, double shown)
+{
+    if (cli_no_value(how, value))
+        cli_table_absent(t, "-");
+    else
+        cli_table_double(t, shown);
+}
+
 void cli_table_absent(cli_table *t, const char *text)
 {
     put_field(t, text, "null", 0);

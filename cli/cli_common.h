@@ -144,6 +144,12 @@ cli_table *cli_table_begin(FILE *fp, cli_format format, const cli_column *column
 void cli_table_text(cli_table *t, const char *s);
 void cli_table_int(cli_table *t, long long v);
 void cli_table_double(cli_table *t, double v);
+/* Is `v`, a view's value of a metric that combines as `how`, no value: a
+ * maximum or minimum that nothing contributed to (cube_combine_neutral)? */
+int cli_no_value(cube_combine_rule how, double v);
+/* A view's value: "-" (null in json) where it is no value, else `shown`
+ * (the value itself, or its form in a value mode) as cli_table_double. */
+void cli_table_view_value(cli_table *t, cube_combine_rule how, double value, double shown);
 void cli_table_absent(cli_table *t, const char *text);
 /* Rows that begin with the same fields: after writing them in one row,
  * cli_table_keep_prefix keeps them as written; at the start of a later

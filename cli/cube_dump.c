@@ -1004,16 +1004,21 @@ static int print_values(const plan *p, cli_table *t)
 {
     size_t nt = cube_num_threads(p->defs), w = p->o->aggregate ? 1 : nt;
     path_buf path = {0};
-    double *zeros = calloc(w ? w : 1, sizeof *zeros);
+    double *none = malloc((w ? w : 1) * sizeof *none);
     row_refs refs = {NAN, NAN, NAN, NAN, NULL};
     refs.machine = malloc((cube_num_machines(p->defs) + 1) * sizeof *refs.machine);
     int rc = 0;
-    if (!zeros || !refs.machine) {
+    if (!none || !refs.machine) {
         cli_error("out of memory");
         rc = -1;
     }
     for (size_t i = 0; !rc && i < p->num_metrics; i++) {
         const metric_plan *m = &p->metrics[i];
+        cube_combine_rule how = cube_metric_combine(m->met);
+        /* a call path without a row: nothing contributed (a maximum or
+         * minimum has no value there) */
+        for (size_t k = 0; k < w; k++)
+            none[k] = cube_combine_neutral(how);
         cube_tree_walk *walk = cube_tree_walk_start(p->defs);
         tree_entry entry;
         const tree_entry *e = &entry;
@@ -1027,9 +1032,9 @@ static int print_values(const plan *p, cli_table *t)
                 continue;
             const double *row = cube_view_row(m->main, e->cnode);
             if (!row)
-                row = zeros;
+                row = none;
             refs.call_root = m->incl_aggr ? cube_view_value(m->incl_aggr, e->root, 0) : NAN;
-            compute_row_refs(p, cube_metric_combine(m->met), row, w, &refs);
+            compute_row_refs(p, how, row, w, &refs);
             const cube_region *reg = cube_cnode_callee(e->cnode);
             size_t nrows = p->o->aggregate ? 1 : p->num_threads;
             for (size_t r = 0; r < nrows; r++) {
@@ -1044,7 +1049,7 @@ static int print_values(const plan *p, cli_table *t)
                     cli_table_keep_prefix(t);
                 }
                 put_location(t, p, th);
-                cli_table_double(t, shown(p, m, &refs, th, row[th]));
+                cli_table_view_value(t, how, row[th], shown(p, m, &refs, th, row[th]));
                 cli_table_end_row(t);
             }
         }
@@ -1056,7 +1061,7 @@ static int print_values(const plan *p, cli_table *t)
     }
     free(path.s);
     free(path.at_level);
-    free(zeros);
+    free(none);
     free(refs.machine);
     return rc;
 }
@@ -1064,7 +1069,7 @@ static int print_values(const plan *p, cli_table *t)
 static int print_flat(const plan *p, cli_table *t)
 {
     size_t nt = cube_num_threads(p->defs), w = p->o->aggregate ? 1 : nt;
-    double *zeros = calloc(w ? w : 1, sizeof *zeros);
+    double *none = malloc((w ? w : 1) * sizeof *none);
     row_refs refs[3];
     int rc = 0;
     for (int k = 0; k < 3; k++) {
@@ -1073,7 +1078,7 @@ static int print_flat(const plan *p, cli_table *t)
         if (!refs[k].machine)
             rc = -1;
     }
-    if (!zeros || rc) {
+    if (!none || rc) {
         cli_error("out of memory");
         rc = -1;
     }
@@ -1081,6 +1086,9 @@ static int print_flat(const plan *p, cli_table *t)
                                             CUBE_FLAT_SUBROUTINES};
     for (size_t i = 0; !rc && i < p->num_metrics; i++) {
         const metric_plan *m = &p->metrics[i];
+        cube_combine_rule how = cube_metric_combine(m->met);
+        for (size_t k = 0; k < w; k++)
+            none[k] = cube_combine_neutral(how); /* a region without a row */
         for (size_t ri = 0; ri < cube_num_regions(p->defs); ri++) {
             const cube_region *reg = cube_get_region(p->defs, ri);
             if (p->sel.has_regex &&
@@ -1090,10 +1098,9 @@ static int print_flat(const plan *p, cli_table *t)
             for (int k = 0; k < 3; k++) {
                 rows[k] = cube_flat_row(m->flat, reg, parts[k]);
                 if (!rows[k])
-                    rows[k] = zeros;
+                    rows[k] = none;
             }
             /* the flat view's root of every part is the collapsed region */
-            cube_combine_rule how = cube_metric_combine(m->met);
             double root = cube_combine_values(how, rows[1], w);
             for (int k = 0; k < 3; k++) {
                 refs[k].call_root = root;
@@ -1112,14 +1119,15 @@ static int print_flat(const plan *p, cli_table *t)
                 }
                 put_location(t, p, th);
                 for (int k = 0; k < 3; k++)
-                    cli_table_double(t, shown(p, m, &refs[k], th, rows[k][th]));
+                    cli_table_view_value(t, how, rows[k][th],
+                                         shown(p, m, &refs[k], th, rows[k][th]));
                 cli_table_end_row(t);
             }
         }
     }
     for (int k = 0; k < 3; k++)
         free(refs[k].machine);
-    free(zeros);
+    free(none);
     return rc;
 }
 

@@ -335,6 +335,8 @@ static void print_human(const char *path, const cube_t *c, const double *totals,
             printf("VOID");
         else if (cube_metric_is_derived(m)) /* its values are not computed */
             printf("derived");
+        else if (cli_no_value(cube_metric_combine(m), totals[cube_metric_index(m)]))
+            printf("-"); /* a maximum or minimum without rows */
         else
             cli_print_double(stdout, totals[cube_metric_index(m)]);
         putchar('\n');
@@ -497,8 +499,10 @@ static int print_json(const char *path, const cube_t *c, const double *totals,
                cube_metric_is_ghost(m) ? "true" : "false");
         cli_print_json_string(stdout, cube_metric_expression(m));
         printf(",\"total\":");
-        /* a derived metric's values are not computed: no total */
-        if (cube_metric_is_void(m) || cube_metric_is_derived(m))
+        /* a derived metric's values are not computed, a maximum or minimum
+         * without rows has none: no total */
+        if (cube_metric_is_void(m) || cube_metric_is_derived(m) ||
+            cli_no_value(cube_metric_combine(m), totals[cube_metric_index(m)]))
             printf("null");
         else
             json_number(totals[cube_metric_index(m)]);

@@ -352,7 +352,8 @@ static int print_profile(const plan *p, cli_table *t)
             free(label);
             for (size_t i = 0; i < p->num_metrics; i++) {
                 const metric_views *m = views_of(p, i);
-                cli_table_double(t, cube_view_value(r == 1 ? m->excl : m->incl, row_cn, 0));
+                double v = cube_view_value(r == 1 ? m->excl : m->incl, row_cn, 0);
+                cli_table_view_value(t, cube_metric_combine(m->met), v, v);
             }
             cli_table_end_row(t);
         }
@@ -371,7 +372,9 @@ static int stat_row(const plan *p, cli_table *t, const metric_views *m, const cu
     const double *row = cube_view_row(v, cn);
     cube_stats st;
     cube_status status;
-    if (cube_stats_compute(row ? row : zeros, nt, &st, &status) != 0)
+    /* no row: zeros of a sum, no values of a maximum or minimum */
+    size_t n = row || cube_metric_combine(m->met) == CUBE_COMBINE_SUM ? nt : 0;
+    if (cube_stats_compute(row ? row : zeros, n, &st, &status) != 0)
         return view_error(p, status.message);
     char *label = routine_label(fmt, cube_region_name(cube_cnode_callee(cn)));
     if (!label) {
@@ -489,8 +492,11 @@ static int print_top(const plan *p, cli_table *t)
          * program the visits cancel where the times do not; with no metric
          * to show at all, every region a call path calls is listed. */
         int listed = !any_shown && called[r];
-        for (size_t i = 0; !listed && i < p->num_metrics; i++)
-            listed = views_of(p, i)->met && top_value(p, i, reg) != 0;
+        for (size_t i = 0; !listed && i < p->num_metrics; i++) {
+            const cube_metric *met = views_of(p, i)->met;
+            double v = top_value(p, i, reg);
+            listed = met && v != 0 && !cli_no_value(cube_metric_combine(met), v);
+        }
         if (!listed)
             continue;
         order[n].region = r;
@@ -501,8 +507,10 @@ static int print_top(const plan *p, cli_table *t)
     for (size_t k = 0; k < n && k < p->o->top; k++) {
         const cube_region *reg = cube_get_region(c, order[k].region);
         cli_table_text(t, cube_region_name(reg));
-        for (size_t i = 0; i < p->num_metrics; i++)
-            cli_table_double(t, top_value(p, i, reg));
+        for (size_t i = 0; i < p->num_metrics; i++) {
+            double v = top_value(p, i, reg);
+            cli_table_view_value(t, cube_metric_combine(views_of(p, i)->met), v, v);
+        }
         cli_table_end_row(t);
     }
     free(order);

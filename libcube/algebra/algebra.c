@@ -295,7 +295,10 @@ static int add_row(combination *cb, const input_maps *im, const row_sink *sink, 
     size_t t = 0;
     while (t < nthreads && values[t] == 0.0)
         t++;
-    if (t == nthreads)
+    /* all zero: nothing to add to a sum; a maximum's or minimum's zeros
+     * are values (no row would be none) */
+    if (t == nthreads &&
+        cube_metric_combine((const cube_metric *)res->metrics.items[rm]) == CUBE_COMBINE_SUM)
         return 0;
     if (rule == UNION_ROWS_AS_STORED)
         return add_to_cell(cb, im, sink, rm, rc, values, t, nthreads, 1.0,

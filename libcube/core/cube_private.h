@@ -74,8 +74,8 @@ struct cube_metric {
     /* Exact values where the doubles of the severity rows cannot hold them
      * (structured value types, 64-bit integers beyond 2^53): per call
      * path, the row's values in the metric's own binary layout (little
-     * endian), raw_value_size bytes per thread, as the row (0, cnode
-     * index) of this store; NULL when every value is exact in the rows.  Stale once the metric's rows are changed: every
+     * endian), raw_value_size bytes per thread, as the row (metric
+     * index, cnode index) of this store (model_exact_row); NULL when every value is exact in the rows.  Stale once the metric's rows are changed: every
      * change through the API drops it (model_drop_exact). */
     severity_store *exact;
     size_t raw_value_size;
@@ -263,6 +263,9 @@ int model_set_source(cube_t *c, cube_format format, const char *version);
 int model_stored_inclusive(const cube_metric *met);
 /* The metric's values changed: its exact values no longer hold. */
 void model_drop_exact(cube_metric *m);
+/* The exact bytes of m's values at the call path of index `cnode`, or
+ * NULL when m keeps none there. */
+const unsigned char *model_exact_row(const cube_metric *m, size_t cnode);
 /* Free what model_cube4.c added to the handle (called by cube_free). */
 void model_cube4_free(cube_t *c);
 /* Copy everything CUBE 4 adds to one entity of `from` onto the entity of

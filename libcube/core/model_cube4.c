@@ -533,6 +533,11 @@ void model_drop_exact(cube_metric *m)
     }
 }
 
+const unsigned char *model_exact_row(const cube_metric *m, size_t cnode)
+{
+    return m->exact ? (const unsigned char *)sev_store_find(m->exact, m->index, cnode) : NULL;
+}
+
 void model_cube4_free(cube_t *c)
 {
     for (size_t i = 0; i < c->extra_members.count; i++) {

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -190,6 +191,36 @@ void cubex_value_neutral(cubex_dtype t, double *out)
     case CUBEX_TAU_ATOMIC: out[1] = DBL_MAX; out[2] = -DBL_MAX; break;
     case CUBEX_HISTOGRAM: out[0] = DBL_MAX; out[1] = -DBL_MAX; break;
     default: break;
+    }
+}
+
+double cubex_value_number(cubex_dtype t, const double *v)
+{
+    double sum = 0;
+    switch (t.kind) {
+    case CUBEX_COMPLEX:
+        return sqrt(v[0] * v[0] + v[1] * v[1]);
+    case CUBEX_RATE:
+        if (v[1] != 0)
+            return v[0] / v[1];
+        return v[0] > 0 ? DBL_MAX : v[0] < 0 ? -DBL_MAX : 0;
+    case CUBEX_TAU_ATOMIC:
+        return v[0] != 0 ? v[3] / v[0] : 0;
+    case CUBEX_NDOUBLES:
+        for (unsigned i = 0; i < t.k; i++)
+            sum += v[i];
+        return sum;
+    case CUBEX_HISTOGRAM:
+        for (unsigned i = 0; i < t.k; i++)
+            sum += v[2 + i];
+        return sum;
+    case CUBEX_SCALE_FUNC: /* nterms, nmeas, then (a, b, c, d) per term */
+        for (size_t i = 0; i < (size_t)v[0]; i++)
+            if (v[2 + 4 * i + 3] == 0)
+                sum += v[2 + 4 * i];
+        return sum;
+    default:
+        return v[0];
     }
 }
 

@@ -133,6 +133,15 @@ uint64_t cubex_value_int(cubex_dtype t, int big_endian, const unsigned char *src
  * max = -DBL_MAX for TAU_ATOMIC, min/max likewise for HISTOGRAM. */
 void cubex_value_neutral(cubex_dtype t, double *out);
 
+/* The one number of a value from its cubex_value_decode components (the
+ * double view of read_private.h): the integer or double itself,
+ * sqrt(re^2 + im^2) for COMPLEX, main / duration for RATE (duration 0:
+ * +DBL_MAX, -DBL_MAX or 0 by the sign of main), sum / n for TAU_ATOMIC (0
+ * when n is 0), the sum of the doubles of NDOUBLES and of the bins of
+ * HISTOGRAM, and for SCALE_FUNC the function at x = 1 (the sum of the
+ * coefficients of the terms without logarithm). */
+double cubex_value_number(cubex_dtype t, const double *components);
+
 /* ---- the call tree enumeration ----------------------------------------- */
 
 typedef enum { CUBEX_PREORDER, CUBEX_WIDE } cubex_order;

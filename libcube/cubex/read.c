@@ -435,37 +435,6 @@ static void value_to_little_endian(cubex_dtype t, const unsigned char *src, unsi
         swap_into(dst + o, src + o, 8);
 }
 
-/* The double view of a structured value from its components. */
-static double structured_view(cubex_dtype t, const double *v)
-{
-    double sum = 0;
-    switch (t.kind) {
-    case CUBEX_COMPLEX:
-        return sqrt(v[0] * v[0] + v[1] * v[1]);
-    case CUBEX_RATE:
-        if (v[1] != 0)
-            return v[0] / v[1];
-        return v[0] > 0 ? DBL_MAX : v[0] < 0 ? -DBL_MAX : 0;
-    case CUBEX_TAU_ATOMIC:
-        return v[0] != 0 ? v[3] / v[0] : 0;
-    case CUBEX_NDOUBLES:
-        for (unsigned i = 0; i < t.k; i++)
-            sum += v[i];
-        return sum;
-    case CUBEX_HISTOGRAM:
-        for (unsigned i = 0; i < t.k; i++)
-            sum += v[2 + i];
-        return sum;
-    case CUBEX_SCALE_FUNC: /* nterms, nmeas, then (a, b, c, d) per term */
-        for (size_t i = 0; i < (size_t)v[0]; i++)
-            if (v[2 + 4 * i + 3] == 0)
-                sum += v[2 + 4 * i];
-        return sum;
-    default:
-        return v[0];
-    }
-}
-
 /* Decode stored row `row` (its bytes at src) of the cursor's metric into
  * `out` (thread index order).  *needs_exact: whether a double of it is
  * not the exact value.  0, or -1 on a value that breaks its layout. */
@@ -519,7 +488,7 @@ static int decode_row(cubex_reader *x, cursor *k, size_t row, const unsigned cha
             fail_status(x, &st);
             return -1;
         }
-        out[to[l]] = structured_view(t, k->parts);
+        out[to[l]] = cubex_value_number(t, k->parts);
     }
     *needs_exact = 1;
     return 0;
@@ -616,6 +585,35 @@ int cubex_read_input(cube_t *c, cube_input *in, const char *name)
 
 /* ---- row by row ------------------------------------------------------------------ */
 
+/* The exact bytes of the row handed out, as the only row of its metric's
+ * exact store on the definitions' handle: a view of a structured metric
+ * takes the components from there while the row is current (one row of
+ * one metric at a time: memory does not grow with the rows streamed).
+ * 0, or -1 when out of memory. */
+static int keep_exact_row(cubex_reader *x, const cursor *k, size_t cnode,
+                          const unsigned char *bytes)
+{
+    cube_metric *m = x->c->metrics.items[k->metric];
+    unsigned char *dst = NULL;
+    if (m->exact && m->exact->num_rows == 1) {
+        m->exact->rows[0].cnode = (uint32_t)cnode; /* below 2^32: a store's bound */
+        dst = (unsigned char *)sev_row_values(m->exact, 0);
+    } else {
+        model_drop_exact(m);
+        m->exact = calloc(1, sizeof *m->exact);
+        if (m->exact) {
+            m->exact->row_len = (k->row_size + sizeof(double) - 1) / sizeof(double);
+            dst = (unsigned char *)sev_store_append(m->exact, k->metric, cnode);
+        }
+        if (!m->exact || !dst) {
+            fail_oom(x);
+            return -1;
+        }
+    }
+    exact_row(x, k, bytes, dst);
+    return 0;
+}
+
 int cubex_reader_next(cubex_reader *x, size_t *metric, size_t *cnode, const double **values)
 {
     if (x->failed)
@@ -639,12 +637,15 @@ int cubex_reader_next(cubex_reader *x, size_t *metric, size_t *cnode, const doub
         if (rc < 0)
             return -1;
         if (rc == 0) {
+            /* the metric's last exact row is of no use past its rows */
+            model_drop_exact(x->c->metrics.items[x->cur.metric]);
             cursor_close(&x->cur);
             x->open = 0;
             continue;
         }
         int needs_exact;
-        if (decode_row(x, &x->cur, row, bytes, x->values, &needs_exact) != 0)
+        if (decode_row(x, &x->cur, row, bytes, x->values, &needs_exact) != 0 ||
+            (needs_exact && keep_exact_row(x, &x->cur, *cnode, bytes) != 0))
             return -1;
         *metric = x->cur.metric;
         *values = x->values;

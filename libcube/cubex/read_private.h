@@ -15,11 +15,14 @@
  *    +DBL_MAX, -DBL_MAX or 0 by the sign of main); TAU_ATOMIC: sum / n (0
  *    when n is 0); NDOUBLES: the sum of its doubles; HISTOGRAM: the sum of
  *    its bins; SCALE_FUNC: the function at x = 1, the sum of the
- *    coefficients a of the terms without logarithm (d = 0).
+ *    coefficients a of the terms without logarithm (d = 0)
+ *    (cubex_value_number).
  * Where a double cannot hold the value, the metric keeps the exact bytes
- * beside the rows (cube_metric.exact; cube_read only): every row of a
- * structured type, and the rows of an INT64 or UINT64 metric that hold a
- * value whose magnitude (as the double view takes it) is above 2^53.
+ * beside the rows (cube_metric.exact): every row of a structured type,
+ * and the rows of an INT64 or UINT64 metric that hold a value whose
+ * magnitude (as the double view takes it) is above 2^53.  cube_read keeps
+ * all of them; the streaming reader only the one of the row it hands out
+ * (the views take a structured value's components from there).
  *
  * A call path without a row has no row in the model (the views know the
  * neutral values); a row the archive stores is kept even when it is all

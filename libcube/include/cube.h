@@ -649,7 +649,8 @@ CUBE_API cube_cartesian *cube_get_cart(const cube_t *c, size_t i);
 
 /* ------------------------------------------------------------------------
  * Severity values.  A row holds cube_num_threads() doubles in thread index
- * order.  Only rows that were set exist; an absent row is all zeros.
+ * order.  Only rows that were set exist; an absent row is all zeros (of a
+ * maximum or minimum: no value, cube_combine_neutral in cube_views.h).
  * ------------------------------------------------------------------------ */
 
 CUBE_API const double *cube_get_row(const cube_t *c, const cube_metric *met,
@@ -670,8 +671,12 @@ CUBE_API int cube_set_row(cube_t *c, const cube_metric *met, const cube_cnode *c
 
 /* Each metric's total: the sum of its stored values over all call paths and
  * threads (metric-inclusive, as stored), into totals[metric index]; for a
- * MAXDOUBLE (MINDOUBLE) metric the largest (smallest) stored value, 0
- * without rows (cube_metric_combine in cube_views.h).  A metric stored
+ * MAXDOUBLE (MINDOUBLE) metric the largest (smallest) stored value, no
+ * value (-DBL_MAX, +DBL_MAX: cube_combine_neutral) without rows
+ * (cube_metric_combine in cube_views.h).  The value types count as in the
+ * views (cube_views.h): an integer type narrower than 64 bits wraps in its
+ * range, COMPLEX, RATE and TAU_ATOMIC totals are the numbers of their
+ * combined components.  A metric stored
  * call-tree inclusive (CUBE 4) sums the rows of the call-tree roots only;
  * a derived metric's total is NaN: its values are not computed.  Sums are
  * compensated (Neumaier) and taken in the order the rows were stored, so

@@ -33,8 +33,32 @@
  * (flat profile) and over all call paths (a metric's total), as CubeLib
  * combines them with its value types' "+".  A call path without a stored
  * row has no value: it takes no part in a maximum or minimum (a missing
- * row never makes min_time 0), while a stored 0 does, as in CubeLib; where
- * a value is read that nothing contributed to, it reads 0, as for sums.
+ * row never makes min_time 0), while a stored 0 does, as in CubeLib.  A
+ * value that nothing contributed to is the neutral element
+ * (cube_combine_neutral): 0 for a sum, +DBL_MAX for a minimum and -DBL_MAX
+ * for a maximum, which stand for "no value" (the tools print "-"), as
+ * CubeLib gives them.
+ *
+ * Value types.  Integer types narrower than 64 bits (INT8, UINT8, CHAR,
+ * INT16, UINT16, INT32, UINT32 and their aliases) compute in their own
+ * type, as CubeLib does: every value a view gives of such a metric (per
+ * thread and aggregated, each flavour, flat profile, totals) is brought
+ * into the type's range modulo 2^bits, so a UINT16 exclusive value of -58
+ * is 65478, a UINT8 one 198 and an INT8 one -58.  64-bit integers are not
+ * wrapped: a UINT64 value of 2^64 - k is -k (the double view of the
+ * reader).  COMPLEX, RATE and TAU_ATOMIC values combine by their
+ * components, where the metric keeps them (values read from a CUBE 4 file,
+ * whole or row by row): the value shown is the number of the combined
+ * value (|sum of re, im| for COMPLEX, sum of mains / sum of durations for
+ * RATE, all samples' sum / count for TAU_ATOMIC), not the sum of the
+ * numbers of its parts; the exclusive value of such a metric stored
+ * inclusive subtracts components (TAU_ATOMIC: counts and sums, keeping
+ * the larger minimum and the smaller maximum).  Without components (a
+ * model made through the API) the numbers are added.  NDOUBLES, HISTOGRAM
+ * and SCALE_FUNC values add their numbers: the sum of the doubles, of the
+ * bins (re-binning keeps the counts) and the function at x = 1 are each
+ * the sum of their parts'.  The flat profile and the system-tree sums
+ * combine the view's numbers.
  * The metric tree: a metric's exclusive value subtracts only child metrics
  * that combine by sum from a parent that does; a maximum or minimum has no
  * parts, so its exclusive value is its own value, and it takes nothing away
@@ -89,8 +113,15 @@ typedef enum {
  * CubeLib reads it); CUBE_COMBINE_SUM for NULL. */
 CUBE_API cube_combine_rule cube_metric_combine(const cube_metric *met);
 /* n values combined: the compensated sum (cube_compensated_sum), the
- * largest or the smallest; 0 when n is 0 (nothing to combine). */
+ * largest or the smallest; cube_combine_neutral(how) when n is 0
+ * (nothing to combine). */
 CUBE_API double cube_combine_values(cube_combine_rule how, const double *values, size_t n);
+/* The value of nothing combined, the neutral element of `how`: 0 for a
+ * sum, +DBL_MAX for a minimum, -DBL_MAX for a maximum (what CUBE 4 means
+ * by a call path without a row).  For a maximum or minimum it stands for
+ * "no value": every function here gives it where no stored value
+ * contributes, and the tools print it as "-". */
+CUBE_API double cube_combine_neutral(cube_combine_rule how);
 
 /* ------------------------------------------------------------------------
  * Flavours: where a value is taken along the metric tree and the call tree.
@@ -104,7 +135,10 @@ typedef enum {
      * children's stored values already contain theirs).  VOID children
      * carry no data and subtract nothing.  Only a metric that combines by
      * sum has parts: a MAXDOUBLE or MINDOUBLE metric's exclusive value is
-     * its stored value, and such a child subtracts nothing. */
+     * its stored value, and such a child subtracts nothing.  A COMPLEX,
+     * RATE or TAU_ATOMIC metric has only child metrics of its own type as
+     * parts (their components are subtracted), a HISTOGRAM metric none
+     * (CubeLib's subtraction of histograms takes nothing away). */
     CUBE_METRIC_EXCLUSIVE
 } cube_metric_flavour;
 
@@ -194,17 +228,20 @@ CUBE_API cube_metric_flavour cube_view_metric_flavour(const cube_view *v);
 CUBE_API cube_call_flavour cube_view_call_flavour(const cube_view *v);
 /* Values per row: cube_num_threads(defs), or 1 with CUBE_VIEW_AGGREGATE. */
 CUBE_API size_t cube_view_width(const cube_view *v);
-/* How many call paths have a row (the others are all zero; a row can be
- * all zero too). */
+/* How many call paths have a row (the others have nothing: 0, or no value
+ * for a maximum or minimum; a row can be all zero too). */
 CUBE_API size_t cube_view_num_rows(const cube_view *v);
 
 /* After cube_view_finish (NULL before):
  * - cube_view_rows: cube_num_cnodes(defs) pointers indexed by cnode index,
- *   each a row of cube_view_width() values, or NULL when all are zero;
- * - cube_view_row: the row of one call path (NULL: all zero; a row that
+ *   each a row of cube_view_width() values, or NULL when nothing
+ *   contributed (all zero, or for a maximum or minimum no value:
+ *   cube_combine_neutral);
+ * - cube_view_row: the row of one call path (NULL as above; a row that
  *   exists can be all zero as well);
  * - cube_view_value: one value; `i` is a thread index, or 0 when
- *   aggregated (0.0 before finish or out of range). */
+ *   aggregated; for a call path without a row cube_combine_neutral (0
+ *   for a sum); 0.0 before finish or out of range. */
 CUBE_API const double *const *cube_view_rows(const cube_view *v);
 CUBE_API const double *cube_view_row(const cube_view *v, const cube_cnode *cnode);
 CUBE_API double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i);
@@ -212,7 +249,9 @@ CUBE_API double cube_view_value(const cube_view *v, const cube_cnode *cnode, siz
  * it): cube_view_width() values into `out`, each the sum of the
  * call-exclusive values of every call path (= the sum of the call-tree
  * roots' inclusive values), or for a MAXDOUBLE (MINDOUBLE) metric their
- * largest (smallest); 0 where no call path has a row.  0, or -1
+ * largest (smallest); cube_combine_neutral where no call path has a row
+ * (no value of a maximum or minimum).  For COMPLEX, RATE and TAU_ATOMIC the
+ * number of all components combined.  0, or -1
  * (CUBE_ESTATE before cube_view_finish, CUBE_EINVAL). */
 CUBE_API int cube_view_total(const cube_view *v, double *out, cube_status *status);
 
@@ -241,7 +280,8 @@ CUBE_API int cube_system_sums(const cube_t *c, const double *thread_values, doub
                               cube_status *status);
 /* The same, combining the threads' values as `how` says (a MAXDOUBLE
  * metric's process value is the largest of its threads' values).  An item
- * without threads gets 0. */
+ * without threads gets cube_combine_neutral(how) (no value of a maximum or
+ * minimum). */
 CUBE_API int cube_system_combine(const cube_t *c, cube_combine_rule how,
                                  const double *thread_values, double *process_values,
                                  double *node_values, double *machine_values, double *total,
@@ -319,10 +359,12 @@ typedef enum {
  * freed afterwards. */
 CUBE_API cube_flat *cube_flat_create(const cube_view *v, cube_status *status);
 CUBE_API size_t cube_flat_width(const cube_flat *f);
-/* The row of one region (cube_flat_width() values); NULL means all zero
- * (a row that exists can be all zero as well). */
+/* The row of one region (cube_flat_width() values); NULL means nothing
+ * contributed: all zero, or no value of a maximum or minimum (a row that
+ * exists can be all zero as well). */
 CUBE_API const double *cube_flat_row(const cube_flat *f, const cube_region *r, cube_flat_part part);
-/* One value (thread index, or 0 when aggregated); 0.0 when out of range. */
+/* One value (thread index, or 0 when aggregated); cube_combine_neutral
+ * for a region without a row; 0.0 when out of range. */
 CUBE_API double cube_flat_value(const cube_flat *f, const cube_region *r, cube_flat_part part,
                                 size_t i);
 CUBE_API void cube_flat_free(cube_flat *f);

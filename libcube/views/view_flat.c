@@ -27,6 +27,8 @@
 
 struct cube_flat {
     cube_combine_rule combine; /* the view's */
+    unsigned wrap_bits;        /* the view's (view_wrap) */
+    int wrap_signed;
     size_t width, nregions;
     double **part[3]; /* by cube_flat_part: nregions rows each, NULL = zero */
 };
@@ -279,6 +281,8 @@ cube_flat *cube_flat_create(const cube_view *v, cube_status *status)
     int rc = f ? 0 : -1;
     if (!rc) {
         f->combine = v->combine;
+        f->wrap_bits = v->wrap_bits;
+        f->wrap_signed = v->wrap_signed;
         f->width = v->width;
         f->nregions = cube_num_regions(v->defs);
         for (int k = 0; k < 3 && !rc; k++) {
@@ -296,8 +300,10 @@ cube_flat *cube_flat_create(const cube_view *v, cube_status *status)
     }
     for (int k = 0; k < 3; k++)
         for (size_t r = 0; r < f->nregions; r++)
-            if (f->part[k][r])
+            if (f->part[k][r]) {
                 f->part[k][r] = view_acc_fold(f->part[k][r], f->width);
+                view_wrap_values(f->part[k][r], f->width, f->wrap_bits, f->wrap_signed);
+            }
     status_ok(status);
     return f;
 }
@@ -319,6 +325,10 @@ const double *cube_flat_row(const cube_flat *f, const cube_region *r, cube_flat_
 double cube_flat_value(const cube_flat *f, const cube_region *r, cube_flat_part part,
                        size_t i)
 {
-    const double *row = cube_flat_row(f, r, part);
-    return row && i < f->width ? row[i] : 0.0;
+    if (!f || !r || r->index >= f->nregions || i >= f->width ||
+        (part != CUBE_FLAT_EXCLUSIVE && part != CUBE_FLAT_INCLUSIVE &&
+         part != CUBE_FLAT_SUBROUTINES))
+        return 0.0;
+    const double *row = f->part[part][r->index];
+    return row ? row[i] : view_neutral(f->combine); /* no row: nothing contributed */
 }

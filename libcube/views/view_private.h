@@ -11,6 +11,7 @@
 
 #include "core/cube_private.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 
@@ -41,7 +42,22 @@ struct cube_view {
     struct cube_view *other;
     int finished;    /* 1 finished, -1 cube_view_finish failed half way */
     cube_status status; /* of the last call that changed the view */
+    /* An integer type narrower than 64 bits (8, 16 or 32; 0 for every
+     * other type): its arithmetic wraps, so every value the view gives is
+     * brought into the type's range (view_wrap). */
+    unsigned wrap_bits;
+    int wrap_signed;
+    int part_rule;   /* view_part_rule of the metric */
+    /* COMPLEX, RATE, TAU_ATOMIC: the values combined by their components
+     * (view_parts.c); NULL for every other type. */
+    struct view_parts *parts;
 };
+
+/* The value of nothing combined (cube_combine_neutral). */
+static inline double view_neutral(cube_combine_rule how)
+{
+    return how == CUBE_COMBINE_MIN ? DBL_MAX : how == CUBE_COMBINE_MAX ? -DBL_MAX : 0.0;
+}
 
 /* sum += v, compensated (Neumaier's variant of Kahan summation). */
 static inline void view_neu_add(double *sum, double *comp, double v)
@@ -66,8 +82,8 @@ static inline double view_pick(cube_combine_rule how, double a, double b)
 }
 
 /* One value combined from many: a compensated sum, or the largest or the
- * smallest value seen; 0 when none was seen.  Start with
- * {how, 0.0, 0.0, 0}. */
+ * smallest value seen; the neutral value (view_neutral) when none was
+ * seen.  Start with {how, 0.0, 0.0, 0}. */
 typedef struct {
     cube_combine_rule how;
     double value, comp;
@@ -87,8 +103,56 @@ static inline double view_combiner_result(const view_combiner *k)
 {
     if (k->how == CUBE_COMBINE_SUM)
         return view_neu_result(k->value, k->comp);
-    return k->any ? k->value : 0.0;
+    return k->any ? k->value : view_neutral(k->how);
 }
+
+/* The integer type of `met` when it is narrower than 64 bits: *bits 8,
+ * 16 or 32 and whether it is signed; *bits 0 for every other type. */
+void view_integer_type(const cube_metric *met, unsigned *bits, int *is_signed);
+/* v brought into the range of the integer type of `bits` bits: [0, 2^bits)
+ * unsigned, [-2^(bits-1), 2^(bits-1)) signed, modulo 2^bits, as the
+ * type's arithmetic wraps (exact for integers below 2^53; a non-finite v
+ * stays).  view_wrap_values does it to n values, nothing when bits is 0. */
+double view_wrap(double v, unsigned bits, int is_signed);
+void view_wrap_values(double *values, size_t n, unsigned bits, int is_signed);
+
+/* Is `child` a part of `parent`, whose values the parent's metric-exclusive
+ * value takes away?  Both combine by sum and the child is not VOID; a
+ * COMPLEX, RATE or TAU_ATOMIC parent has only children of its own type as
+ * parts (their components are subtracted), a HISTOGRAM parent none (its
+ * subtraction takes nothing away). */
+int view_is_part(const cube_metric *parent, const cube_metric *child);
+/* The same in two steps, the first once per parent (a view keeps it):
+ * which children can be parts, and whether `child` is one. */
+enum { VIEW_PARTS_NONE, VIEW_PARTS_SUMS, VIEW_PARTS_SAME_TYPE };
+int view_part_rule(const cube_metric *parent);
+int view_is_part_by(int rule, const cube_metric *parent, const cube_metric *child);
+
+/* The components of COMPLEX, RATE and TAU_ATOMIC values (view_parts.c).
+ * view_parts_new sets v->parts for a view of such a metric (NULL for
+ * others); 0, or -1 when out of memory.  view_parts_add_row takes a row's
+ * components from the metric's exact values (model_exact_row): a row
+ * without them, or whose numbers are not the values given, leaves the
+ * view with the numbers (the parts are dropped).  view_parts_finish
+ * replaces the view's finished numbers by the numbers of the combined
+ * components.  0, or -1 when out of memory. */
+int view_parts_new(cube_view *v);
+int view_parts_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
+                       const double *values);
+int view_parts_finish(cube_view *v);
+/* The view's total (cube_view_total) from the components: 1 with
+ * cube_view_width() values in out, 0 when the view keeps numbers only. */
+int view_parts_total(const cube_view *v, double *out);
+void view_parts_free(struct view_parts *p);
+/* Is `met` of a type whose values combine by components (COMPLEX, RATE,
+ * TAU_ATOMIC)? */
+int view_has_parts(const cube_metric *met);
+
+/* One metric's value over all call paths and threads in a metric flavour,
+ * from an aggregated view (cube_view_total): 0 (NaN for a metric-exclusive
+ * value with a derived part), or -1 with `status` set. */
+int view_metric_total(const cube_t *c, const cube_metric *met, cube_metric_flavour flavour,
+                      double *out, cube_status *status);
 
 
 /* 0 when none of the n values is NaN; else -1 with `status` naming the

@@ -85,7 +85,7 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
     if (metric_flavour == CUBE_METRIC_EXCLUSIVE && combine == CUBE_COMBINE_SUM)
         for (size_t k = 0; k < met->num_children; k++) {
             const cube_metric *child = met->children[k];
-            if (child->is_void || cube_metric_combine(child) != CUBE_COMBINE_SUM)
+            if (!view_is_part(met, child))
                 continue; /* not a part (cube_view_wants) */
             if (cube_metric_is_derived(child)) {
                 status_set(status, CUBE_EUNSUPPORTED,
@@ -112,11 +112,13 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
     v->width = (flags & CUBE_VIEW_AGGREGATE) ? 1 : v->nthreads;
     v->ncnodes = cube_num_cnodes(defs);
     v->stored_inclusive = stored_inclusive;
+    view_integer_type(met, &v->wrap_bits, &v->wrap_signed);
+    v->part_rule = view_part_rule(met);
     /* the stored flavour is the one the view's metric is stored in */
     v->rows_flavour = call_flavour != CUBE_CALL_STORED ? call_flavour
                       : stored_inclusive               ? CUBE_CALL_INCLUSIVE
                                                        : CUBE_CALL_EXCLUSIVE;
-    if (new_rows(v) != 0 || (mixed && new_other(v) != 0)) {
+    if (new_rows(v) != 0 || (mixed && new_other(v) != 0) || view_parts_new(v) != 0) {
         cube_view_free(v);
         status_set(status, CUBE_ENOMEM, "out of memory");
         return NULL;
@@ -159,6 +161,7 @@ void cube_view_free(cube_view *v)
     if (!v)
         return;
     cube_view_free(v->other);
+    view_parts_free(v->parts);
     for (size_t i = 0; v->rows && i < v->ncnodes; i++)
         free(v->rows[i]);
     free(v->rows);
@@ -175,8 +178,7 @@ int cube_view_wants(const cube_view *v, const cube_metric *met)
     /* only a sum has parts: a maximum or minimum neither loses nor is a
      * part (cube_views.h) */
     return v->metric_flavour == CUBE_METRIC_EXCLUSIVE && met->parent == v->metric &&
-           !met->is_void && v->combine == CUBE_COMBINE_SUM &&
-           cube_metric_combine(met) == CUBE_COMBINE_SUM;
+           view_is_part_by(v->part_rule, v->metric, met);
 }
 
 /* A row's first contribution is exact: it is kept as `width` plain values.
@@ -287,6 +289,8 @@ int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cn
     } else if (add_values(t, i, values, sign) != 0) {
         return view_out_of_memory(v);
     }
+    if (v->parts && view_parts_add_row(v, met, cnode, values) != 0)
+        return view_out_of_memory(v);
     return 0;
 }
 
@@ -397,11 +401,18 @@ int cube_view_finish(cube_view *v)
     }
     cube_view_free(v->other);
     v->other = NULL;
-    for (size_t i = 0; i < v->ncnodes; i++)
+    for (size_t i = 0; i < v->ncnodes; i++) {
         if (v->rows[i] && is_compensated(v, i))
             v->rows[i] = view_acc_fold(v->rows[i], w);
+        if (v->rows[i])
+            view_wrap_values(v->rows[i], w, v->wrap_bits, v->wrap_signed);
+    }
     free(v->compensated);
     v->compensated = NULL;
+    if (v->parts && view_parts_finish(v) != 0) {
+        v->finished = -1;
+        return view_out_of_memory(v);
+    }
     v->finished = 1;
     return 0;
 }
@@ -462,7 +473,10 @@ const double *cube_view_row(const cube_view *v, const cube_cnode *cnode)
 double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i)
 {
     const double *row = cube_view_row(v, cnode);
-    return row && i < v->width ? row[i] : 0.0;
+    if (!v || v->finished != 1 || i >= v->width)
+        return 0.0;
+    /* a call path without a row: nothing contributed */
+    return row ? row[i] : view_neutral(v->combine);
 }
 
 int cube_view_total(const cube_view *v, double *out, cube_status *status)
@@ -478,6 +492,10 @@ int cube_view_total(const cube_view *v, double *out, cube_status *status)
         return -1;
     }
     size_t w = v->width;
+    if (v->parts && view_parts_total(v, out)) {
+        status_ok(status);
+        return 0;
+    }
     if (v->combine != CUBE_COMBINE_SUM) {
         /* every row, also in the call-inclusive flavour: a maximum over
          * the roots' subtrees is the maximum over all call paths */
@@ -493,7 +511,7 @@ int cube_view_total(const cube_view *v, double *out, cube_status *status)
         }
         if (!any)
             for (size_t i = 0; i < w; i++)
-                out[i] = 0.0;
+                out[i] = view_neutral(v->combine);
         status_ok(status);
         return 0;
     }
@@ -517,6 +535,7 @@ int cube_view_total(const cube_view *v, double *out, cube_status *status)
     }
     for (size_t i = 0; i < w; i++)
         out[i] = view_neu_result(acc[i], acc[w + i]);
+    view_wrap_values(out, w, v->wrap_bits, v->wrap_signed);
     free(acc);
     status_ok(status);
     return 0;
@@ -550,20 +569,36 @@ int cube_metric_tree_values(const cube_t *c, cube_metric_flavour flavour, double
         return -1;
     }
     memcpy(incl, values, nm * sizeof *incl);
-    for (size_t m = 0; m < nm; m++) {
+    int rc = 0;
+    for (size_t m = 0; m < nm && rc == 0; m++) {
         const cube_metric *met = cube_get_metric(c, m);
-        if (cube_metric_combine(met) != CUBE_COMBINE_SUM)
+        if (cube_metric_combine(met) != CUBE_COMBINE_SUM || met->is_void ||
+            cube_metric_is_derived(met))
             continue; /* a maximum or minimum has no parts */
+        if (view_has_parts(met)) {
+            /* components subtracted, not numbers */
+            rc = view_metric_total(c, met, CUBE_METRIC_EXCLUSIVE, &values[m], status);
+            continue;
+        }
         double sum = incl[m], comp = 0.0;
+        int any_part = 0;
         for (size_t k = 0; k < met->num_children; k++) {
             const cube_metric *child = met->children[k];
-            if (!child->is_void && cube_metric_combine(child) == CUBE_COMBINE_SUM)
+            if (view_is_part(met, child)) {
                 view_neu_add(&sum, &comp, -incl[child->index]);
+                any_part = 1;
+            }
         }
         values[m] = view_neu_result(sum, comp);
+        if (any_part) {
+            unsigned bits;
+            int is_signed;
+            view_integer_type(met, &bits, &is_signed);
+            view_wrap_values(&values[m], 1, bits, is_signed);
+        }
     }
     free(incl);
-    return 0;
+    return rc;
 }
 
 /* A process's threads' values, continued in k. */

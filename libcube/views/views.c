@@ -25,8 +25,9 @@ int cube_metric_totals(const cube_t *c, double *totals, cube_status *status)
         k[m].how = cube_metric_combine(c->metrics.items[m]);
     /* Rows in creation order (file order): the same file always sums in the
      * same order, and no sorted copy of the row list is needed.  Only stored
-     * rows take part: a maximum or minimum over no row is 0.  A metric
-     * stored call-tree inclusive holds everything in its roots' rows. */
+     * rows take part: a maximum or minimum over no row has no value (the
+     * neutral element).  A metric stored call-tree inclusive holds
+     * everything in its roots' rows. */
     for (size_t r = 0; r < c->sev.num_rows; r++) {
         const severity_row *row = &c->sev.rows[r];
         const cube_metric *met = c->metrics.items[row->metric];
@@ -38,10 +39,37 @@ int cube_metric_totals(const cube_t *c, double *totals, cube_status *status)
             view_combiner_add(&k[row->metric], values[t]);
     }
     /* a derived metric's values are not computed: not a number, never 0 */
-    for (size_t m = 0; m < nm; m++)
-        totals[m] = cube_metric_is_derived(c->metrics.items[m]) ? NAN
-                                                               : view_combiner_result(&k[m]);
+    int rc = 0;
+    for (size_t m = 0; m < nm && rc == 0; m++) {
+        const cube_metric *met = c->metrics.items[m];
+        unsigned bits;
+        int is_signed;
+        totals[m] = cube_metric_is_derived(met) ? NAN : view_combiner_result(&k[m]);
+        view_integer_type(met, &bits, &is_signed);
+        view_wrap_values(&totals[m], 1, bits, is_signed);
+        /* the number of all components combined, not the sum of numbers */
+        if (!cube_metric_is_derived(met) && view_has_parts(met))
+            rc = view_metric_total(c, met, CUBE_METRIC_INCLUSIVE, &totals[m], status);
+    }
     free(k);
-    status_ok(status);
-    return 0;
+    if (rc == 0)
+        status_ok(status);
+    return rc;
+}
+
+int view_metric_total(const cube_t *c, const cube_metric *met, cube_metric_flavour flavour,
+                      double *out, cube_status *status)
+{
+    cube_status st;
+    cube_view *v = cube_view_compute(c, met, flavour, CUBE_CALL_EXCLUSIVE, CUBE_VIEW_AGGREGATE,
+                                     &st);
+    if (!v && st.code == CUBE_EUNSUPPORTED) {
+        *out = NAN; /* a derived part: not computed */
+        return 0;
+    }
+    int rc = v ? cube_view_total(v, out, &st) : -1;
+    cube_view_free(v);
+    if (rc != 0)
+        status_copy(status, &st);
+    return rc;
 }

@@ -647,9 +647,12 @@ static void finish_row(cube_reader *r)
             fail_oom(r);
         return;
     }
+    /* an all-zero row adds nothing to a sum; to a maximum or minimum its
+     * zeros are values, where no row is no value */
+    int adds_nothing = !any_nonzero && cube_metric_combine(r->matrix_metric) == CUBE_COMBINE_SUM;
     if (first_of_pair) {
         /* the first row of this (metric, cnode): no look-up needed */
-        if (!any_nonzero)
+        if (adds_nothing)
             return;
         double *row = sev_store_append(&r->cube->sev, r->matrix_metric->index, cn);
         if (!row) {
@@ -666,7 +669,7 @@ static void finish_row(cube_reader *r)
         fail_oom(r);
         return;
     }
-    if (!any_nonzero && !sev_store_find(&r->cube->sev, r->matrix_metric->index, cn))
+    if (adds_nothing && !sev_store_find(&r->cube->sev, r->matrix_metric->index, cn))
         return;
     double *row = sev_store_get_or_add(&r->cube->sev, r->matrix_metric->index, cn);
     if (!row) {

@@ -9,9 +9,9 @@
  * unique and thread ids cover 0..n-1 (the original reader crashes on gaps),
  * and row values are simply written in thread index order.  Trees are
  * walked with explicit stacks, never by recursion.  Numbers are written in
- * the shortest form that reads back to the same double; all-zero rows and
- * VOID metrics are not written, and a value that is not finite fails the
- * write.  Strings are escaped into well-formed UTF-8 XML (xml_out.c).
+ * the shortest form that reads back to the same double; all-zero rows (but
+ * of a maximum or minimum) and VOID metrics are not written, and a value
+ * that is not finite fails the write.  Strings are escaped into well-formed UTF-8 XML (xml_out.c).
  */
 #define _GNU_SOURCE
 #include "core/cube_private.h"
@@ -449,8 +449,8 @@ static int check_finite(cube_t *c, const cube_metric *m, const cube_cnode *n,
     return 0;
 }
 
-/* One row, unless it is all zero or of a VOID metric; -1 (nothing of the
- * row written) when a value is not finite. */
+/* One row, unless it is an all-zero row of a sum or of a VOID metric; -1
+ * (nothing of the row written) when a value is not finite. */
 static int write_row_values(cube_t *c, xml_out *o, const cube_metric *m, const cube_cnode *n,
                             const double *values)
 {
@@ -459,8 +459,10 @@ static int write_row_values(cube_t *c, xml_out *o, const cube_metric *m, const c
         return 0;
     for (i = 0; i < nthreads && values[i] == 0.0; i++)
         ;
-    if (i == nthreads)
-        return 0; /* all zero: absent rows mean zero */
+    /* all zero: an absent row means zero to a sum; to a maximum or minimum
+     * it means no value, and a stored 0 is a value */
+    if (i == nthreads && cube_metric_combine(m) == CUBE_COMBINE_SUM)
+        return 0;
     if (check_finite(c, m, n, values, i) != 0)
         return -1;
     if (c->stream_metric != m->index) {

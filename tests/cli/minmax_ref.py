@@ -1,6 +1,7 @@
 """An independent reference for how metric values combine, computed from the
 rows of a CUBE 3 file: MAXDOUBLE by maximum, MINDOUBLE by minimum, every
-other dtype by sum; a call path without a row takes no part (and reads 0).
+other dtype by sum; a call path without a row takes no part: where nothing
+is left, a sum reads 0 and a maximum or minimum has no value ("-").
 It checks cube_dump's CSV output given on the command line:
 
   minmax_ref.py CUBE METRIC KIND CSV [MODE]
@@ -77,6 +78,10 @@ def zero(v):
     return 0.0 if v is None else v
 
 def same(got, want, where):
+    if want is None and rule:
+        if got != "-":
+            sys.exit("%s: %s %s: got %r, want no value (-)" % (path, metric, where, got))
+        return
     want = zero(want) if not (isinstance(want, float) and math.isnan(want)) else want
     if math.isnan(want) and (got == "" or math.isnan(float(got))):
         return
@@ -172,6 +177,8 @@ for rec in csv.DictReader(open(out, newline="")):
             want = float("nan") if hi == lo else percent(zero(v) - lo, hi - lo)
         else:
             want = v
+        if v is None and rule:
+            want = None  # no value, in every mode
     same(rec["value"], want, "call path %s at %s" % (c, t))
 if n == 0:
     sys.exit("%s: no rows" % out)

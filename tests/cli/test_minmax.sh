@@ -53,7 +53,13 @@ for m in max_t min_t time; do
     done
 done
 # by hand: min_t at main, inclusive over all threads, is -1 (g below f
-# below f at thread 0); call path 1 has no min_t row and does not make it 0
+# below f at thread 0); call path 1 has no min_t row and does not make it 0;
+# its own value is no value ("-"), the reference library's +DBL_MAX
+run cube_dump -m min_t -t aggr -c 1 "$MM"
+expect_grep '^min_t,1,main/f,f,m.c,10,aggr,aggr,aggr,-$' "$TMP/out" \
+    "hand-made min_t: a call path without a row has no value of its own"
+run cube_dump -m min_t -t aggr -c 1 -s json "$MM"
+expect_grep '"value":null' "$TMP/out" "hand-made min_t: no value is null in json"
 run cube_dump -m min_t -z incl -t aggr -c 0,1 "$MM"
 expect_text_eq "metric,cnode_id,call_path,region,module,line,location,process,thread,value
 min_t,0,main,main,m.c,1,aggr,aggr,aggr,-1
@@ -65,13 +71,14 @@ expect_text_eq "metric	cnode_id	call_path	region	module	line	location	process	th
 time	0	main	main	m.c	1	aggr	aggr	aggr	12
 max_t	0	main	main	m.c	1	aggr	aggr	aggr	4" "$TMP/out" \
     "hand-made metric tree: exclusive values of a sum over a maximum and of a maximum over a sum"
-# the call-tree profile of cube_stat: inclusive and exclusive over threads
+# the call-tree profile of cube_stat: inclusive and exclusive over threads;
+# main/g has no max_t row: no value, not 0
 run cube_stat -m max_t,min_t "$MM"
 expect_text_eq "Routine,max_t,min_t
 INCL(main),4,-1
 EXCL(main),-1,3
 f,4,-1
-g,0,0" "$TMP/out" "cube_stat: inclusive and exclusive max_t and min_t of main"
+g,-,0" "$TMP/out" "cube_stat: inclusive and exclusive max_t and min_t of main"
 # cube_stat -t: the flat profile's columns follow the metric
 run cube_stat -t 3 -m max_t "$MM"
 expect_grep '^"f",,6,9,2$' "$TMP/out" "cube_stat -t -m max_t: region f's maximum over its call paths"
@@ -107,3 +114,26 @@ run cube_cmp --metric=Time "$MM" "$MM"
 expect_rc 2 "cube_cmp --metric with an ambiguous display name exits 2"
 expect_text_eq "cube_cmp: --metric Time matches 2 metrics: time, time_in_max; use a unique name" \
     "$TMP/err" "cube_cmp lists the candidates"
+
+# --- a minimum without any row (the CUBE 4 conversion of the Score-P
+# profile stores no min_time row): no value anywhere, printed "-" (null in
+# json) by every tool, never 0 nor 1.7976931348623157e+308
+X=testdata/cubex/cube3to4_scorep-1.1_profile.cubex
+run cube_dump -m min_time -t aggr -c 0 "$X"
+expect_grep '^min_time,0,MAIN__,.*,aggr,aggr,aggr,-$' "$TMP/out" "cube_dump: min_time without rows has no value"
+run cube_dump -m min_time -r -t aggr "$X"
+expect_eq 0 "$(awk -F, 'NR > 1 && ($(NF-2) != "-" || $(NF-1) != "-" || $NF != "-")' "$TMP/out" | wc -l)" \
+    "cube_dump -r: no region has a min_time value"
+run cube_stat -m min_time "$X"
+head -4 "$TMP/out" >"$TMP/head"
+expect_text_eq "Routine,min_time
+INCL(MAIN__),-
+EXCL(MAIN__),-
+mpi_setup_,-" "$TMP/head" "cube_stat: min_time without rows has no value"
+run cube_info "$X"
+expect_grep "^  min_time	Minimum Inclusive Time	MINDOUBLE	sec	-\$" "$TMP/out" "cube_info: min_time's total is no value"
+run cube_info --json "$X"
+expect_grep '"uniq_name":"min_time",[^}]*"total":null}' "$TMP/out" "cube_info --json: min_time's total is null"
+# the CUBE 3 original stores zeros: a value, 0
+run cube_stat -m min_time "$SCOREP"
+expect_grep '^INCL(MAIN__),0$' "$TMP/out" "cube_stat: the CUBE 3 profile's stored zeros of min_time are 0"

@@ -12,6 +12,7 @@
 
 #include "cube_views.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -998,7 +999,13 @@ static void test_minmax_combine_rule(void **state)
     assert_true(cube_combine_values(CUBE_COMBINE_MAX, v, 3) == -1);
     assert_true(cube_combine_values(CUBE_COMBINE_MIN, v, 3) == -7);
     assert_true(cube_combine_values(CUBE_COMBINE_SUM, v, 3) == -13);
-    assert_true(cube_combine_values(CUBE_COMBINE_MAX, v, 0) == 0);
+    /* nothing combined: no value, the neutral element (a sum's is 0) */
+    assert_true(cube_combine_values(CUBE_COMBINE_MAX, v, 0) == -DBL_MAX);
+    assert_true(cube_combine_values(CUBE_COMBINE_MIN, v, 0) == DBL_MAX);
+    assert_true(cube_combine_values(CUBE_COMBINE_SUM, v, 0) == 0);
+    assert_true(cube_combine_neutral(CUBE_COMBINE_MAX) == -DBL_MAX);
+    assert_true(cube_combine_neutral(CUBE_COMBINE_MIN) == DBL_MAX);
+    assert_true(cube_combine_neutral(CUBE_COMBINE_SUM) == 0);
     cube_free(c);
 }
 
