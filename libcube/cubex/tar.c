@@ -756,6 +756,8 @@ uint64_t cubex_tar_writer_offset(const cubex_tar_writer *w)
 
 static int put(cubex_tar_writer *w, const void *data, size_t n, cube_status *st)
 {
+    if (n == 0) /* an empty member's data may be NULL: nothing to write */
+        return 0;
     int ok = w->fp ? fwrite(data, 1, n, w->fp) == n : write_all(w->fd, data, n) == 0;
     if (!ok) {
         status_set(st, status_code_of_errno(errno), "%s: cannot write: %s", w->file, strerror(errno));

@@ -213,7 +213,8 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
     const size_t *ordinal = j->ordinal[stored_inclusive(m) ? 1 : 0];
     for (size_t r = 0; r < n; r++)
         rows[r].ordinal = ordinal[rows[r].cnode];
-    qsort(rows, n, sizeof *rows, compare_ordinals);
+    if (n) /* a metric without rows has no row array */
+        qsort(rows, n, sizeof *rows, compare_ordinals);
 
     cubex_index ix = {.num_rows = n, .ordinals = n ? malloc(n * sizeof *ix.ordinals) : NULL};
     if (n && !ix.ordinals)
