@@ -25,7 +25,8 @@ static void print_help(const char *usage, const char *summary, const char *defau
            "                    ending in .cubex is written as CUBE 4, one ending in .gz\n"
            "                    as gzip-compressed CUBE 3, any other as CUBE 3\n"
            "      --format=cube3|cube4  write this format whatever the name of OUT\n"
-           "  -z, --gzip        write gzip-compressed CUBE 3 whatever the name of OUT\n"
+           "  -z, --gzip        compress: CUBE 3 gzip-compressed whatever the name of\n"
+           "                    OUT, CUBE 4 with compressed data and anchor.xml\n"
            ALGEBRA_LINEUP_HELP
            "  -h, --help        this help\n"
            "      --version     the version\n\n"
@@ -57,11 +58,7 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
         switch (opt) {
         case 'o': output = optarg; break;
         case 'F':
-            if (strcmp(optarg, "cube3") == 0)
-                format = CUBE_WRITE_CUBE3;
-            else if (strcmp(optarg, "cube4") == 0)
-                format = CUBE_WRITE_CUBE4;
-            else
+            if (cli_write_format_parse(optarg, &format) != 0)
                 cli_usage_error(usage, "--format takes 'cube3' or 'cube4', not '%s'", optarg);
             break;
         case 'z': gzip = 1; break;
@@ -87,13 +84,6 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
         stdin_uses += strcmp(argv[i], "-") == 0;
     if (stdin_uses > 1)
         cli_usage_error(usage, "standard input ('-') can be read only once");
-    /* gzip is for CUBE 3: a CUBE 4 archive is never compressed as a whole
-     * (its readers need to seek in it) */
-    if (gzip && format == CUBE_WRITE_CUBE4)
-        cli_usage_error(usage, "-z writes gzip-compressed CUBE 3; --format=cube4 cannot be "
-                               "compressed as a whole");
-    if (gzip)
-        format = CUBE_WRITE_CUBE3;
 
     cube_status st;
     cube_t *result =
@@ -104,7 +94,7 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
     }
     cli_print_warnings(result); /* the readers' warnings about the inputs */
     /* The default name says the format: that of the first input (the
-     * result carries it), unless --format or -z chose one. */
+     * result carries it), unless --format chose one. */
     char default_name[64];
     if (!output) {
         int cube4 = format ? format == CUBE_WRITE_CUBE4
@@ -114,10 +104,9 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
         output = default_name;
     }
     int rc = EXIT_OK;
-    if (cube_write_file(result, output, (gzip ? CUBE_WRITE_GZIP : 0) | format) != 0) {
-        cli_error("%s", cube_error(result));
+    /* the warnings of the write: what the format written cannot hold */
+    if (cli_write(result, output, (gzip ? CUBE_WRITE_GZIP : 0) | format) != 0)
         rc = EXIT_TROUBLE;
-    }
     cube_free(result);
     return rc;
 }

@@ -256,6 +256,11 @@ int model_attrs_copy(cube_t *c, attr_list *dst, const attr_list *src);
 cube_program *model_program_new(cube_t *c, const char *text);
 /* Record the format and version of the file read (model_cube4.c). */
 int model_set_source(cube_t *c, cube_format format, const char *version);
+/* 1 when `met`'s rows hold call-tree inclusive values (a CUBE 4 metric of
+ * kind INCLUSIVE or SIMPLE whose values add up), 0 when they hold call-tree
+ * exclusive ones.  What the views, the CUBE 3 writer and the statistics
+ * convert by. */
+int model_stored_inclusive(const cube_metric *met);
 /* The metric's values changed: its exact values no longer hold. */
 void model_drop_exact(cube_metric *m);
 /* Free what model_cube4.c added to the handle (called by cube_free). */

@@ -1513,6 +1513,12 @@ static cubex_anchor *parser_done(parser *p)
     return a;
 }
 
+cubex_order cubex_metric_order(cubex_metric_type type)
+{
+    return type == CUBEX_METRIC_INCLUSIVE || type == CUBEX_METRIC_SIMPLE ? CUBEX_WIDE
+                                                                          : CUBEX_PREORDER;
+}
+
 void cubex_anchor_free(cubex_anchor *a)
 {
     if (!a)

@@ -79,6 +79,11 @@ typedef enum {
     CUBEX_METRIC_POSTDERIVED           /* computed by CubePL (alias DERIVED), no members */
 } cubex_metric_type;
 
+/* The enumeration of the call tree a metric's index ordinals refer to:
+ * pre-order for EXCLUSIVE, the wide order for INCLUSIVE and SIMPLE (the
+ * kinds without members have none; pre-order is answered). */
+cubex_order cubex_metric_order(cubex_metric_type type);
+
 /* A CubePL program element (<cubepl>, <cubeplinit>, <cubeplaggr>): its
  * source text verbatim, and the element's attributes in document order
  * (rowwise, locationwise, cubeplaggrtype: values as written, quoted or

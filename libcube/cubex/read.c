@@ -177,7 +177,7 @@ static int take_layout(cubex_reader *x, const cubex_anchor *a)
     for (size_t i = 0; i < nm; i++) {
         const cubex_metric_def *d = &a->metrics[i];
         x->info[i].dtype = d->dtype;
-        x->info[i].order = d->type == CUBEX_METRIC_EXCLUSIVE ? CUBEX_PREORDER : CUBEX_WIDE;
+        x->info[i].order = cubex_metric_order(d->type);
         if (d->type <= CUBEX_METRIC_SIMPLE)
             used[x->info[i].order] = 1;
     }

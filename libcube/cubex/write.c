@@ -104,11 +104,6 @@ done:
 
 /* ---- encoding -------------------------------------------------------------- */
 
-static int stored_inclusive(const cube_metric *m)
-{
-    return m->kind == CUBE_KIND_INCLUSIVE || m->kind == CUBE_KIND_SIMPLE;
-}
-
 /* Can the value type hold the doubles of every row of m that has no exact
  * bytes?  Integers must be whole numbers in the type's range (UINT64 takes
  * negative numbers as the differences 2^64 - k stand for), structured
@@ -210,7 +205,7 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
     }
     memset(j->row, 0, row_size);
 
-    const size_t *ordinal = j->ordinal[stored_inclusive(m) ? 1 : 0];
+    const size_t *ordinal = j->ordinal[cubex_metric_order(def->type) == CUBEX_WIDE ? 1 : 0];
     for (size_t r = 0; r < n; r++)
         rows[r].ordinal = ordinal[rows[r].cnode];
     if (n) /* a metric without rows has no row array */

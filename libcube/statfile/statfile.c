@@ -1127,7 +1127,7 @@ int cube_statfile_add_from_cube(cube_statfile *s, const cube_t *c, const cube_me
      * every call path that has a stored one.  A derived metric has no
      * values to take. */
     cube_view *excl = NULL;
-    if (cube_metric_is_derived(met) || view_stored_inclusive(met)) {
+    if (cube_metric_is_derived(met) || model_stored_inclusive(met)) {
         cube_status st;
         excl = cube_view_compute(c, met, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
         if (!excl) {

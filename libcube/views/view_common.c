@@ -19,22 +19,6 @@ cube_combine_rule cube_metric_combine(const cube_metric *met)
     return CUBE_COMBINE_SUM;
 }
 
-int view_stored_inclusive(const cube_metric *met)
-{
-    cube_metric_kind kind = cube_metric_type(met);
-    if (kind != CUBE_KIND_INCLUSIVE && kind != CUBE_KIND_SIMPLE)
-        return 0;
-    /* A maximum or minimum cannot be stored call-tree inclusive: CUBE 4
-     * forbids it (CubeLib refuses to read such a metric) and there would be
-     * no way back to the call paths' own values, since a maximum has no
-     * parts to subtract.  The same holds for the value types that carry a
-     * minimum and a maximum (TAU_ATOMIC, HISTOGRAM(k)).  Such a metric's
-     * rows are taken as exclusive, whatever its kind says. */
-    const char *dtype = met->dtype ? met->dtype : "";
-    return cube_metric_combine(met) == CUBE_COMBINE_SUM && strcmp(dtype, "TAU_ATOMIC") != 0 &&
-           strncmp(dtype, "HISTOGRAM(", 10) != 0;
-}
-
 double cube_combine_values(cube_combine_rule how, const double *values, size_t n)
 {
     view_combiner k = {how == CUBE_COMBINE_MAX || how == CUBE_COMBINE_MIN ? how

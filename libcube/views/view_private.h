@@ -90,9 +90,6 @@ static inline double view_combiner_result(const view_combiner *k)
     return k->any ? k->value : 0.0;
 }
 
-/* 1 when `met`'s rows hold call-tree inclusive values (a CUBE 4 metric of
- * kind INCLUSIVE or SIMPLE), 0 when they hold call-tree exclusive ones. */
-int view_stored_inclusive(const cube_metric *met);
 
 /* 0 when none of the n values is NaN; else -1 with `status` naming the
  * first NaN as "FUNC: value I is NaN" (CUBE_EINVAL). */

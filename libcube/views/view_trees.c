@@ -81,7 +81,7 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
         return NULL;
     }
     cube_combine_rule combine = cube_metric_combine(met);
-    int stored_inclusive = view_stored_inclusive(met), mixed = 0;
+    int stored_inclusive = model_stored_inclusive(met), mixed = 0;
     if (metric_flavour == CUBE_METRIC_EXCLUSIVE && combine == CUBE_COMBINE_SUM)
         for (size_t k = 0; k < met->num_children; k++) {
             const cube_metric *child = met->children[k];
@@ -95,7 +95,7 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
                            met->uniq_name, child->uniq_name);
                 return NULL;
             }
-            mixed |= view_stored_inclusive(child) != stored_inclusive;
+            mixed |= model_stored_inclusive(child) != stored_inclusive;
         }
     cube_view *v = calloc(1, sizeof *v);
     if (!v) {
@@ -268,7 +268,7 @@ int cube_view_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cn
      * along the call tree at the end when it is stored the other way. */
     double sign = met == v->metric ? 1.0 : -1.0;
     cube_view *t = v->other && met != v->metric &&
-                           view_stored_inclusive(met) != v->stored_inclusive
+                           model_stored_inclusive(met) != v->stored_inclusive
                        ? v->other
                        : v;
     if (t->combine != CUBE_COMBINE_SUM) {

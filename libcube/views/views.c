@@ -30,7 +30,7 @@ int cube_metric_totals(const cube_t *c, double *totals, cube_status *status)
     for (size_t r = 0; r < c->sev.num_rows; r++) {
         const severity_row *row = &c->sev.rows[r];
         const cube_metric *met = c->metrics.items[row->metric];
-        if (met->kind != CUBE_KIND_EXCLUSIVE && view_stored_inclusive(met) &&
+        if (met->kind != CUBE_KIND_EXCLUSIVE && model_stored_inclusive(met) &&
             ((const cube_cnode *)c->cnodes.items[row->cnode])->parent)
             continue;
         const double *values = sev_row_values(&c->sev, r);

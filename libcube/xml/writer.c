@@ -53,14 +53,6 @@ static void leave_c_locale(c_locale_scope *s)
  * otherwise be written with 10^10 spaces (a 7 MB file became 20 GB). */
 #define INDENT_MAX_LEVEL 64
 
-/* Rows that hold call-tree inclusive values (CUBE 4 INCLUSIVE and SIMPLE
- * metrics; MINDOUBLE and MAXDOUBLE cannot be stored so). */
-static int stored_inclusive(const cube_metric *m)
-{
-    return (m->kind == CUBE_KIND_INCLUSIVE || m->kind == CUBE_KIND_SIMPLE) &&
-           cube_metric_combine(m) == CUBE_COMBINE_SUM;
-}
-
 static void indent(xml_out *o, size_t level)
 {
     static const char spaces[] = "                                                            ";
@@ -359,7 +351,7 @@ static int conversion_warnings(cube_t *c)
         if (cube_metric_is_derived(m)) {
             list = &derived;
             num_derived++;
-        } else if (stored_inclusive(m)) {
+        } else if (model_stored_inclusive(m)) {
             list = &inclusive;
             num_inclusive++;
         } else if (m->exact && m->raw_value_size != 8) {
@@ -497,7 +489,7 @@ static int write_row_values(cube_t *c, xml_out *o, const cube_metric *m, const c
 static int write_row(cube_t *c, xml_out *o, const cube_metric *m, const cube_cnode *n,
                      const double *values)
 {
-    if (!stored_inclusive(m) || n->num_children == 0)
+    if (!model_stored_inclusive(m) || n->num_children == 0)
         return write_row_values(c, o, m, n, values);
     size_t nthreads = c->threads.count;
     double *own = malloc((nthreads + 1) * sizeof *own);
