@@ -1,8 +1,8 @@
 /*
  * cube.h - the public interface of libcube.
  *
- * libcube reads and writes CUBE 3 XML experiments (plain or gzip).  It has
- * two faces:
+ * libcube reads and writes CUBE 3 XML experiments (plain or gzip) and CUBE 4
+ * archives (.cubex), into and from one model.  It has two faces:
  *
  *  - the CUBE3 C writer API (cube_create, cube_def_met, ..., cube_write_all)
  *    with the names and argument order of the CUBE3 manual, so that code
@@ -15,7 +15,8 @@
  *
  * Ids written in a file are labels; inside libcube every entity also has a
  * dense index (its position in definition order) and severity rows are
- * arrays of doubles indexed by thread index.  See libcube(3) and cube(5).
+ * arrays of doubles indexed by thread index.  See libcube(3), cube(5) and
+ * cubex(5).
  *
  * The library is reentrant: no printing, no exit(), and no global mutable
  * state but the list of open temporary files (cube_remove_temp_files).
@@ -557,7 +558,9 @@ CUBE_API int cube_write_file(cube_t *c, const char *path, unsigned flags);
  * with a row (`values`: cube_num_threads() values, valid until the next
  * call), 0 at the end, -1 on an error of its own (which it reports; the
  * handle then says the rows could not be made).  Give the rows of one
- * metric together: each change of metric starts a new severity matrix. */
+ * metric together: in CUBE 3 each change of metric starts a new severity
+ * matrix; CUBE 4 needs them together and after the metric's stored rows
+ * (CUBE_EINVAL otherwise), and holds one metric's rows at a time. */
 typedef int (*cube_row_source)(void *ctx, const cube_metric **met, const cube_cnode **cnode,
                                const double **values);
 CUBE_API int cube_write_file_rows(cube_t *c, const char *path, unsigned flags, cube_row_source next,

@@ -712,8 +712,8 @@ static void start_cube(cube_reader *r, const xmlChar **attrs, int nattrs)
         fail(r, "<cube> needs a version attribute, found none");
     else if (!r->failed && strncmp(version, "3.", 2) != 0 && strcmp(version, "3") != 0)
         fail_with(r, CUBE_EUNSUPPORTED, current_line(r),
-                  "unsupported CUBE version \"%s\": expected 3.0 (CUBE 2 and CUBE 4 files "
-                  "are not read)", version);
+                  "unsupported CUBE version \"%s\": expected 3.0 in an XML file (CUBE 4 "
+                  "is a .cubex archive; CUBE 2 files are not read)", version);
     else if (!r->failed && model_set_source(r->cube, CUBE_FORMAT_CUBE3, version) != 0)
         fail_oom(r);
     strbuf_free(&buf);

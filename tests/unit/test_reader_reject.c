@@ -87,16 +87,16 @@ static void test_version_4(void **state)
 {
     (void)state;
     expect_error("reject-version-4.cube", 3, CUBE_EUNSUPPORTED,
-                 "unsupported CUBE version \"4.0\": expected 3.0 "
-                 "(CUBE 2 and CUBE 4 files are not read)");
+                 "unsupported CUBE version \"4.0\": expected 3.0 in an XML file "
+                 "(CUBE 4 is a .cubex archive; CUBE 2 files are not read)");
 }
 
 static void test_version_2(void **state)
 {
     (void)state;
     expect_error("reject-version-2.cube", 3, CUBE_EUNSUPPORTED,
-                 "unsupported CUBE version \"2.0\": expected 3.0 "
-                 "(CUBE 2 and CUBE 4 files are not read)");
+                 "unsupported CUBE version \"2.0\": expected 3.0 in an XML file "
+                 "(CUBE 4 is a .cubex archive; CUBE 2 files are not read)");
 }
 
 static void test_mismatched_tags(void **state)
