@@ -110,6 +110,20 @@ done:
  * bytes?  Integers must be whole numbers in the type's range (UINT64 takes
  * negative numbers as the differences 2^64 - k stand for), structured
  * values need their components, which only exact bytes carry. */
+/* The whole numbers an integer type holds: [*lo, *hi).  UINT64 takes the
+ * negative numbers too, which stand for the differences 2^64 - k that
+ * the reader shows as -k. */
+static void integer_range(cubex_dtype t, double *lo, double *hi)
+{
+    double bits = 8.0 * (double)cubex_dtype_size(t);
+    int is_signed = t.kind == CUBEX_INT8 || t.kind == CUBEX_INT16 || t.kind == CUBEX_INT32 ||
+                    t.kind == CUBEX_INT64;
+    *lo = is_signed ? -ldexp(1.0, (int)bits - 1) : 0.0;
+    *hi = is_signed ? ldexp(1.0, (int)bits - 1) : ldexp(1.0, (int)bits);
+    if (t.kind == CUBEX_UINT64)
+        *lo = -0x1p63;
+}
+
 static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
                            const pending_row *rows, size_t n, const size_t *exact_row)
 {
@@ -117,6 +131,9 @@ static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
     int integer = cubex_dtype_is_integer(t);
     if (!integer && cubex_dtype_components(t) == 1)
         return 1;
+    double lo = 0, hi = 0;
+    if (integer)
+        integer_range(t, &lo, &hi);
     for (size_t r = 0; r < n; r++) {
         if (exact_row[rows[r].cnode] != SIZE_MAX)
             continue;
@@ -124,7 +141,7 @@ static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
             return 0;
         for (size_t k = 0; k < nthreads; k++) {
             double v = rows[r].values[k];
-            if (!isfinite(v) || v != floor(v) || fabs(v) > 0x1p63)
+            if (!isfinite(v) || v != floor(v) || v < lo || v >= hi)
                 return 0;
         }
     }

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "core/cube_private.h"
 #include "core/number_private.h"
+#include "cubex/binary_private.h"
 #include "xml/writer_private.h"
 
 #include <locale.h>
@@ -347,21 +348,29 @@ static int conversion_warnings(cube_t *c)
     size_t num_inclusive = 0, num_derived = 0, num_structured = 0;
     for (size_t i = 0; i < c->metrics.count; i++) {
         const cube_metric *m = c->metrics.items[i];
-        strbuf *list = NULL;
+        /* a metric may be named in more than one list: stored inclusive
+         * and of a structured type */
+        strbuf *lists[2] = {NULL, NULL};
+        cubex_dtype t;
         if (cube_metric_is_derived(m)) {
-            list = &derived;
+            lists[0] = &derived;
             num_derived++;
         } else if (model_stored_inclusive(m)) {
-            list = &inclusive;
+            lists[0] = &inclusive;
             num_inclusive++;
-        } else if (m->exact && m->raw_value_size != 8) {
-            list = &structured;
+        }
+        if (!cube_metric_is_derived(m) && cubex_dtype_parse(m->dtype, &t) == 0 &&
+            cubex_dtype_components(t) > 1) {
+            lists[1] = &structured;
             num_structured++;
         }
-        if (list && (list->len == 0 || list->len < 200)) {
-            if (list->len)
-                rc |= strbuf_append(list, ", ", 2);
-            rc |= strbuf_append(list, m->uniq_name, strlen(m->uniq_name));
+        for (int k = 0; k < 2; k++) {
+            strbuf *list = lists[k];
+            if (list && list->len < 200) {
+                if (list->len)
+                    rc |= strbuf_append(list, ", ", 2);
+                rc |= strbuf_append(list, m->uniq_name, strlen(m->uniq_name));
+            }
         }
     }
     if (num_inclusive)

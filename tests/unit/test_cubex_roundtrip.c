@@ -149,6 +149,46 @@ static void test_reference_layout(void **state)
     cube_free(c);
 }
 
+/* A value its integer type cannot hold is never cut to the type's bytes:
+ * the metric is written as DOUBLE, with a warning naming it; values the
+ * type holds keep it. */
+static void test_integer_out_of_range(void **state)
+{
+    (void)state;
+    cube_t *c = cube_create();
+    cube_metric *small = cube_def_met(c, "Small", "small", "UINT8", "", "", "", "", NULL);
+    cube_metric *neg = cube_def_met(c, "Negative", "negative", "UINT32", "", "", "", "", NULL);
+    cube_metric *fits = cube_def_met(c, "Fits", "fits", "INT16", "", "", "", "", NULL);
+    cube_region *r = cube_def_region(c, "main", -1, -1, "", "", "");
+    cube_cnode *cn = cube_def_cnode(c, r, NULL);
+    cube_machine *m = cube_def_mach(c, "m", "");
+    cube_thread *t = cube_def_thrd(c, "t", 0, cube_def_proc(c, "p", 0, cube_def_node(c, "n", m)));
+    cube_set_sev(c, small, cn, t, 300);
+    cube_set_sev(c, neg, cn, t, -5);
+    cube_set_sev(c, fits, cn, t, -32768);
+    char *path = write_ok(c, ".cubex", 0);
+    size_t warned = 0;
+    for (size_t i = 0; i < cube_num_warnings(c); i++)
+        warned += strstr(cube_warning(c, i), "written as DOUBLE") != NULL;
+    assert_int_equal(warned, 2);
+    cube_t *back = read_ok(path);
+    const cube_metric *b_small = cube_find_metric(back, "small");
+    const cube_metric *b_neg = cube_find_metric(back, "negative");
+    const cube_metric *b_fits = cube_find_metric(back, "fits");
+    assert_string_equal(cube_metric_dtype(b_small), "DOUBLE");
+    assert_string_equal(cube_metric_dtype(b_neg), "DOUBLE");
+    assert_string_equal(cube_metric_dtype(b_fits), "INT16");
+    const cube_cnode *bcn = cube_get_cnode(back, 0);
+    const cube_thread *bt = cube_get_thread(back, 0);
+    assert_true(same_double(cube_get_sev(back, b_small, bcn, bt), 300));
+    assert_true(same_double(cube_get_sev(back, b_neg, bcn, bt), -5));
+    assert_true(same_double(cube_get_sev(back, b_fits, bcn, bt), -32768));
+    unlink(path);
+    free(path);
+    cube_free(back);
+    cube_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_cube3_to_cube4_to_cube3),
         cmocka_unit_test(test_format_by_name_and_flags),
         cmocka_unit_test(test_reference_layout),
+        cmocka_unit_test(test_integer_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,11 +124,37 @@ static void test_cube3_experiment_no_warnings(void **state)
     cube_free(c);
 }
 
+/* Structured value types are named whatever else is said of the metric
+ * (RATE stored inclusive is in both warnings). */
+static void test_structured_types_named(void **state)
+{
+    (void)state;
+    cube_t *c = read_ok(testdata("cubex/cubelib-4.8.2_cube-values_example.cubex"));
+    size_t before = cube_num_warnings(c);
+    char *path = temp_path(".cube");
+    assert_int_equal(cube_write_file(c, path, 0), 0);
+    int structured = 0, inclusive = 0;
+    for (size_t i = before; i < cube_num_warnings(c); i++) {
+        const char *w = cube_warning(c, i);
+        if (strstr(w, "7 metrics of structured value types (RATE, TAU_ATOMIC, HISTOGRAM5, "
+                      "NDOUBLES10, SCALE_FUNC3, COMPLEX, TAU_ATOMIC2)"))
+            structured++;
+        if (strstr(w, "metrics stored inclusive (") && strstr(w, "RATE"))
+            inclusive++;
+    }
+    assert_int_equal(structured, 1);
+    assert_int_equal(inclusive, 1);
+    unlink(path);
+    free(path);
+    cube_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deep_experiment_to_cube3),
         cmocka_unit_test(test_cube3_experiment_no_warnings),
+        cmocka_unit_test(test_structured_types_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
