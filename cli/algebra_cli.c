@@ -96,13 +96,9 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
     /* The default name says the format: that of the first input (the
      * result carries it), unless --format chose one. */
     char default_name[64];
-    if (!output) {
-        int cube4 = format ? format == CUBE_WRITE_CUBE4
-                           : cube_source_format(result) == CUBE_FORMAT_CUBE4;
-        snprintf(default_name, sizeof default_name, "%s.%s", default_output,
-                 cube4 ? "cubex" : "cube");
-        output = default_name;
-    }
+    if (!output)
+        output = cli_default_output(default_output, format, result, default_name,
+                                    sizeof default_name);
     int rc = EXIT_OK;
     /* the warnings of the write: what the format written cannot hold */
     if (cli_write(result, output, (gzip ? CUBE_WRITE_GZIP : 0) | format) != 0)

@@ -156,6 +156,14 @@ int cli_write_format_parse(const char *name, unsigned *flags)
     return 0;
 }
 
+const char *cli_default_output(const char *base, unsigned format, const cube_t *c, char *buf,
+                               size_t len)
+{
+    int cube4 = format ? format == CUBE_WRITE_CUBE4 : cube_source_format(c) == CUBE_FORMAT_CUBE4;
+    snprintf(buf, len, "%s.%s", base, cube4 ? "cubex" : "cube");
+    return buf;
+}
+
 const cube_metric *cli_find_metric(const cube_t *c, const char *file, const char *opt,
                                    const char *name)
 {

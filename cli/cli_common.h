@@ -52,6 +52,10 @@ int cli_write(cube_t *c, const char *path, unsigned flags);
 /* --format=cube3|cube4 of the tools that write an experiment: the flag
  * (CUBE_WRITE_CUBE3 or CUBE_WRITE_CUBE4); 0, or -1 for another name. */
 int cli_write_format_parse(const char *name, unsigned *flags);
+/* The default output name BASE.cubex or BASE.cube, into buf: the format
+ * --format chose (`format`, 0 when none), else that `c` was read from. */
+const char *cli_default_output(const char *base, unsigned format, const cube_t *c, char *buf,
+                               size_t len);
 
 /* The metric a user named with option `opt` ("-m") in the experiment read
  * from `file`: by unique name, or by display name where only one metric

@@ -65,11 +65,9 @@ int main(int argc, char **argv)
     if (!c)
         return EXIT_TROUBLE;
     /* the default name says the format: that of --format, else the input's */
-    if (!output) {
-        int cube4 = format ? format == CUBE_WRITE_CUBE4
-                           : cube_source_format(c) == CUBE_FORMAT_CUBE4;
-        output = cube4 ? "clean.cubex" : "clean.cube";
-    }
+    char default_name[32];
+    if (!output)
+        output = cli_default_output("clean", format, c, default_name, sizeof default_name);
     int rc = EXIT_OK;
     if (prune && cube_prune(c, NULL) != 0) {
         cli_error("%s", cube_error(c));

@@ -74,11 +74,12 @@ struct cube_metric {
     /* Exact values where the doubles of the severity rows cannot hold them
      * (structured value types, 64-bit integers beyond 2^53): per call
      * path, the row's values in the metric's own binary layout (little
-     * endian), raw_value_size bytes per thread, as the row (metric
-     * index, cnode index) of this store (model_exact_row); NULL when every value is exact in the rows.  Stale once the metric's rows are changed: every
-     * change through the API drops it (model_drop_exact). */
+     * endian, the size of the dtype per thread, thread index order), as
+     * the row (metric index, cnode index) of this store (model_exact_row);
+     * NULL when every value is exact in the rows.  Stale once the metric's
+     * rows are changed: every change through the API drops it
+     * (model_drop_exact). */
     severity_store *exact;
-    size_t raw_value_size;
 };
 
 struct cube_region {
@@ -128,7 +129,7 @@ struct cube_node {
     cube_process **processes;
     size_t num_processes, processes_cap;
     cube_node *parent;     /* NULL directly below the machine */
-    cube_node **children;  /* arena */
+    cube_node **children;
     size_t num_children, children_cap;
     char *klass, *descr;   /* arena; NULL: "node", "" */
     attr_list attrs;

@@ -163,6 +163,7 @@ void cube_free(cube_t *c)
         cube_node *n = c->nodes.items[i];
         free(n->name);
         free(n->processes);
+        free(n->children);
         free(n);
     }
     for (size_t i = 0; i < c->processes.count; i++)
@@ -355,30 +356,10 @@ cube_node *model_add_stn(cube_t *c, int64_t id, const char *name, cube_machine *
         oom(c);
         return NULL;
     }
-    /* a child node's list lives in the arena with the other CUBE 4 parts
-     * (model_cube4.c); a machine's is malloc'd as it always was */
-    int linked;
-    if (parent) {
-        linked = -1;
-        if (parent->num_children == parent->children_cap) {
-            size_t cap = parent->children_cap ? 2 * parent->children_cap : 4;
-            cube_node **grown = arena_alloc(&c->entities, cap * sizeof *grown,
-                                            _Alignof(cube_node *));
-            if (grown) {
-                if (parent->num_children)
-                    memcpy(grown, parent->children, parent->num_children * sizeof *grown);
-                parent->children = grown;
-                parent->children_cap = cap;
-            }
-        }
-        if (parent->num_children < parent->children_cap) {
-            parent->children[parent->num_children++] = n;
-            linked = 0;
-        }
-    } else {
-        linked = child_array_push((void ***)&machine->nodes, &machine->num_nodes,
-                                  &machine->nodes_cap, n);
-    }
+    int linked = parent ? child_array_push((void ***)&parent->children, &parent->num_children,
+                                           &parent->children_cap, n)
+                        : child_array_push((void ***)&machine->nodes, &machine->num_nodes,
+                                           &machine->nodes_cap, n);
     if (linked != 0) {
         c->nodes.count--;
         free(n->name);

@@ -126,6 +126,7 @@ const char *cube_location_type_name(cube_location_type type)
 }
 
 /* ---- accessors -------------------------------------------------------------- */
+/* (those that hand out a field as it is are in entities.c) */
 
 cube_metric_kind cube_metric_type(const cube_metric *m)
 {
@@ -182,21 +183,6 @@ const char *cube_region_mangled_name(const cube_region *r)
     return r->mangled_name ? r->mangled_name : r->name;
 }
 
-const char *cube_region_paradigm(const cube_region *r)
-{
-    return r && r->paradigm ? r->paradigm : "";
-}
-
-const char *cube_region_role(const cube_region *r)
-{
-    return r && r->role ? r->role : "";
-}
-
-size_t cube_cnode_num_params(const cube_cnode *cn)
-{
-    return cn ? cn->num_params : 0;
-}
-
 const char *cube_cnode_param_key(const cube_cnode *cn, size_t i)
 {
     return cn && i < cn->num_params ? cn->params[i].key : NULL;
@@ -224,36 +210,6 @@ const char *cube_node_class(const cube_node *n)
     if (!n)
         return "";
     return n->klass ? n->klass : "node";
-}
-
-const char *cube_node_descr(const cube_node *n)
-{
-    return n && n->descr ? n->descr : "";
-}
-
-cube_node *cube_node_parent(const cube_node *n)
-{
-    return n ? n->parent : NULL;
-}
-
-size_t cube_node_num_children(const cube_node *n)
-{
-    return n ? n->num_children : 0;
-}
-
-cube_node *cube_node_child(const cube_node *n, size_t i)
-{
-    return n && i < n->num_children ? n->children[i] : NULL;
-}
-
-cube_group_type cube_process_type(const cube_process *p)
-{
-    return p ? p->type : CUBE_GROUP_PROCESS;
-}
-
-cube_location_type cube_thread_type(const cube_thread *t)
-{
-    return t ? t->type : CUBE_LOCATION_THREAD;
 }
 
 /* Attributes of single entities: the same four functions for each. */

@@ -80,7 +80,6 @@ static int metrics(cube_t *c, const cubex_anchor *a, const char *file)
         m->ghost = d->ghost;
         m->convertible = (signed char)d->convertible;
         m->cacheable = (signed char)d->cacheable;
-        m->raw_value_size = cubex_dtype_size(d->dtype);
         if (model_arena_copy(c, &m->viztype, d->viztype_text) != 0 ||
             (d->cubepl && !(m->expr = program(c, d->cubepl))) ||
             (d->cubeplinit && !(m->init_expr = program(c, d->cubeplinit))) ||

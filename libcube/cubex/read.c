@@ -12,6 +12,7 @@
  */
 #include "cubex/read_private.h"
 #include "core/status_private.h"
+#include "cubex/binary_write_private.h"
 
 #include <errno.h>
 #include <float.h>
@@ -388,53 +389,6 @@ static int cursor_next(cubex_reader *x, cursor *k, size_t *cnode, size_t *row,
 
 /* ---- values ------------------------------------------------------------------ */
 
-/* Reverse the n bytes at src into dst. */
-static void swap_into(unsigned char *dst, const unsigned char *src, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        dst[i] = src[n - 1 - i];
-}
-
-/* The value at src, stored big endian, in little-endian layout at dst:
- * each field of the type's layout reversed on its own. */
-static void value_to_little_endian(cubex_dtype t, const unsigned char *src, unsigned char *dst)
-{
-    size_t size = cubex_dtype_size(t);
-    if (cubex_dtype_is_integer(t)) {
-        swap_into(dst, src, size);
-        return;
-    }
-    if (t.kind == CUBEX_TAU_ATOMIC) {
-        swap_into(dst, src, 4);
-        for (size_t o = 4; o < size; o += 8)
-            swap_into(dst + o, src + o, 8);
-        return;
-    }
-    if (t.kind == CUBEX_SCALE_FUNC) {
-        /* u32 nterms, u32 nmeas, terms {f64 a, i32 b, u32 c, i32 d},
-         * measurements {u32 nproc, f64 mean, f64 width} in 24 bytes, then
-         * padding; a count beyond the value was refused when decoding */
-        memcpy(dst, src, size);
-        uint64_t nt = cubex_get_uint(src, 4, 1), nm = cubex_get_uint(src + 4, 4, 1);
-        swap_into(dst, src, 4);
-        swap_into(dst + 4, src + 4, 4);
-        size_t o = 8;
-        for (uint64_t i = 0; i < nt && o + 20 <= size; i++, o += 20) {
-            swap_into(dst + o, src + o, 8);
-            for (size_t f = 8; f < 20; f += 4)
-                swap_into(dst + o + f, src + o + f, 4);
-        }
-        for (uint64_t i = 0; i < nm && o + 20 <= size; i++, o += 24) {
-            swap_into(dst + o, src + o, 4);
-            swap_into(dst + o + 4, src + o + 4, 8);
-            swap_into(dst + o + 12, src + o + 12, 8);
-        }
-        return;
-    }
-    for (size_t o = 0; o < size; o += 8)
-        swap_into(dst + o, src + o, 8);
-}
-
 /* Decode stored row `row` (its bytes at src) of the cursor's metric into
  * `out` (thread index order).  *needs_exact: whether a double of it is
  * not the exact value.  0, or -1 on a value that breaks its layout. */
@@ -494,18 +448,25 @@ static int decode_row(cubex_reader *x, cursor *k, size_t row, const unsigned cha
     return 0;
 }
 
-/* The exact bytes of a stored row, little endian, in thread index order. */
-static void exact_row(const cubex_reader *x, const cursor *k, const unsigned char *src,
+/* The exact bytes of a stored row, little endian, in thread index order.
+ * A big-endian value goes through the binary layer's decoding and
+ * encoding, which know the type's layout (decode_row has checked it). */
+static void exact_row(const cubex_reader *x, cursor *k, const unsigned char *src,
                       unsigned char *dst)
 {
     cubex_dtype t = x->info[k->metric].dtype;
     size_t vs = k->value_size;
     for (size_t l = 0; l < x->num_locations; l++) {
+        const unsigned char *v = src + l * vs;
         unsigned char *d = dst + x->thread_of[l] * vs;
-        if (k->ix.big_endian)
-            value_to_little_endian(t, src + l * vs, d);
-        else
-            memcpy(d, src + l * vs, vs);
+        if (!k->ix.big_endian) {
+            memcpy(d, v, vs);
+        } else if (cubex_dtype_is_integer(t)) {
+            cubex_value_encode_int(t, cubex_value_int(t, 1, v), d);
+        } else {
+            cubex_value_decode(t, 1, v, k->parts);
+            cubex_value_encode(t, k->parts, d);
+        }
     }
 }
 
@@ -590,7 +551,7 @@ int cubex_read_input(cube_t *c, cube_input *in, const char *name)
  * takes the components from there while the row is current (one row of
  * one metric at a time: memory does not grow with the rows streamed).
  * 0, or -1 when out of memory. */
-static int keep_exact_row(cubex_reader *x, const cursor *k, size_t cnode,
+static int keep_exact_row(cubex_reader *x, cursor *k, size_t cnode,
                           const unsigned char *bytes)
 {
     cube_metric *m = x->c->metrics.items[k->metric];

@@ -45,7 +45,6 @@ typedef struct {
     size_t *ordinal[2];      /* per order (PREORDER, WIDE): model cnode index -> ordinal */
     unsigned char *row;      /* a batch of encoded rows */
     size_t row_cap;
-    size_t *exact_row;       /* model cnode index -> row of the metric's exact store */
     size_t *column;          /* thread index -> data column (its location id) */
 } archive_job;
 
@@ -125,7 +124,7 @@ static void integer_range(cubex_dtype t, double *lo, double *hi)
 }
 
 static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
-                           const pending_row *rows, size_t n, const size_t *exact_row)
+                           const pending_row *rows, size_t n)
 {
     size_t nthreads = c->threads.count;
     int integer = cubex_dtype_is_integer(t);
@@ -135,7 +134,7 @@ static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
     if (integer)
         integer_range(t, &lo, &hi);
     for (size_t r = 0; r < n; r++) {
-        if (exact_row[rows[r].cnode] != SIZE_MAX)
+        if (model_exact_row(m, rows[r].cnode))
             continue;
         if (!integer)
             return 0;
@@ -145,19 +144,18 @@ static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
                 return 0;
         }
     }
-    (void)m;
     return 1;
 }
 
-/* Row r's bytes into out (row_size bytes). */
+/* Row r's bytes into out (row_size bytes); `exact`: take the exact bytes
+ * the experiment kept for the row, if any. */
 static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_t value_size,
-                      const pending_row *r, unsigned char *out)
+                      int exact, const pending_row *r, unsigned char *out)
 {
     size_t nthreads = j->c->threads.count;
-    size_t exact = j->exact_row[r->cnode];
-    if (exact != SIZE_MAX) {
+    const unsigned char *src = exact ? model_exact_row(m, r->cnode) : NULL;
+    if (src) {
         /* the exact bytes are in thread index order too */
-        const unsigned char *src = (const unsigned char *)sev_row_values(m->exact, exact);
         for (size_t k = 0; k < nthreads; k++)
             memcpy(out + j->column[k] * value_size, src + k * value_size, value_size);
         return 0;
@@ -231,14 +229,9 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
     cubex_metric_def *def = &j->a->metrics[metric];
     size_t nthreads = c->threads.count;
 
-    for (size_t i = 0; i < c->cnodes.count; i++)
-        j->exact_row[i] = SIZE_MAX;
-    if (m->exact)
-        for (size_t r = 0; r < m->exact->num_rows; r++)
-            j->exact_row[m->exact->rows[r].cnode] = r;
-
     cubex_dtype t = def->dtype;
-    if (!type_holds_rows(c, m, t, rows, n, j->exact_row)) {
+    int exact = 1;
+    if (!type_holds_rows(c, m, t, rows, n)) {
         /* the rows hold what the type cannot: keep the numbers */
         if (cube_add_warning(c, "metric %s: values that the value type %s cannot hold "
                                 "written as DOUBLE",
@@ -248,8 +241,7 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
         def->dtype = t;
         def->dtype_text = (char *)"DOUBLE";
         def->dtype_known = 1;
-        for (size_t i = 0; i < c->cnodes.count; i++)
-            j->exact_row[i] = SIZE_MAX;
+        exact = 0; /* bytes of the type left behind */
     }
     size_t value_size = cubex_dtype_size(t);
     if (nthreads && value_size > SIZE_MAX / nthreads)
@@ -291,7 +283,7 @@ static int write_metric(archive_job *j, size_t metric, pending_row *rows, size_t
     if (!d)
         return -1;
     for (size_t r = 0, fill = 0; r < n; r++) {
-        if (encode_row(j, m, t, value_size, &rows[r], j->row + fill * row_size) != 0 ||
+        if (encode_row(j, m, t, value_size, exact, &rows[r], j->row + fill * row_size) != 0 ||
             ((++fill == batch || r + 1 == n) &&
              cubex_data_writer_rows(d, j->row, fill, j->status) != 0)) {
             cubex_data_writer_free(d);
@@ -445,9 +437,8 @@ int cubex_write_experiment(cube_t *c, FILE *fp, const char *name, unsigned flags
     archive_job j = {.c = c, .status = status,
                      .zlevel = (flags & CUBE_WRITE_GZIP) ? CUBEX_DATA_ZDEFAULT : CUBEX_DATA_PLAIN};
     unsigned char *done = calloc(c->metrics.count + 1, 1);
-    j.exact_row = malloc((c->cnodes.count + 1) * sizeof *j.exact_row);
     int rc = -1;
-    if (!done || !j.exact_row) {
+    if (!done) {
         oom(&j);
         goto out;
     }
@@ -472,7 +463,6 @@ out:
     free(j.ordinal[0]);
     free(j.ordinal[1]);
     free(j.row);
-    free(j.exact_row);
     free(j.column);
     free(done);
     return rc;

@@ -196,7 +196,7 @@ int view_parts_add_row(cube_view *v, const cube_metric *met, const cube_cnode *c
         return 0; /* not a part (cube_view_wants) */
     const unsigned char *bytes = model_exact_row(met, cnode->index);
     size_t vs = cubex_dtype_size(p->type);
-    if (!bytes || met->raw_value_size != vs) {
+    if (!bytes) {
         drop(v);
         return 0;
     }

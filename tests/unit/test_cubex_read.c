@@ -243,14 +243,13 @@ static size_t find_thread(const cube_t *c, int64_t id)
     return 0;
 }
 
-/* The exact bytes the model keeps for a value, NULL when it keeps none. */
-static const unsigned char *exact_value(const cube_metric *m, const cube_cnode *n,
-                                        const cube_thread *t)
+/* The exact bytes the model keeps for a value of type dt, NULL when it
+ * keeps none. */
+static const unsigned char *exact_value(const cube_metric *m, cubex_dtype dt,
+                                        const cube_cnode *n, const cube_thread *t)
 {
-    if (!m->exact)
-        return NULL;
-    const double *row = sev_store_find(m->exact, m->index, n->index);
-    return row ? (const unsigned char *)row + t->index * m->raw_value_size : NULL;
+    const unsigned char *row = model_exact_row(m, n->index);
+    return row ? row + t->index * cubex_dtype_size(dt) : NULL;
 }
 
 static uint64_t le64(const unsigned char *p)
@@ -268,9 +267,8 @@ static void expect_stored(const cube_t *c, const cube_metric *m, const cube_cnod
     cubex_dtype dt;
     if (cubex_dtype_parse(cube_metric_dtype(m), &dt) != 0)
         dt = (cubex_dtype){CUBEX_DOUBLE, 0};
-    assert_int_equal(m->raw_value_size, cubex_dtype_size(dt));
     double got = cube_get_sev(c, m, n, t);
-    const unsigned char *exact = exact_value(m, n, t);
+    const unsigned char *exact = exact_value(m, dt, n, t);
     switch (dt.kind) {
     case CUBEX_INT8: case CUBEX_INT16: case CUBEX_INT32:
         if ((int64_t)got != json_i64(want) || got != (double)(int64_t)got)
@@ -894,7 +892,7 @@ static void test_hand_made(void **state)
     assert_true(cube_get_sev(c, tau, main_, t1) == 8.0 / 2);
     assert_true(cube_get_sev(c, tau, main_, t0) == 9.0 / 2);
     assert_true(cube_get_sev(c, tau, foo, t0) == 13.0 / 3);
-    const unsigned char *e = exact_value(tau, foo, t0);
+    const unsigned char *e = exact_value(tau, (cubex_dtype){CUBEX_TAU_ATOMIC, 0}, foo, t0);
     assert_non_null(e);
     static const unsigned char n3[4] = {3, 0, 0, 0};
     assert_memory_equal(e, n3, 4);
@@ -906,10 +904,10 @@ static void test_hand_made(void **state)
     assert_null(cube_get_row(c, big, main_));
     assert_true(cube_get_sev(c, big, foo, t0) == -5.0);
     assert_true(cube_get_sev(c, big, foo, t1) == (double)(((uint64_t)1 << 60) + 1));
-    e = exact_value(big, foo, t1);
+    e = exact_value(big, (cubex_dtype){CUBEX_UINT64, 0}, foo, t1);
     assert_non_null(e);
     assert_true(le64(e) == ((uint64_t)1 << 60) + 1);
-    assert_true(le64(exact_value(big, foo, t0)) == UINT64_MAX - 4);
+    assert_true(le64(exact_value(big, (cubex_dtype){CUBEX_UINT64, 0}, foo, t0)) == UINT64_MAX - 4);
     /* the ghost metric's dense rows: column l is the location with Id l */
     assert_true(cube_get_sev(c, g, main_, t1) == 0.5);
     assert_true(cube_get_sev(c, g, main_, t0) == 1.5);
