@@ -28,20 +28,7 @@ enum { M_TIME, M_STDERR, M_REPS, M_DUMMY, NUM_METRICS };
 
 char *output_stat_path(const char *cube_path)
 {
-    if (strcmp(cube_path, "-") == 0)
-        return NULL;
-    size_t n = strlen(cube_path);
-    char *s = malloc(n + sizeof ".stat.gz");
-    if (!s)
-        return NULL;
-    memcpy(s, cube_path, n + 1);
-    if (n >= 8 && strcmp(cube_path + n - 8, ".cube.gz") == 0)
-        strcpy(s + n - 8, ".stat.gz");
-    else if (n >= 5 && strcmp(cube_path + n - 5, ".cube") == 0)
-        strcpy(s + n - 5, ".stat");
-    else
-        strcat(s, ".stat");
-    return s;
+    return bench_beside_path(cube_path, ".stat", ".stat.gz");
 }
 
 /* The writer's functions return nothing: a failure shows as an error on

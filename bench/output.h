@@ -22,9 +22,10 @@ typedef struct {
                                 continued ("after 2 of 5 suites at ...; ...") */
 } output_info;
 
-/* The statistics file's name beside `cube_path`: a trailing ".cube" or
- * ".cube.gz" replaced by ".stat" (".stat.gz"), else ".stat" appended; NULL
- * for "-" (standard output has no "beside") or when out of memory. */
+/* The statistics file's name beside `cube_path`: a trailing ".cube",
+ * ".cubex" or ".cube.gz" replaced by ".stat" (".stat.gz"), else ".stat"
+ * appended; NULL for "-" (standard output has no "beside") or when out of
+ * memory. */
 char *output_stat_path(const char *cube_path);
 
 /* Write the experiment of the first `n` suites to `path` and, when

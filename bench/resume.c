@@ -40,20 +40,7 @@ char *resume_checksum(const void *data, size_t n, char *buf)
 
 char *resume_log_path(const char *cube_path)
 {
-    if (strcmp(cube_path, "-") == 0)
-        return NULL;
-    size_t n = strlen(cube_path);
-    char *s = malloc(n + sizeof ".log");
-    if (!s)
-        return NULL;
-    memcpy(s, cube_path, n + 1);
-    if (n >= 8 && strcmp(cube_path + n - 8, ".cube.gz") == 0)
-        strcpy(s + n - 8, ".log");
-    else if (n >= 5 && strcmp(cube_path + n - 5, ".cube") == 0)
-        strcpy(s + n - 5, ".log");
-    else
-        strcat(s, ".log");
-    return s;
+    return bench_beside_path(cube_path, ".log", ".log");
 }
 
 /* --- the log ---------------------------------------------------------------- */

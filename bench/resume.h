@@ -35,9 +35,9 @@
 uint64_t resume_fnv1a64(const void *data, size_t n);
 char *resume_checksum(const void *data, size_t n, char *buf);
 
-/* The log's default name beside the experiment: a trailing ".cube" or
- * ".cube.gz" replaced by ".log", else ".log" appended; NULL for "-" or
- * when out of memory. */
+/* The log's default name beside the experiment: a trailing ".cube",
+ * ".cubex" or ".cube.gz" replaced by ".log", else ".log" appended; NULL
+ * for "-" or when out of memory. */
 char *resume_log_path(const char *cube_path);
 
 /* What the log of an earlier run says (of its last start). */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void bench_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -31,4 +32,33 @@ void *bench_grow(void *items, size_t count, size_t *cap, size_t elem_size,
     if (p)
         *cap = n;
     return p;
+}
+
+static int ends_with(const char *s, size_t n, const char *end)
+{
+    size_t k = strlen(end);
+    return n >= k && strcmp(s + n - k, end) == 0;
+}
+
+char *bench_beside_path(const char *cube_path, const char *suffix, const char *gz_suffix)
+{
+    if (strcmp(cube_path, "-") == 0)
+        return NULL;
+    size_t n = strlen(cube_path);
+    const char *add = suffix;
+    if (ends_with(cube_path, n, ".cube.gz")) {
+        n -= strlen(".cube.gz");
+        add = gz_suffix;
+    } else if (ends_with(cube_path, n, ".cube")) {
+        n -= strlen(".cube");
+    } else if (ends_with(cube_path, n, ".cubex")) {
+        n -= strlen(".cubex");
+    }
+    size_t k = strlen(add);
+    char *s = malloc(n + k + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, cube_path, n);
+    memcpy(s + n, add, k + 1);
+    return s;
 }

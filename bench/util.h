@@ -1,7 +1,7 @@
 /*
  * util.h - cube_bench's own small helpers.  cube_bench is a program on top
  * of libcube's public API (cube.h); the library's internal helpers are not
- * part of that API, so the program has these two of its own.
+ * part of that API, so the program has these few of its own.
  */
 #ifndef CUBE_BENCH_UTIL_H
 #define CUBE_BENCH_UTIL_H
@@ -12,6 +12,14 @@
 #define BENCH_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define BENCH_PRINTF(fmt, args)
+/* The name of a file that goes beside the experiment `cube_path`: its
+ * name without the experiment's suffix (.cube, .cube.gz or .cubex) and
+ * with `suffix` instead, or with `gz_suffix` when the experiment is
+ * gzip-compressed CUBE 3 (.cube.gz); a name without one of those
+ * suffixes gets `suffix` appended.  NULL for "-" (standard output has
+ * nothing beside it) or when out of memory; the caller frees the result. */
+char *bench_beside_path(const char *cube_path, const char *suffix, const char *gz_suffix);
+
 #endif
 
 /* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
@@ -25,5 +33,13 @@ void bench_err(char *err, size_t errlen, const char *fmt, ...) BENCH_PRINTF(3, 4
  * when there is room. */
 void *bench_grow(void *items, size_t count, size_t *cap, size_t elem_size,
                  size_t first_cap);
+
+/* The name of a file that goes beside the experiment `cube_path`: its
+ * name without the experiment's suffix (.cube, .cube.gz or .cubex) and
+ * with `suffix` instead, or with `gz_suffix` when the experiment is
+ * gzip-compressed CUBE 3 (.cube.gz); a name without one of those
+ * suffixes gets `suffix` appended.  NULL for "-" (standard output has
+ * nothing beside it) or when out of memory; the caller frees the result. */
+char *bench_beside_path(const char *cube_path, const char *suffix, const char *gz_suffix);
 
 #endif

@@ -738,12 +738,13 @@ static int run(const options *o)
     return rc == 0 ? EXIT_OK : EXIT_TROUBLE;
 }
 
-/* A name a CUBE experiment goes by: *.cube or *.cube.gz. */
+/* A name a CUBE experiment goes by: *.cube, *.cube.gz or *.cubex. */
 static int names_cube(const char *path)
 {
     size_t n = strlen(path);
     return (n > 5 && strcmp(path + n - 5, ".cube") == 0) ||
-           (n > 8 && strcmp(path + n - 8, ".cube.gz") == 0);
+           (n > 8 && strcmp(path + n - 8, ".cube.gz") == 0) ||
+           (n > 6 && strcmp(path + n - 6, ".cubex") == 0);
 }
 
 /* A positive count, or -1. */

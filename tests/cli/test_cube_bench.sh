@@ -546,3 +546,20 @@ if [ ! -e "$TMP/bad.html" ]; then ok "cube_bench --report: nothing written after
     not_ok "cube_bench --report: nothing written after an error"; fi
 run cube_bench --merge -p "$TMP/res.par" "$TMP/full.cube"
 expect_rc 2 "cube_bench --merge with an option of a measuring run is a usage error"
+
+# A CUBE 4 name writes CUBE 4, with the statistics file and the log named
+# beside it as for CUBE 3 (the suffix replaced)
+printf '@TIME_MEAS_DEFAULT 0.001\n@TIME_SUITE_DEFAULT 0.01\n@MAX_STEPS_DEFAULT 3\n@MEASUREMENTS\nBarrier { Type = Barrier; Variation = Nodes; Node_Times = yes; }\n' \
+    >"$TMP/x.par"
+mkdir -p "$TMP/cubex"
+mpirun 2 -p "$TMP/x.par" -o "$TMP/cubex/run.cubex"
+expect_rc 0 "cube_bench -o run.cubex"
+if [ -s "$TMP/cubex/run.stat" ] && [ -s "$TMP/cubex/run.log" ] && [ ! -e "$TMP/cubex/run.cubex.stat" ]; then
+    ok "cube_bench -o run.cubex: run.stat and run.log beside it"
+else
+    not_ok "cube_bench -o run.cubex: run.stat and run.log beside it"
+    ls "$TMP/cubex" | sed 's/^/#   /'
+fi
+run cube_info "$TMP/cubex/run.cubex"
+expect_rc 0 "cube_info reads cube_bench's CUBE 4 experiment"
+expect_grep "^format: CUBE 4" "$TMP/out" "cube_bench -o run.cubex writes CUBE 4"

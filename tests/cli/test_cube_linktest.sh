@@ -444,7 +444,7 @@ expect_grep "<cube version=" "$TMP/both.cube" "cube_linktest -o FILE --cube OUT:
 "$BIN/cube_linktest" --cube "$TMP/alone.cube" "$F" >/dev/null 2>&1
 expect_file_eq "$TMP/alone.cube" "$TMP/both.cube" "cube_linktest: the experiment is the same with and without -o"
 # an old script's -o X.cube: refused with a pointer to --cube, nothing written
-for old in run.cube run.cube.gz; do
+for old in run.cube run.cube.gz run.cubex; do
     run cube_linktest -o "$TMP/$old" "$F"
     expect_rc 2 "cube_linktest -o $old (an old script's export) exits 2"
     expect_grep "with --cube .*$old" "$TMP/err" "cube_linktest -o $old: points to --cube"
