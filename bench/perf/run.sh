@@ -87,6 +87,9 @@ for tool in cube_dump cube_stat; do
     fi
 done
 view_rows=()
+# the scripting tools: each column runs when its tool is there
+script_cols=(dump_by dump_top calltree cut common inclusify cmp_by)
+script_rows=()
 
 cubex_setup "$BIN"
 CUBEX_MIN_MB=${PERF_CUBEX_MIN_MB:-50}
@@ -95,6 +98,15 @@ if [[ ! -x $BIN/cube_clean ]]; then
     have_clean=0
     note "$BIN/cube_clean not found or not executable: skipping its columns"
 fi
+
+# relative_cell REF -> " s RSS x |" of the last measure (M_S, M_KB), x its
+# seconds as a multiple of REF seconds ("-" when REF is not a number)
+relative_cell() {
+    awk -v s="$M_S" -v kb="$M_KB" -v ref="$1" 'BEGIN {
+        if (s == "FAIL") { printf " %8s %7s %6s |", s, s, s; exit }
+        x = (ref ~ /^[0-9.]+$/ && ref > 0) ? sprintf("%.2f", s / ref) : "-"
+        printf " %8.3f %7.1f %6s |", s, kb * 1024 / 1e6, x }'
+}
 
 # --- table -----------------------------------------------------------------
 
@@ -165,10 +177,7 @@ for i in "${!sizes[@]}"; do
                         "$file" "$file" "$file" "$file" "$file" "$file" "$file" "$file" "$file" "$file" ;;
                 *)  measure "$runs" "$BIN/cube_$op" -o "$WORK/out.cube" "$file" "$file" ;;
             esac
-            arow+=$(awk -v s="$M_S" -v kb="$M_KB" -v is="$is" 'BEGIN {
-                if (s == "FAIL") { printf " %8s %7s %6s |", s, s, s; exit }
-                x = (is ~ /^[0-9.]+$/ && is > 0) ? sprintf("%.2f", s / is) : "-"
-                printf " %8.3f %7.1f %6s |", s, kb * 1024 / 1e6, x }')
+            arow+=$(relative_cell "$is")
             rm -f -- "$WORK/out.cube"
         done
         algebra_rows+=("$arow")
@@ -184,13 +193,39 @@ for i in "${!sizes[@]}"; do
                 dump_aggr) measure "$runs" "$BIN/cube_dump" -m mpi -t aggr -o /dev/null "$file" ;;
                 stat) measure "$runs" "$BIN/cube_stat" -t 20 "$file" ;;
             esac
-            vrow+=$(awk -v s="$M_S" -v kb="$M_KB" -v is="$is" 'BEGIN {
-                if (s == "FAIL") { printf " %8s %7s %6s |", s, s, s; exit }
-                x = (is ~ /^[0-9.]+$/ && is > 0) ? sprintf("%.2f", s / is) : "-"
-                printf " %8.3f %7.1f %6s |", s, kb * 1024 / 1e6, x }')
+            vrow+=$(relative_cell "$is")
         done
         view_rows+=("$vrow")
     fi
+
+    # the scripting tools on each file, each as a multiple of reading it:
+    # aggregation per process, the top 5 call paths, the call tree as text,
+    # pruning at a region (CUBE 4 output: see the note below the table),
+    # the common call tree of F and a copy, F stored inclusive, cube_cmp
+    # per process
+    srow=$(printf '%8s | %8s |' "$mb" "$is")
+    for col in "${script_cols[@]}"; do
+        case $col in
+            dump_by) cmd=("$BIN/cube_dump" -m time --by=process -o /dev/null "$file") ;;
+            dump_top) cmd=("$BIN/cube_dump" -m time --by=all --sort=-value --top=5 -o /dev/null "$file") ;;
+            calltree) cmd=("$BIN/cube_calltree" -m time -i -o /dev/null "$file") ;;
+            cut) cmd=("$BIN/cube_cut" -p compute_kernel_62 -o "$WORK/cut.cubex" "$file") ;;
+            common)
+                rm -rf -- "$WORK/common" && mkdir -p "$WORK/common/a" "$WORK/common/b"
+                ln -sf "$file" "$WORK/common/a/F.cube" && ln -sf "$file" "$WORK/common/b/G.cube"
+                cmd=("$BIN/cube_commoncalltree" -d "$WORK/common" "$WORK/common/a/F.cube" "$WORK/common/b/G.cube") ;;
+            inclusify) cmd=("$BIN/cube_inclusify" -o "$WORK/incl.cubex" "$file") ;;
+            cmp_by) cmd=("$BIN/cube_cmp" --by=process "$file" "$file") ;;
+        esac
+        if [[ -x ${cmd[0]} ]]; then
+            measure "$runs" "${cmd[@]}"
+            srow+=$(relative_cell "$is")
+        else
+            srow+=$(printf ' %8s %7s %6s |' - - -)
+        fi
+    done
+    rm -rf -- "$WORK/common" "$WORK/cut.cubex" "$WORK/incl.cubex"
+    script_rows+=("$srow")
 
     # values' bytes as doubles (rows x threads x 8), cube_info RSS relative
     # to it, and cube_info time relative to xmllint's
@@ -252,6 +287,26 @@ if ((have_views)); then
 # time as a multiple of cube_info's time reading F (target: 1.2).
 EOF
 fi
+
+echo
+printf '%8s | %8s | %-24s | %-24s | %-24s | %-24s | %-24s | %-24s | %-24s |\n' "" "cube_info" \
+    "cube_dump --by=process" "cube_dump --top=5" "cube_calltree -i" "cube_cut -p R" \
+    "cube_commoncalltree F G" "cube_inclusify" "cube_cmp --by=process"
+printf '%8s | %8s |' MB s
+for _ in "${script_cols[@]}"; do printf ' %8s %7s %6s |' s RSS x; done
+echo
+printf '%s\n' "${script_rows[@]}"
+cat <<'EOF'
+# The scripting tools on each file F, x the time as a multiple of cube_info's
+# time reading F (target: 1.5; cube_commoncalltree and cube_cmp read two
+# inputs, their target 3): one metric (time) summed per process as CSV; the
+# five call paths with the largest exclusive time over all threads; the call
+# tree with inclusive values; F pruned below the call paths of region
+# compute_kernel_62, F stored call-tree inclusive (both written as CUBE 4:
+# writing CUBE 3 text costs two to three reads, see cube_clean above); the
+# common call tree of F and a copy of it (two CUBE 3 files written); F
+# compared with itself per process.  '-': the tool is not there.
+EOF
 
 cubex_print
 perf_exit
