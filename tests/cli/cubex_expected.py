@@ -194,12 +194,12 @@ def check_defs(exp, defs):
     expect_eq(len(ms), exp["counts"]["metrics"], "number of metrics")
     file_id = {m["key"]: m["file_id"] for m in em}
     got = [(m["metric_id"], m["parent_id"], m["uniq_name"], m["disp_name"], m["dtype"], m["uom"],
-            m["kind"], m["ghost"], m["expression"], m["val"]) for m in ms]
+            m["kind"], m["ghost"], m["expression"], m["init_expression"], m["val"]) for m in ms]
     want = [(m["file_id"], None if m["parent"] is None else file_id[m["parent"]], m["uniq_name"],
              m["disp_name"], m["dtype"], text(m["uom"]), m["type"],
-             1 if m["viztype"] == "GHOST" else 0, text(m.get("cubepl")), text(m.get("val")))
-            for m in em]
-    expect_list(got, want, "metrics (id, parent, names, dtype, uom, kind, ghost, expression, val)")
+             1 if m["viztype"] == "GHOST" else 0, text(m.get("cubepl")), text(m.get("cubeplinit")),
+             text(m.get("val"))) for m in em]
+    expect_list(got, want, "metrics (id, parent, names, dtype, uom, kind, ghost, expressions, val)")
     got = [[c["uniq_name"] for c in ms if c["parent_id"] == m["metric_id"]] for m in ms]
     want = [[c for c in m["children"]] for m in em]
     expect_list(got, want, "child metrics")
@@ -481,7 +481,7 @@ def check_totals(exp, name, paths):
                  % (p, len(set(t) - want_keys), len(want_keys - set(t))))
     kinds = (("incl", xe_zi), ("excl", xe_ze), ("metric_incl_incl", xi_zi),
              ("metric_incl_excl", xi_ze))
-    checked = converted = scale_funcs = derived = 0
+    checked = converted = scale_funcs = derived = no_value = 0
     for t in exp["totals"]:
         m = metrics[t["metric"]]
         dtype = m["dtype"]
@@ -491,19 +491,23 @@ def check_totals(exp, name, paths):
             continue
         cn = t["cnode"]
 
-        def value(table, field):
+        def value(table, field, counted=True):
             text_ = table.get((uniq, cn))
             if text_ is None:
                 fail("%s at call path %d: no row for %s" % (uniq, cn, field))
                 return None
             if text_ == NO_VALUE and minmax(dtype) is not None:
+                # nothing contributed: the neutral value, which the
+                # expected file gives as the reference library computes it
+                nonlocal no_value
+                no_value += counted
                 return minmax(dtype)
             if not re.fullmatch(r"-?[0-9][0-9.e+-]*", text_):
                 fail("%s at call path %d, %s: %r, not a number" % (uniq, cn, field, text_))
                 return None
             return float(read_number(text_))
 
-        scale = value(xi_zi, "metric_incl_incl")
+        scale = value(xi_zi, "metric_incl_incl", False)
         for field, table in kinds:
             if field not in t:
                 continue
@@ -533,9 +537,9 @@ def check_totals(exp, name, paths):
               "(reference output conversions, SCALE_FUNC totals)")
     if not checked:
         fail("no total compared")
-    SUMMARY.append("# %d totals equal, %d reference output conversions, %d SCALE_FUNC at "
-                   "x = 1, %d of derived metrics (not computed)"
-                   % (checked, converted, scale_funcs, derived))
+    SUMMARY.append("# %d totals equal (%d printed as no value), %d reference output "
+                   "conversions, %d SCALE_FUNC at x = 1, %d of derived metrics (not computed)"
+                   % (checked, no_value, converted, scale_funcs, derived))
 
 
 def main():
