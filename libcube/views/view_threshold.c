@@ -115,8 +115,10 @@ int cube_view_fold(const cube_view *excl, const cube_view *incl, const unsigned 
             view_combiner_add(&k, incl->rows[ci][0]);
             folded = 1;
         }
-        if (folded)
-            out[i] = view_wrap(view_combiner_result(&k), excl->wrap_bits, excl->wrap_signed);
+        if (folded) {
+            out[i] = view_combiner_result(&k);
+            view_wrap_values(&out[i], 1, excl->wrap_bits, excl->wrap_signed);
+        }
     }
     return 0;
 }
