@@ -923,3 +923,57 @@ int cli_parse_count(const char *arg, size_t *n)
     *n = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
     return 0;
 }
+
+int cli_parse_percent(const char *arg, double *p)
+{
+    double v;
+    /* the "C" locale's number whatever the locale (a tool may set one) */
+    if (cube_parse_double(arg, strlen(arg), &v, NULL) != 0 || v < 0 || v > 100)
+        return -1;
+    *p = v;
+    return 0;
+}
+
+int cli_call_path_enter(cli_call_path *b, const cube_cnode *cnode, size_t level)
+{
+    /* the level array grows as the walk goes down, so the tree's depth
+     * need not be known (and the tree walked for it) first */
+    if (level >= b->levels_cap) {
+        size_t cap = b->levels_cap ? 2 * b->levels_cap : 64;
+        while (cap <= level)
+            cap *= 2;
+        size_t *grown = realloc(b->at_level, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        b->at_level = grown;
+        b->levels_cap = cap;
+    }
+    size_t base = level ? b->at_level[level - 1] : 0;
+    const char *name = cube_region_name(cube_cnode_callee(cnode));
+    size_t n = strlen(name), need = base + 1 + n + 1;
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < need)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s)
+            return -1;
+        b->s = s;
+        b->cap = cap;
+    }
+    b->len = base;
+    if (level)
+        b->s[b->len++] = '/';
+    memcpy(b->s + b->len, name, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+    b->at_level[level] = b->len;
+    return 0;
+}
+
+void cli_call_path_free(cli_call_path *b)
+{
+    free(b->s);
+    free(b->at_level);
+    memset(b, 0, sizeof *b);
+}

@@ -38,6 +38,11 @@ int cli_getopt(int argc, char *const argv[], const char *optstring,
  * blanks), at most ULLONG_MAX; *n saturates at SIZE_MAX.  0, or -1 for
  * anything else (the caller names the option in its message). */
 int cli_parse_count(const char *arg, size_t *n);
+/* A percentage given on the command line (a threshold: cube_calltree -t,
+ * cube_dump --threshold): a number from 0 to 100 as the "C" locale writes
+ * it.  0, or -1 for anything else (the caller names the option in its
+ * message).  Whether a value reaches it: cube_value_reaches. */
+int cli_parse_percent(const char *arg, double *p);
 
 /* Read a whole experiment ("-" is stdin); warnings are printed.  NULL after
  * printing the error. */
@@ -75,6 +80,22 @@ int cli_each_listed_metric(const cube_t *c, const char *file, const char *opt, c
 /* Is any dimension of the topology named?  (Then the tools list every
  * dimension's name, "" for an unnamed one; else none.) */
 int cli_cart_has_dim_names(const cube_cartesian *cart);
+
+/* The call path ("root/child/.../node", region names) of the node a
+ * preorder walk (cube_tree_walk) is at, kept up to date one node at a
+ * time: time linear in the length of the path's last name, memory that
+ * grows with the depth, so that a tree 100 000 deep is no quadratic work.
+ * Start with {0}; after cli_call_path_enter (0, or -1 when out of memory)
+ * `s` is the path of `cnode` at `level` (0: a root).  cli_call_path_free
+ * frees it. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    size_t *at_level; /* length of the path up to each level */
+    size_t levels_cap;
+} cli_call_path;
+int cli_call_path_enter(cli_call_path *b, const cube_cnode *cnode, size_t level);
+void cli_call_path_free(cli_call_path *b);
 
 /* Print a double in the shortest form that reads back exactly. */
 void cli_print_double(FILE *fp, double v);

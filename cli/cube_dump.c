@@ -955,55 +955,10 @@ static void put_location(cli_table *t, const plan *p, size_t thread)
     cli_table_int(t, (long long)cube_thread_rank(th));
 }
 
-/* A growing text buffer for the call path of the current preorder node. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-    size_t *at_level; /* length of the path up to each level */
-    size_t levels_cap;
-} path_buf;
-
-/* The level array grows as the walk goes down, so the tree's depth need
- * not be known (and the tree walked for it) first. */
-static int path_enter(path_buf *b, const tree_entry *e)
-{
-    if (e->level >= b->levels_cap) {
-        size_t cap = b->levels_cap ? 2 * b->levels_cap : 64;
-        while (cap <= e->level)
-            cap *= 2;
-        size_t *grown = realloc(b->at_level, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        b->at_level = grown;
-        b->levels_cap = cap;
-    }
-    size_t base = e->level ? b->at_level[e->level - 1] : 0;
-    const char *name = cube_region_name(cube_cnode_callee(e->cnode));
-    size_t n = strlen(name), need = base + 1 + n + 1;
-    if (need > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < need)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s)
-            return -1;
-        b->s = s;
-        b->cap = cap;
-    }
-    b->len = base;
-    if (e->level)
-        b->s[b->len++] = '/';
-    memcpy(b->s + b->len, name, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-    b->at_level[e->level] = b->len;
-    return 0;
-}
-
 static int print_values(const plan *p, cli_table *t)
 {
     size_t nt = cube_num_threads(p->defs), w = p->o->aggregate ? 1 : nt;
-    path_buf path = {0};
+    cli_call_path path = {0};
     double *none = malloc((w ? w : 1) * sizeof *none);
     row_refs refs = {NAN, NAN, NAN, NAN, NULL};
     refs.machine = malloc((cube_num_machines(p->defs) + 1) * sizeof *refs.machine);
@@ -1024,7 +979,7 @@ static int print_values(const plan *p, cli_table *t)
         const tree_entry *e = &entry;
         int got = walk ? 1 : -1;
         while (!rc && got == 1 && (got = next_entry(walk, &entry)) == 1) {
-            if (path_enter(&path, e) != 0) {
+            if (cli_call_path_enter(&path, e->cnode, e->level) != 0) {
                 got = -1;
                 break;
             }
@@ -1059,8 +1014,7 @@ static int print_values(const plan *p, cli_table *t)
             rc = -1;
         }
     }
-    free(path.s);
-    free(path.at_level);
+    cli_call_path_free(&path);
     free(none);
     free(refs.machine);
     return rc;
@@ -1375,14 +1329,14 @@ static void cnode_params(text_buf *b, const cube_cnode *cn)
 static int write_calltree(cli_table *t, const cube_t *c)
 {
     int cube4 = is_cube4(c);
-    path_buf path = {0};
+    cli_call_path path = {0};
     text_buf params = {0};
     cube_tree_walk *walk = cube_tree_walk_start(c);
     tree_entry entry;
     const tree_entry *e = &entry;
     int rc = walk ? 0 : -1;
     while (!rc && next_entry(walk, &entry) == 1) {
-        if (path_enter(&path, e) != 0) {
+        if (cli_call_path_enter(&path, e->cnode, e->level) != 0) {
             rc = -1;
             break;
         }
@@ -1405,8 +1359,7 @@ static int write_calltree(cli_table *t, const cube_t *c)
         cli_table_end_row(t);
     }
     cube_tree_walk_free(walk);
-    free(path.s);
-    free(path.at_level);
+    cli_call_path_free(&path);
     free(params.s);
     if (rc) {
         cli_error("out of memory");

@@ -255,6 +255,48 @@ CUBE_API double cube_view_value(const cube_view *v, const cube_cnode *cnode, siz
  * (CUBE_ESTATE before cube_view_finish, CUBE_EINVAL). */
 CUBE_API int cube_view_total(const cube_view *v, double *out, cube_status *status);
 
+/* ------------------------------------------------------------------------
+ * Thresholds: the call paths whose value reaches a percentage of the
+ * metric's root value (CubeLib's `cube_calltree -t`, `cube_dump
+ * --threshold`).
+ * ------------------------------------------------------------------------ */
+
+/* Does `value` reach `percent` percent of `root`, |value| >= percent / 100
+ * * |root|?  For values and a root that are not negative this is
+ * CubeLib's value / root >= percent / 100; the magnitude makes a
+ * difference of two runs keep its large changes in either direction.  A
+ * root of 0 is reached by every value.  0 for NaN (value, root or
+ * percent) and where `value` or `root` is no value of a maximum or minimum
+ * (cube_combine_neutral of `how`). */
+CUBE_API int cube_value_reaches(cube_combine_rule how, double value, double root,
+                                double percent);
+/* The call paths a threshold of `percent` percent keeps: keep[cnode index]
+ * is 1 for a call path whose inclusive value in `incl` (a finished view,
+ * CUBE_VIEW_AGGREGATE, CUBE_CALL_INCLUSIVE) reaches `percent` percent of
+ * the metric's root value (cube_view_total, cube_value_reaches) and for
+ * every ancestor of such a call path, so that the call paths kept form a
+ * tree again; 0 for the others.  `keep` holds cube_num_cnodes() bytes;
+ * *num_kept (when not NULL) is the number kept.  0, or -1 (CUBE_EINVAL: a
+ * view not aggregated or not call-inclusive, a NULL array, a percentage
+ * that is NaN or negative; CUBE_ESTATE: not finished). */
+CUBE_API int cube_view_threshold(const cube_view *incl, double percent, unsigned char *keep,
+                                 size_t *num_kept, cube_status *status);
+/* The values of the call paths kept (keep[cnode index], as
+ * cube_view_threshold gives it) with the subtrees left out folded in, as
+ * CubeLib shows the call paths `cube_calltree -t` hides: out[cnode index]
+ * is, for a kept call path, its value in `excl` combined (as the metric
+ * combines: sum, maximum or minimum) with the values in `incl` of its
+ * children that are not kept (each a whole subtree left out), so that the
+ * values of the call paths kept still combine to the metric's root value;
+ * for a call path not kept, its value in `excl`.  No value (a maximum or
+ * minimum nothing contributed to) is cube_combine_neutral.  `excl` and
+ * `incl` are finished aggregated views of one metric in one metric
+ * flavour, call-exclusive and call-inclusive; `out` holds
+ * cube_num_cnodes() doubles.  COMPLEX, RATE and TAU_ATOMIC values are
+ * folded by their numbers.  0, or -1 (CUBE_EINVAL, CUBE_ESTATE). */
+CUBE_API int cube_view_fold(const cube_view *excl, const cube_view *incl,
+                            const unsigned char *keep, double *out, cube_status *status);
+
 /* Every metric's value over all call paths and threads, in the chosen
  * metric flavour, into values[metric index] (cube_num_metrics() values):
  * what the metric tree of the Cube display shows, for a collapsed
