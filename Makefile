@@ -83,7 +83,7 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # one folder per concern (the README's "Code map"); a private header is
 # included by its path below libcube/ ("core/cube_private.h"), so every
 # include line names the concern it reaches into
-LIB_DIRS := core io xml algebra views statfile linktest cubex
+LIB_DIRS := core io xml algebra views statfile linktest cubex transform
 LIB_SRC  := $(wildcard $(addprefix libcube/,$(addsuffix /*.c,$(LIB_DIRS))))
 LIB_HDRS := $(wildcard $(addprefix libcube/,$(addsuffix /*.h,$(LIB_DIRS)))) $(PUBLIC_HDRS)
 # only the functions marked CUBE_API in the public headers are exported
