@@ -77,11 +77,13 @@ CUBE_API int cube_cut_prune(cube_t *c, const unsigned char *selected, size_t *nu
  * (callee, call site unless CUBE_MATCH_NAME, parameters) on the same path
  * from the root; any other call path is folded into its nearest ancestor
  * that stays, and a call path without one (below a root that not every
- * experiment has) is dropped with its rows.  Two call paths of one
+ * experiment has) is dropped with its rows, which a warning on that
+ * experiment's handle says (cube_warning).  Two call paths of one
  * experiment with the same key (siblings the algebra adds up) both stay.
  * *num_common (when not NULL) is how many call paths of the result of
  * lining them up every experiment has.  0, or -1 with `status` set
- * (CUBE_EINVAL: no experiments, or NULL among them: none changed;
+ * (CUBE_EINVAL: no experiments, or NULL among them; CUBE_EMISMATCH: not
+ * one call path in common; in both cases none is changed;
  * CUBE_ENOMEM: some may be reduced already, others not). */
 CUBE_API int cube_common_call_tree(cube_t *const *models, size_t n, cube_match match,
                                    size_t *num_common, cube_status *status);

@@ -71,6 +71,11 @@ int cube_common_call_tree(cube_t *const *models, size_t n, cube_match match, siz
     }
     size_t common = count_common(u, n, num_united, count, (const cube_t *const *)models);
     int rc = 0;
+    if (common == 0) {
+        status_set(status, CUBE_EMISMATCH,
+                   "the experiments have no call path in common (not even a call-tree root)");
+        rc = -1;
+    }
     for (size_t k = 0; k < n && rc == 0; k++) {
         cube_t *c = models[k];
         const size_t *map = cube_union_cnode_map(u, k);
@@ -81,14 +86,21 @@ int cube_common_call_tree(cube_t *const *models, size_t n, cube_match match, siz
             break;
         }
         /* parents before children in index order */
+        size_t dropped = 0;
         for (size_t i = 0; i < c->cnodes.count; i++) {
             const cube_cnode *p = ((const cube_cnode *)c->cnodes.items[i])->parent;
             if (count[map[i]] == n)
                 dest[i] = i;
             else
                 dest[i] = p ? dest[p->index] : RESHAPE_DROP;
+            dropped += dest[i] == RESHAPE_DROP;
         }
-        if (call_tree_reshape(c, dest) != 0) {
+        if (dropped &&
+            cube_add_warning(c, "%zu call paths below call-tree roots that not every experiment "
+                                "has are dropped with their values", dropped) != 0) {
+            status_set(status, CUBE_ENOMEM, "out of memory");
+            rc = -1;
+        } else if (call_tree_reshape(c, dest) != 0) {
             status_set(status, cube_error_code(c), "experiment %zu: %s", k + 1, cube_error(c));
             rc = -1;
         }

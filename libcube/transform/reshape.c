@@ -296,14 +296,18 @@ static void commit(reshape *r, void **cnodes, size_t kept, void **roots, size_t 
                 n->children[nc++] = n->children[k];
         n->num_children = nc;
     }
-    /* parents before children: a parent's new index and depth are set
-     * before its children's */
+    /* by the old indexes, which dest speaks of: the new roots */
+    for (size_t i = 0; i < c->cnodes.count; i++) {
+        cube_cnode *n = c->cnodes.items[i];
+        if (r->dest[i] == i && n->parent && r->dest[n->parent->index] != n->parent->index)
+            n->parent = NULL;
+    }
+    /* parents before children: a parent's depth is set before its
+     * children's */
     for (size_t i = 0; i < c->cnodes.count; i++) {
         cube_cnode *n = c->cnodes.items[i];
         if (r->dest[i] != i)
             continue;
-        if (n->parent && r->dest[n->parent->index] != n->parent->index)
-            n->parent = NULL;
         n->index = r->new_index[i];
         n->id = (int64_t)n->index;
         n->depth = n->parent ? n->parent->depth + 1 : 0;
