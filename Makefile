@@ -242,7 +242,7 @@ bench-compare: $(COMPARE_BIN) $(BENCH_BIN)
 TEST_PRIVATE := test_concurrency test_linktest_writer test_model_cnodes test_number \
                 test_severity_store test_cubex_tar test_cubex_binary test_cubex_anchor \
                 test_cubex_write test_cubex_read test_fuzz_regressions test_algebra_cube4 \
-                test_cubex_totals
+                test_cubex_totals test_transform
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(TEST_PRIVATE)): TEST_CPPFLAGS := -Ilibcube
 
 # the tests that compare with the expected-values files (JSON) of
