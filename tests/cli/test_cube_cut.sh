@@ -50,6 +50,17 @@ check "4-prune" "$CUBE4" prune p4.cubex '/^void bg::function::F_/' MPI_Init
 # CUBE 4 to CUBE 3: the metric stored inclusive is written exclusive
 check "4-prune-to-cube3" "$CUBE4" prune p43.cube 'MODEL_1(unsigned long, unsigned long, int, int)'
 
+# every value type of CUBE 4: integers, RATE, TAU_ATOMIC, NDOUBLES and
+# COMPLEX fold exactly by their components; HISTOGRAM and SCALE_FUNC
+# cannot, which one warning each says
+check "4-every-type" testdata/cubex/cubelib-4.8.2_cube-values_example.cubex prune types.cubex main
+grep -c "warning: metric '[A-Z_0-9]*': its .* values cannot be combined exactly" "$TMP/err" \
+    >"$TMP/types.warnings"
+expect_text_eq "2" "$TMP/types.warnings" "cube_cut: one warning each for HISTOGRAM and SCALE_FUNC"
+# UINT64 counters stored call-tree inclusive, some exclusive values negative
+check "4-hw-counters" testdata/cubex/scorep-7.0_hw_counter_L3_DCA_negative.cubex prune hw.cubex \
+    '/SteadyStateSolver/' MPI_Init
+
 # both at once: re-rooted first, then pruned inside
 run cube_cut -r 'MODEL_1(unsigned long, unsigned long, int, int)' -p '/^void bg::function::F_8/' \
     -o "$TMP/rp.cubex" "$CUBE4"
