@@ -188,14 +188,27 @@ static void test_failure_leaves_model(void **state)
     cube_free(c);
 }
 
+/* An experiment with one metric of the given unique name and dtype and
+ * one thread. */
+static cube_t *one_thread(const char *uniq, const char *dtype, cube_metric **m, cube_thread **t)
+{
+    cube_t *c = cube_create();
+    assert_non_null(c);
+    *m = cube_def_met(c, uniq, uniq, dtype, "sec", "", "", "", NULL);
+    *t = cube_def_thrd(
+        c, "t", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
+    assert_non_null(*m);
+    assert_non_null(*t);
+    return c;
+}
+
 /* Folding 1e16, 1, -1e16 into one call path: a plain sum gives 0. */
 static void test_fold_is_compensated(void **state)
 {
     (void)state;
-    cube_t *c = cube_create();
-    cube_metric *m = cube_def_met(c, "Time", "time", "DOUBLE", "sec", "", "", "", NULL);
-    cube_thread *t = cube_def_thrd(
-        c, "t", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
+    cube_metric *m;
+    cube_thread *t;
+    cube_t *c = one_thread("time", "DOUBLE", &m, &t);
     cube_region *r = cube_def_region(c, "r", -1, -1, "", "", "");
     cube_cnode *root = cube_def_cnode(c, r, NULL);
     static const double v[] = {1e16, 1.0, -1e16};
@@ -213,10 +226,9 @@ static void test_deep_chain(void **state)
 {
     (void)state;
     enum { DEEP = 100000 };
-    cube_t *c = cube_create();
-    cube_metric *m = cube_def_met(c, "Visits", "visits", "INTEGER", "occ", "", "", "", NULL);
-    cube_thread *t = cube_def_thrd(
-        c, "t", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
+    cube_metric *m;
+    cube_thread *t;
+    cube_t *c = one_thread("visits", "INTEGER", &m, &t);
     cube_region *f = cube_def_region(c, "f", -1, -1, "", "", "");
     cube_region *g = cube_def_region(c, "g", -1, -1, "", "", "");
     cube_cnode *cn = NULL;
@@ -241,10 +253,9 @@ static void test_deep_chain(void **state)
 static void test_int64_exact(void **state)
 {
     (void)state;
-    cube_t *c = cube_create();
-    cube_metric *m = cube_def_met(c, "Bytes", "bytes", "INT64", "bytes", "", "", "", NULL);
-    cube_thread *t = cube_def_thrd(
-        c, "t", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
+    cube_metric *m;
+    cube_thread *t;
+    cube_t *c = one_thread("bytes", "INT64", &m, &t);
     cube_region *r = cube_def_region(c, "r", -1, -1, "", "", "");
     cube_cnode *root = cube_def_cnode(c, r, NULL);
     cube_cnode *child = cube_def_cnode(c, r, root);
@@ -276,10 +287,9 @@ static void test_int64_exact(void **state)
  * a second root.  Common: main and a. */
 static cube_t *tree_of(const char *const *region, const int *parent, size_t n)
 {
-    cube_t *c = cube_create();
-    cube_metric *m = cube_def_met(c, "Time", "time", "FLOAT", "sec", "", "", "", NULL);
-    cube_thread *t = cube_def_thrd(
-        c, "t", 0, cube_def_proc(c, "P", 0, cube_def_node(c, "n", cube_def_mach(c, "m", ""))));
+    cube_metric *m;
+    cube_thread *t;
+    cube_t *c = one_thread("time", "FLOAT", &m, &t);
     for (size_t i = 0; i < n; i++) {
         cube_region *r = cube_def_region(c, region[i], -1, -1, "", "", "x.c");
         cube_cnode *cn = cube_def_cnode_cs(c, r, "x.c", 1,
