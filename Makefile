@@ -83,7 +83,7 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # one folder per concern (the README's "Code map"); a private header is
 # included by its path below libcube/ ("core/cube_private.h"), so every
 # include line names the concern it reaches into
-LIB_DIRS := core io xml algebra views statfile linktest cubex
+LIB_DIRS := core io xml algebra views statfile linktest cubex transform
 LIB_SRC  := $(wildcard $(addprefix libcube/,$(addsuffix /*.c,$(LIB_DIRS))))
 LIB_HDRS := $(wildcard $(addprefix libcube/,$(addsuffix /*.h,$(LIB_DIRS)))) $(PUBLIC_HDRS)
 # only the functions marked CUBE_API in the public headers are exported
@@ -242,7 +242,7 @@ bench-compare: $(COMPARE_BIN) $(BENCH_BIN)
 TEST_PRIVATE := test_concurrency test_linktest_writer test_model_cnodes test_number \
                 test_severity_store test_cubex_tar test_cubex_binary test_cubex_anchor \
                 test_cubex_write test_cubex_read test_fuzz_regressions test_algebra_cube4 \
-                test_cubex_totals
+                test_cubex_totals test_transform
 $(patsubst %,$(BUILD)/obj/tests/%.o,$(TEST_PRIVATE)): TEST_CPPFLAGS := -Ilibcube
 
 # the tests that compare with the expected-values files (JSON) of

@@ -913,6 +913,28 @@ void cli_input_close(cli_input *in)
     free(in);
 }
 
+int cli_slashed_regex(const char *arg, regex_t *re, char *err, size_t len)
+{
+    size_t n = strlen(arg);
+    if (n < 2 || arg[0] != '/' || arg[n - 1] != '/')
+        return 0;
+    char *pattern = malloc(n - 1);
+    if (!pattern) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    memcpy(pattern, arg + 1, n - 2);
+    pattern[n - 2] = '\0';
+    int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+    free(pattern);
+    if (rc != 0) {
+        regerror(rc, re, err, len);
+        regfree(re);
+        return -1;
+    }
+    return 1;
+}
+
 int cli_parse_count(const char *arg, size_t *n)
 {
     char *end;

@@ -9,6 +9,7 @@
 #include "cube.h"
 
 #include <getopt.h>
+#include <regex.h>
 #include <stdio.h>
 
 enum { EXIT_OK = 0, EXIT_NEGATIVE = 1, EXIT_TROUBLE = 2 };
@@ -43,6 +44,12 @@ int cli_parse_count(const char *arg, size_t *n);
  * it.  0, or -1 for anything else (the caller names the option in its
  * message).  Whether a value reaches it: cube_value_reaches. */
 int cli_parse_percent(const char *arg, double *p);
+
+/* Is `arg` a regular expression written /REGEX/ (at least the two
+ * slashes)?  Then compile REGEX (POSIX extended, no submatches) into *re:
+ * 1; 0 when arg is not of that form (*re untouched); -1 when REGEX does not
+ * compile, the reason in `err` (len bytes).  Free *re with regfree after 1. */
+int cli_slashed_regex(const char *arg, regex_t *re, char *err, size_t len);
 
 /* Read a whole experiment ("-" is stdin); warnings are printed.  NULL after
  * printing the error. */

@@ -255,24 +255,12 @@ static void parse_callpaths(const char *arg, cnode_selection *s, int flat)
         return;
     }
     if (strncmp(arg, "name=", 5) == 0) {
-        const char *re = arg + 5;
-        size_t n = strlen(re);
-        if (n < 2 || re[0] != '/' || re[n - 1] != '/')
-            cli_usage_error(usage, "-c name= takes /REGEX/, not '%s'", re);
-        char *pattern = malloc(n - 1);
-        if (!pattern) {
-            cli_error("out of memory");
-            exit(EXIT_TROUBLE);
-        }
-        memcpy(pattern, re + 1, n - 2);
-        pattern[n - 2] = '\0';
-        int rc = regcomp(&s->regex, pattern, REG_EXTENDED | REG_NOSUB);
-        free(pattern);
-        if (rc != 0) {
-            char msg[256];
-            regerror(rc, &s->regex, msg, sizeof msg);
+        char msg[256];
+        int rc = cli_slashed_regex(arg + 5, &s->regex, msg, sizeof msg);
+        if (rc == 0)
+            cli_usage_error(usage, "-c name= takes /REGEX/, not '%s'", arg + 5);
+        if (rc < 0)
             cli_usage_error(usage, "-c %s: bad regular expression: %s", arg, msg);
-        }
         s->has_regex = 1;
         return;
     }

@@ -863,5 +863,7 @@ CUBE_API char *cube_xml_escape(const char *text);
 #include "cube_statfile.h"
 /* LinkTest result files (SION containers) and their analysis. */
 #include "cube_linktest.h"
+/* Re-rooting, pruning and the common call tree of experiments. */
+#include "cube_transform.h"
 
 #endif

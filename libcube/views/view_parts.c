@@ -126,7 +126,7 @@ int view_parts_new(cube_view *v)
 }
 
 /* a "+"= b and a "-"= b of one value's components */
-static void plus(cubex_kind k, double *a, const double *b)
+void view_parts_plus(cubex_kind k, double *a, const double *b)
 {
     a[0] += b[0];
     if (k != CUBEX_TAU_ATOMIC) {
@@ -179,7 +179,7 @@ static double *row_at(const cube_view *v, part_rows *r, size_t i)
 static void combine_row(const struct view_parts *p, double *a, const double *b, size_t w, int sub)
 {
     for (size_t t = 0; t < w; t++)
-        (sub ? minus : plus)(p->type.kind, a + t * p->nc, b + t * p->nc);
+        (sub ? minus : view_parts_plus)(p->type.kind, a + t * p->nc, b + t * p->nc);
 }
 
 int view_parts_add_row(cube_view *v, const cube_metric *met, const cube_cnode *cnode,
@@ -211,7 +211,7 @@ int view_parts_add_row(cube_view *v, const cube_metric *met, const cube_cnode *c
             drop(v);
             return 0;
         }
-        plus(p->type.kind, row + (v->width == 1 ? 0 : t * p->nc), p->comp);
+        view_parts_plus(p->type.kind, row + (v->width == 1 ? 0 : t * p->nc), p->comp);
     }
     return 0;
 }

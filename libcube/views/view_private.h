@@ -10,6 +10,7 @@
 #define LIBCUBE_VIEW_INTERNAL_H
 
 #include "core/cube_private.h"
+#include "cubex/binary_private.h"
 
 #include <float.h>
 #include <math.h>
@@ -147,6 +148,10 @@ void view_parts_free(struct view_parts *p);
 /* Is `met` of a type whose values combine by components (COMPLEX, RATE,
  * TAU_ATOMIC)? */
 int view_has_parts(const cube_metric *met);
+/* a "+"= b of one value's components (cubex_value_decode's order) of a
+ * COMPLEX, RATE (component-wise sums) or TAU_ATOMIC value (counts and sums
+ * add, the smaller minimum and the larger maximum are kept). */
+void view_parts_plus(cubex_kind k, double *a, const double *b);
 
 /* One metric's value over all call paths and threads in a metric flavour,
  * from an aggregated view (cube_view_total): 0 (NaN for a metric-exclusive
