@@ -650,18 +650,29 @@ int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *th
             add_process(cube_get_process(c, i), thread_values, &k);
             process_values[i] = view_combiner_result(&k);
         }
+    /* A node's value is that of everything below it, also of the nodes
+     * nested in it (a CUBE 4 system tree of any depth).  A node is always
+     * defined after its parent, so in reverse index order every child is
+     * done before its parent, which adds the child's result: no memory
+     * besides the output, and a neutral result (a child without threads)
+     * changes no sum, maximum or minimum. */
     if (node_values)
-        for (size_t i = 0; i < cube_num_nodes(c); i++) {
+        for (size_t i = cube_num_nodes(c); i-- > 0;) {
+            const cube_node *n = cube_get_node(c, i);
             view_combiner k = {how, 0.0, 0.0, 0};
-            add_node(cube_get_node(c, i), thread_values, &k);
+            add_node(n, thread_values, &k);
+            for (size_t ch = 0; ch < n->num_children; ch++)
+                view_combiner_add(&k, node_values[n->children[ch]->index]);
             node_values[i] = view_combiner_result(&k);
         }
+    /* A machine holds the threads of every node below it, however deep. */
     if (machine_values)
         for (size_t i = 0; i < cube_num_machines(c); i++) {
             const cube_machine *m = cube_get_machine(c, i);
             view_combiner k = {how, 0.0, 0.0, 0};
-            for (size_t n = 0; n < m->num_nodes; n++)
-                add_node(m->nodes[n], thread_values, &k);
+            for (size_t n = 0; n < cube_num_nodes(c); n++)
+                if (cube_get_node(c, n)->machine == m)
+                    add_node(cube_get_node(c, n), thread_values, &k);
             machine_values[i] = view_combiner_result(&k);
         }
     if (total)
