@@ -1072,8 +1072,10 @@ static void test_minmax_system_tree(void **state)
 }
 
 /* A system tree of any depth (CUBE 4): machine > rack > board (one
- * process) and rack > card > blade (two processes); a node has the values
- * of everything below it, and the machine those of every node. */
+ * process) and rack > card > blade (two processes), and a second machine
+ * with one node; a node has the values of everything below it, and a
+ * machine those of every node below it, with the nodes' values asked for
+ * or not. */
 static void test_nested_system_tree(void **state)
 {
     (void)state;
@@ -1090,22 +1092,28 @@ static void test_nested_system_tree(void **state)
     cube_def_thrd(c, "t", 0, p1);
     cube_def_thrd(c, "t", 1, p1);
     cube_def_thrd(c, "t", 0, cube_def_proc(c, "p2", 2, blade));
-    const double row[4] = {1, 2, 4, 8};
-    double proc[3], node[4], mach[1], total;
+    cube_machine *m2 = cube_def_mach(c, "other", "");
+    cube_def_thrd(c, "t", 0, cube_def_proc(c, "p3", 3, cube_def_node(c, "n", m2)));
+    const double row[5] = {1, 2, 4, 8, 16};
+    double proc[4], node[5], mach[2], total;
     assert_int_equal(cube_system_combine(c, CUBE_COMBINE_SUM, row, proc, node, mach, &total, NULL),
                      0);
-    assert_row(proc, (const double[3]){1, 6, 8}, 3);
-    assert_row(node, (const double[4]){15, 1, 14, 14}, 4); /* rack, board, card, blade */
-    assert_row(mach, (const double[1]){15}, 1);
-    assert_true(total == 15);
+    assert_row(proc, (const double[4]){1, 6, 8, 16}, 4);
+    /* rack, board, card, blade, n */
+    assert_row(node, (const double[5]){15, 1, 14, 14, 16}, 5);
+    assert_row(mach, (const double[2]){15, 16}, 2);
+    assert_true(total == 31);
     assert_int_equal(cube_system_combine(c, CUBE_COMBINE_MAX, row, NULL, node, mach, NULL, NULL),
                      0);
-    assert_row(node, (const double[4]){8, 1, 8, 8}, 4);
-    assert_row(mach, (const double[1]){8}, 1);
-    /* the machine alone, without the nodes' values */
+    assert_row(node, (const double[5]){8, 1, 8, 8, 16}, 5);
+    assert_row(mach, (const double[2]){8, 16}, 2);
+    /* the machines alone, without the nodes' values */
     assert_int_equal(cube_system_combine(c, CUBE_COMBINE_MIN, row, NULL, NULL, mach, NULL, NULL),
                      0);
-    assert_row(mach, (const double[1]){1}, 1);
+    assert_row(mach, (const double[2]){1, 16}, 2);
+    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_SUM, row, NULL, NULL, mach, NULL, NULL),
+                     0);
+    assert_row(mach, (const double[2]){15, 16}, 2);
     cube_free(c);
 }
 
