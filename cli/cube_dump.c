@@ -1219,7 +1219,7 @@ typedef struct {
     slot *slots;
     size_t num_slots;
     size_t seq;           /* rows so far, in the default order */
-    char **names;         /* --sort=name: call paths by cnode index */
+    char **names;         /* ranked call-tree rows: call paths by cnode index */
     double *values;       /* a row's values: raw and shown per slot */
 } printer;
 
@@ -1396,19 +1396,17 @@ static int emit_ranked(printer *pr)
         row_head head;
         memcpy(&head, payload, sizeof head);
         memcpy(pr->values, payload + HEAD_SIZE, 2 * sizeof(double) * pr->num_slots);
-        char *path = NULL;
         if (head.cnode) {
-            const char *name = pr->names ? pr->names[cube_cnode_index(head.cnode)] : NULL;
-            path = name ? NULL : cube_call_path(head.cnode);
-            if (!name && !path) {
+            /* each call path's name made once: a call path has many rows */
+            char **name = &pr->names[cube_cnode_index(head.cnode)];
+            if (!*name && !(*name = cube_call_path(head.cnode))) {
                 cli_error("out of memory");
                 return -1;
             }
-            put_prefix(pr->t, head.m, head.cnode, NULL, name ? name : path);
+            put_prefix(pr->t, head.m, head.cnode, NULL, *name);
         } else {
             put_prefix(pr->t, head.m, NULL, head.region, NULL);
         }
-        free(path);
         put_location(pr->t, pr->p, head.item);
         put_values(pr->t, pr, pr->values);
         cli_table_end_row(pr->t);
@@ -1437,7 +1435,7 @@ static int printer_init(printer *pr, const plan *p, cli_table *t, size_t first, 
                                      HEAD_SIZE + 2 * sizeof(double) * pr->num_slots);
         if (!pr->rank)
             return -1;
-        if (o->sort.key == CLI_SORT_NAME && !o->flat) {
+        if (!o->flat) {
             pr->names = calloc(cube_num_cnodes(p->defs) + 1, sizeof *pr->names);
             if (!pr->names) {
                 cli_error("out of memory");
