@@ -875,6 +875,13 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
         status_set(status, CUBE_EINVAL, "cube_compare: two paths are needed");
         return -1;
     }
+    if ((unsigned)options->by > CUBE_BY_ALL || !(options->ignore_below >= 0) ||
+        isinf(options->ignore_below)) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_compare: options->by is not a cube_system_level, or ignore_below is not "
+                   "a finite percentage >= 0");
+        return -1;
+    }
     const char *paths[2] = {path_a, path_b};
     combination cb;
     memset(&cb, 0, sizeof cb);
@@ -890,12 +897,7 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
     x.by = options->by;
     x.ignore_below = options->ignore_below;
     double *totals = NULL;
-    if ((unsigned)x.by > CUBE_BY_ALL || !(x.ignore_below >= 0) || isinf(x.ignore_below)) {
-        status_set(status, CUBE_EINVAL,
-                   "cube_compare: options->by is not a cube_system_level, or ignore_below is not "
-                   "a finite percentage >= 0");
-        return -1;
-    }
+
     status_ok(status);
     int rc = cb.sources ? 0 : oom(&cb);
     if (rc == 0)
