@@ -95,9 +95,9 @@ LIB_PC   := $(BUILD)/lib/libcube.pc
 
 # cli_signals.o: the handler of SIGINT, SIGTERM, SIGHUP and SIGPIPE, cube_bench's too
 CLI_SIGNALS_OBJ := $(BUILD)/obj/cli/cli_signals.o
-CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o $(CLI_SIGNALS_OBJ)
+CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o $(BUILD)/obj/cli/cli_rank.o $(CLI_SIGNALS_OBJ)
 ALGEBRA_CLI_OBJ := $(BUILD)/obj/cli/algebra_cli.o
-# every cli/cube_*.c is a tool (cli_common.c and algebra_cli.c are shared parts)
+# every cli/cube_*.c is a tool (cli_common.c, cli_rank.c and algebra_cli.c are shared parts)
 TOOLS    := $(patsubst cli/%.c,%,$(wildcard cli/cube_*.c))
 TOOL_BIN := $(addprefix $(BUILD)/bin/,$(TOOLS))
 

@@ -950,7 +950,7 @@ int cli_parse_percent(const char *arg, double *p)
 {
     double v;
     /* the "C" locale's number whatever the locale (a tool may set one) */
-    if (cube_parse_double(arg, strlen(arg), &v, NULL) != 0 || v < 0 || v > 100)
+    if (cube_parse_double(arg, strlen(arg), &v, NULL) != 0 || !(v >= 0 && v <= 100))
         return -1;
     *p = v;
     return 0;

@@ -3,6 +3,7 @@
  * exit 0 equal, 1 not equal (the first differences printed), 2 trouble.
  */
 #include "algebra_cli.h"
+#include "cli_rank.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -12,7 +13,7 @@
 
 static const char usage[] =
     "cube_cmp [-q] [-n N] [-c|-C] [--match=full|name] [--rel-tol=X] [--abs-tol=Y]\n"
-    "                [--metric=UNIQ]... A B";
+    "                [--metric=UNIQ]... [--by=LEVEL] [--ignore-below=P] A B";
 
 static void print_help(void)
 {
@@ -25,6 +26,10 @@ static void print_help(void)
            "      --abs-tol=Y   values agree when |a-b| <= Y (default 2.2e-308)\n"
            "      --metric=UNIQ compare only the metric with this unique name, or this\n"
            "                    display name if only one metric has it (repeatable)\n"
+           "      --by=LEVEL    compare the values of each thread (default), or combined\n"
+           "                    per process, node, machine, or over all threads\n"
+           "      --ignore-below=P  ignore the value differences of a call path whose value\n"
+           "                    is below P percent of the metric's total in A and in B\n"
            "  -n, --max-differences=N  print at most N differences (default 10; 0: all)\n"
            "  -q, --quiet       print nothing, only the exit status tells\n"
            "  -h, --help        this help\n"
@@ -51,11 +56,37 @@ static void print_warning(void *user, const char *message)
     fprintf(stderr, "%s: warning: %s\n", cli_tool(), message);
 }
 
+/* The table has one column naming a combined item instead of the ranks
+ * (--by other than thread): report_item's lines, and report's lines of
+ * what differs in the dimensions. */
+static int by_item;
+
+static void report_item(void *user, const char *metric, const char *call_path, const char *item,
+                        double a, double b)
+{
+    FILE *out = user;
+    fprintf(out, "value\t%s\t%s\t%s\t", metric, call_path[0] ? call_path : "-",
+            item[0] ? item : "all");
+    cli_print_double(out, a);
+    fputc('\t', out);
+    cli_print_double(out, b);
+    fputc('\t', out);
+    cli_print_double(out, b - a);
+    fputc('\n', out);
+}
+
 static void report(void *user, const char *what, const char *metric, const char *call_path,
                    long long process_rank, long long thread_rank, double a, double b)
 {
     FILE *out = user;
     fprintf(out, "%s\t%s\t%s\t", what, metric[0] ? metric : "-", call_path[0] ? call_path : "-");
+    if (by_item) {
+        if (process_rank < 0)
+            fprintf(out, "-\t-\t-\t-\n");
+        else
+            fprintf(out, "process %lld thread %lld\t-\t-\t-\n", process_rank, thread_rank);
+        return;
+    }
     if (process_rank < 0) {
         fprintf(out, "-\t-\t-\t-\n");
     } else if (strcmp(what, "value") != 0) {
@@ -77,6 +108,8 @@ int main(int argc, char **argv)
                                             {"abs-tol", required_argument, NULL, 'a'},
                                             {"metric", required_argument, NULL, 'M'},
                                             {"max-differences", required_argument, NULL, 'n'},
+                                            {"by", required_argument, NULL, 'B'},
+                                            {"ignore-below", required_argument, NULL, 'I'},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"help", no_argument, NULL, 'h'},
                                             {"version", no_argument, NULL, 'V'},
@@ -116,6 +149,23 @@ int main(int argc, char **argv)
             o.max_reported = n ? (size_t)n : (size_t)-1;
             break;
         }
+        case 'B': {
+            static const char *const levels[] = {"thread", "process", "node", "machine", "all"};
+            size_t i = 0;
+            while (i < sizeof levels / sizeof levels[0] && strcmp(optarg, levels[i]) != 0)
+                i++;
+            if (i == sizeof levels / sizeof levels[0])
+                cli_usage_error(usage,
+                                "--by takes thread, process, node, machine or all, not '%s'",
+                                optarg);
+            o.by = (cube_system_level)i;
+            break;
+        }
+        case 'I':
+            if (cli_parse_percent(optarg, &o.ignore_below) != 0)
+                cli_usage_error(usage, "--ignore-below takes a percentage from 0 to 100, not '%s'",
+                                optarg);
+            break;
         case 'q': quiet = 1; break;
         case 'h': print_help(); free(metrics); return EXIT_OK;
         case 'V': cli_print_version(); free(metrics); return EXIT_OK;
@@ -126,6 +176,10 @@ int main(int argc, char **argv)
     if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
         cli_usage_error(usage, "standard input ('-') can be read only once");
     o.metrics = num_metrics ? metrics : NULL;
+    if (o.by != CUBE_BY_THREAD) {
+        o.report_item = report_item;
+        by_item = 1;
+    }
     if (quiet)
         o.max_reported = 0;
 
@@ -149,7 +203,12 @@ int main(int argc, char **argv)
         printf("Experiments are equal.\n");
     else if (!quiet) {
         printf("Experiments are not equal: %zu difference%s.\n", count, count == 1 ? "" : "s");
-        printf("what\tmetric\tcall path\tprocess rank\tthread rank\tA\tB\n");
+        static const char *const item_column[] = {"", "process rank", "node", "machine",
+                                                  "threads"};
+        if (by_item)
+            printf("what\tmetric\tcall path\t%s\tA\tB\tB-A\n", item_column[o.by]);
+        else
+            printf("what\tmetric\tcall path\tprocess rank\tthread rank\tA\tB\n");
         fwrite(table, 1, table_len, stdout);
         if (count > o.max_reported)
             printf("(%zu more; --max-differences=0 prints all)\n", count - o.max_reported);

@@ -11,6 +11,7 @@
  * kept, in views (cube_views.h).
  */
 #include "cli_common.h"
+#include "cli_rank.h"
 #include "cube_views.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 static const char usage[] =
     "cube_dump [-m METRICS] [-c CALLPATHS] [-t THREADS|aggr] [-x incl|excl]\n"
     "                 [-z incl|excl|stored] [-r] [--mode=MODE[=FILE]]\n"
+    "                 [--by=LEVEL] [--threshold=P] [--sort=KEY] [--top=N] [--wide]\n"
     "                 [-s csv|tsv|json|human] [-w [SECTION]] [-o OUT] FILE";
 
 static void print_help(void)
@@ -39,6 +41,15 @@ static void print_help(void)
            "               regular expression on the callee's name); default all\n"
            "  -t THREADS   thread indexes and ranges (0,2,4-7), or 'aggr' for the sum\n"
            "               over all threads (default: every thread)\n"
+           "      --by=LEVEL  one row per thread (default), process, node (that holds\n"
+           "               processes), machine, or all (= -t aggr); values combined by\n"
+           "               the metric's type (sum; max for MAXDOUBLE, min for MINDOUBLE)\n"
+           "      --threshold=P  leave out the call paths (regions) whose value over all\n"
+           "               threads is below P percent of the metric's total\n"
+           "      --sort=KEY  order each metric's rows by value, abs (|value|), name or\n"
+           "               id; a leading '-' sorts descending (-value, -abs)\n"
+           "      --top=N  only the first N rows of each metric\n"
+           "      --wide   one row per call path and system item, one column per metric\n"
            "  -x incl|excl along the metric tree (default incl, as stored)\n"
            "  -z incl|excl|stored  along the call tree (default excl, as stored)\n"
            "  -r           flat profile: per region, exclusive, inclusive and\n"
@@ -123,11 +134,21 @@ static const struct {
     {"external", CUBE_MODE_EXTERNAL_PERCENT},
 };
 
+/* The level of the system tree the rows are per (--by). */
+typedef enum { BY_THREAD, BY_PROCESS, BY_NODE, BY_MACHINE, BY_ALL } dump_level;
+static const char *const level_names[] = {"thread", "process", "node", "machine", "all"};
+
 typedef struct {
     const char *metrics;   /* -m, NULL: all */
     const char *callpaths; /* -c, NULL: all */
     const char *threads;   /* -t, NULL: all */
-    int aggregate;         /* -t aggr */
+    dump_level by;         /* --by (-t aggr: all) */
+    int by_given;          /* --by was given (not only -t aggr) */
+    int aggregate;         /* --by=all */
+    cli_sort sort;         /* --sort */
+    size_t top;            /* --top; SIZE_MAX: every row */
+    double threshold;      /* --threshold in percent; 0: none */
+    int wide;              /* --wide: one value column per metric */
     cube_metric_flavour metric_flavour;
     cube_call_flavour call_flavour;
     int flat;              /* -r */
@@ -387,7 +408,9 @@ typedef struct {
     cube_view *sel_aggr;  /* the metric summed over threads: the metric selection */
     cube_flat *flat;      /* -r */
     double metric_root, metric_selection, external_root;
+    double root;            /* --threshold: the metric's value over everything */
     double *thread_totals;  /* per thread, over all call paths (not aggregated) */
+    double *item_totals;    /* the same per item of the --by level (by level index) */
     double *machine_totals; /* the same per machine */
 } metric_plan;
 
@@ -401,9 +424,12 @@ typedef struct {
     cube_view **feed;
     size_t *feed_start;
     cnode_selection sel;
-    size_t *threads;   /* selected thread indexes, ascending */
-    size_t num_threads;
-    size_t *machine_of; /* thread index -> machine index (SIZE_MAX: none) */
+    /* The system items printed, by their index in the --by level
+     * (threads, processes, nodes or machines; 0 for all), ascending. */
+    size_t *items;
+    size_t num_items;
+    size_t num_level;     /* the level's items: threads, processes, ... (1 for all) */
+    size_t *item_machine; /* level index -> machine index (SIZE_MAX: none) */
 } plan;
 
 static void plan_free(plan *p)
@@ -416,13 +442,15 @@ static void plan_free(plan *p)
         cube_view_free(m->sel_aggr);
         cube_flat_free(m->flat);
         free(m->thread_totals);
+        if (m->item_totals != m->thread_totals)
+            free(m->item_totals);
         free(m->machine_totals);
     }
     free(p->metrics);
     free(p->feed);
     free(p->feed_start);
-    free(p->threads);
-    free(p->machine_of);
+    free(p->items);
+    free(p->item_machine);
     selection_free(&p->sel);
     memset(p, 0, sizeof *p);
 }
@@ -559,22 +587,14 @@ static int drop_derived_parts(const char *name, const cube_metric **mets, size_t
     return 0;
 }
 
-/* The threads of -t, ascending; -1 after an error. */
+/* The threads of -t, ascending, into p->items; -1 after an error. */
 static int select_threads(plan *p)
 {
-    const cube_t *c = p->defs;
-    size_t nt = cube_num_threads(c);
-    p->threads = malloc((nt ? nt : 1) * sizeof *p->threads);
-    if (!p->threads) {
-        cli_error("out of memory");
-        return -1;
-    }
-    if (p->o->aggregate)
-        return 0;
+    size_t nt = cube_num_threads(p->defs);
     const char *arg = p->o->threads;
     if (!arg) {
         for (size_t t = 0; t < nt; t++)
-            p->threads[p->num_threads++] = t;
+            p->items[p->num_items++] = t;
         return 0;
     }
     size_t cap = 1;
@@ -602,9 +622,62 @@ static int select_threads(plan *p)
     }
     for (size_t t = 0; t < nt; t++)
         if (in_ranges(r, nr, (long long)t))
-            p->threads[p->num_threads++] = t;
+            p->items[p->num_items++] = t;
     free(r);
     return 0;
+}
+
+/* The machine index of a process (SIZE_MAX: none). */
+static size_t process_machine(const cube_process *pr)
+{
+    const cube_machine *m = cube_node_machine(cube_process_node(pr));
+    return m ? cube_machine_index(m) : SIZE_MAX;
+}
+
+/* The system items printed (--by and -t) and each item's machine; -1
+ * after an error.  The nodes printed are those that hold processes (in a
+ * CUBE 4 system tree of any depth the nodes just above the location
+ * groups): each has the values of everything below it. */
+static int select_items(plan *p)
+{
+    const cube_t *c = p->defs;
+    size_t counts[] = {cube_num_threads(c), cube_num_processes(c), cube_num_nodes(c),
+                       cube_num_machines(c), 1};
+    size_t n = counts[p->o->by];
+    p->num_level = n;
+    p->items = malloc((n ? n : 1) * sizeof *p->items);
+    p->item_machine = malloc((n ? n : 1) * sizeof *p->item_machine);
+    if (!p->items || !p->item_machine) {
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t mach = SIZE_MAX;
+        switch (p->o->by) {
+        case BY_THREAD:
+            mach = process_machine(cube_thread_process(cube_get_thread(c, i)));
+            break;
+        case BY_PROCESS:
+            mach = process_machine(cube_get_process(c, i));
+            p->items[p->num_items++] = i;
+            break;
+        case BY_NODE: {
+            const cube_node *node = cube_get_node(c, i);
+            const cube_machine *m = cube_node_machine(node);
+            mach = m ? cube_machine_index(m) : SIZE_MAX;
+            if (cube_node_num_processes(node))
+                p->items[p->num_items++] = i;
+            break;
+        }
+        case BY_MACHINE:
+            mach = i;
+            p->items[p->num_items++] = i;
+            break;
+        case BY_ALL: p->items[p->num_items++] = 0; break;
+        }
+        p->item_machine[i] = mach;
+    }
+    return p->o->by == BY_THREAD ? select_threads(p) : 0;
 }
 
 /* A view could not be made, filled or read: `message` is the library's. */
@@ -641,19 +714,8 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
     for (size_t i = 0; i < n; i++)
         p->metrics[i].met = mets[i];
     free(mets);
-    if (select_threads(p) != 0)
+    if (select_items(p) != 0)
         return -1;
-    size_t nt = cube_num_threads(defs);
-    p->machine_of = malloc((nt ? nt : 1) * sizeof *p->machine_of);
-    if (!p->machine_of) {
-        cli_error("out of memory");
-        return -1;
-    }
-    for (size_t t = 0; t < nt; t++) {
-        const cube_thread *th = cube_get_thread(defs, t);
-        const cube_machine *m = cube_node_machine(cube_process_node(cube_thread_process(th)));
-        p->machine_of[t] = m ? cube_machine_index(m) : SIZE_MAX;
-    }
 
     unsigned flags = o->aggregate ? CUBE_VIEW_AGGREGATE : 0;
     cube_call_flavour main_call = o->flat ? CUBE_CALL_EXCLUSIVE : o->call_flavour;
@@ -734,6 +796,9 @@ static int plan_wants(const plan *p, const cube_metric *met)
     return p->feed_start[mi] < p->feed_start[mi + 1];
 }
 
+static void combine_group(const plan *p, cube_combine_rule how, const double *row,
+                          double *group);
+
 /* Finish the views and compute the references of the value mode. */
 static int plan_finish(plan *p, const double *external_totals)
 {
@@ -751,7 +816,21 @@ static int plan_finish(plan *p, const double *external_totals)
             if (!m->flat)
                 return view_error(p, st.message);
         }
-        m->metric_root = m->metric_selection = m->external_root = NAN;
+        m->metric_root = m->metric_selection = m->external_root = m->root = NAN;
+        if (o->threshold > 0) {
+            /* the metric's value over every call path and thread */
+            size_t w = cube_view_width(m->main);
+            double *totals = malloc((w ? w : 1) * sizeof *totals);
+            if (!totals) {
+                cli_error("out of memory");
+                return -1;
+            }
+            int rc = cube_view_total(m->main, totals, &st);
+            m->root = cube_combine_values(cube_metric_combine(m->met), totals, w);
+            free(totals);
+            if (rc != 0)
+                return view_error(p, st.message);
+        }
         if (o->mode == CUBE_MODE_ABSOLUTE)
             continue;
         if (cube_view_total(m->sel_aggr, &m->metric_selection, &st) != 0)
@@ -768,6 +847,16 @@ static int plan_finish(plan *p, const double *external_totals)
                 return view_error(p, st.message);
             cube_system_combine(p->defs, cube_metric_combine(m->met), m->thread_totals, NULL,
                                 NULL, m->machine_totals, NULL, NULL);
+            if (o->by == BY_THREAD) {
+                m->item_totals = m->thread_totals;
+            } else {
+                m->item_totals = malloc(p->num_level * sizeof *m->item_totals);
+                if (!m->item_totals) {
+                    cli_error("out of memory");
+                    return -1;
+                }
+                combine_group(p, cube_metric_combine(m->met), m->thread_totals, m->item_totals);
+            }
         }
         if (m->root_aggr) {
             double r;
@@ -827,8 +916,8 @@ static int external_totals(const plan *p, const char *path, double *out)
  * Values in the chosen mode.
  * ------------------------------------------------------------------------ */
 
-/* What a row of width w (a call path's or a region part's values) gives the
- * modes, computed once per row. */
+/* What a call path's (or a region part's) row gives the modes, computed
+ * once per row. */
 typedef struct {
     double call_root;      /* aggregated inclusive value of the row's call-tree root */
     double sum;            /* the row over all threads (summed, or max or min) */
@@ -836,9 +925,39 @@ typedef struct {
     double *machine;       /* the row per machine (summed, or max or min) */
 } row_refs;
 
-/* `how`: how the row's metric combines (its dtype). */
+/* The value of system item `item` of a row: `row` has the values of every
+ * thread (or, with --by=all, the one aggregated value), `group` those of
+ * every process, node or machine (--by=process, node, machine). */
+static double item_value(const plan *p, const double *row, const double *group, size_t item)
+{
+    switch (p->o->by) {
+    case BY_THREAD: return row[item];
+    case BY_ALL: return row[0];
+    default: return group[item];
+    }
+}
+
+/* The row's values per process, node or machine into `group` (nothing for
+ * --by=thread and --by=all). */
+static void combine_group(const plan *p, cube_combine_rule how, const double *row, double *group)
+{
+    switch (p->o->by) {
+    case BY_PROCESS:
+        cube_system_combine(p->defs, how, row, group, NULL, NULL, NULL, NULL);
+        break;
+    case BY_NODE: cube_system_combine(p->defs, how, row, NULL, group, NULL, NULL, NULL); break;
+    case BY_MACHINE:
+        cube_system_combine(p->defs, how, row, NULL, NULL, group, NULL, NULL);
+        break;
+    default: break;
+    }
+}
+
+/* `how`: how the row's metric combines (its dtype); `row` the thread row
+ * of width w, `group` its values per system item; `peers`: room for one
+ * value per printed item. */
 static void compute_row_refs(const plan *p, cube_combine_rule how, const double *row, size_t w,
-                             row_refs *r)
+                             const double *group, double *peers, row_refs *r)
 {
     cube_value_mode mode = p->o->mode;
     if (p->o->aggregate || mode == CUBE_MODE_ABSOLUTE)
@@ -847,13 +966,24 @@ static void compute_row_refs(const plan *p, cube_combine_rule how, const double 
         r->sum = cube_combine_values(how, row, w);
     if (mode == CUBE_MODE_OWN_ROOT_PERCENT)
         cube_system_combine(p->defs, how, row, NULL, NULL, r->machine, NULL, NULL);
-    if ((mode == CUBE_MODE_PEER_PERCENT || mode == CUBE_MODE_PEER_DISTRIBUTION) &&
-        cube_peer_range(row, w, &r->peer_min, &r->peer_max, NULL) != 0)
+    if (mode != CUBE_MODE_PEER_PERCENT && mode != CUBE_MODE_PEER_DISTRIBUTION)
+        return;
+    /* the peers: every thread, or every item of the level printed */
+    const double *values = row;
+    size_t n = w;
+    if (p->o->by != BY_THREAD) {
+        for (size_t i = 0; i < p->num_items; i++)
+            peers[i] = group[p->items[i]];
+        values = peers;
+        n = p->num_items;
+    }
+    if (cube_peer_range(values, n, &r->peer_min, &r->peer_max, NULL) != 0)
         r->peer_min = r->peer_max = NAN;
 }
 
-/* The value shown for value v of thread t (ignored when aggregated). */
-static double shown(const plan *p, const metric_plan *m, const row_refs *r, size_t t, double v)
+/* The value shown for value v of system item `item` (ignored when
+ * aggregated). */
+static double shown(const plan *p, const metric_plan *m, const row_refs *r, size_t item, double v)
 {
     cube_value_mode mode = p->o->mode;
     if (mode == CUBE_MODE_ABSOLUTE)
@@ -862,7 +992,7 @@ static double shown(const plan *p, const metric_plan *m, const row_refs *r, size
     cube_mode_place place;
     memset(&refs, 0, sizeof refs);
     memset(&place, 0, sizeof place);
-    size_t mach = p->o->aggregate ? SIZE_MAX : p->machine_of[t];
+    size_t mach = p->o->aggregate ? SIZE_MAX : p->item_machine[item];
     refs.metric_root = m->metric_root;
     refs.metric_selection = m->metric_selection;
     refs.external_root = m->external_root;
@@ -872,7 +1002,7 @@ static double shown(const plan *p, const metric_plan *m, const row_refs *r, size
     refs.peer_max = r->peer_max;
     if (mode == CUBE_MODE_SYSTEM_ROOT_PERCENT || mode == CUBE_MODE_SYSTEM_SELECTION_PERCENT) {
         /* read as a call-tree value with the system tree to its left: the
-         * thread (or, aggregated, every machine) is the system selection */
+         * item (or, aggregated, every machine) is the system selection */
         place.tree = CUBE_TREE_CALL;
         place.order[0] = CUBE_TREE_METRIC;
         place.order[1] = CUBE_TREE_SYSTEM;
@@ -881,13 +1011,13 @@ static double shown(const plan *p, const metric_plan *m, const row_refs *r, size
             refs.system_root = refs.system_selection = m->metric_selection;
         } else {
             refs.system_root = mach == SIZE_MAX ? NAN : m->machine_totals[mach];
-            refs.system_selection = m->thread_totals[t];
+            refs.system_selection = m->item_totals[item];
         }
     } else if (p->o->aggregate) {
         place.tree = CUBE_TREE_CALL; /* the call tree (or flat view) */
         refs.own_root = r->call_root;
     } else {
-        place.tree = CUBE_TREE_SYSTEM; /* a thread in the system tree */
+        place.tree = CUBE_TREE_SYSTEM; /* a thread (or collapsed item) in the system tree */
         refs.own_root = mach == SIZE_MAX ? NAN : r->machine[mach];
     }
     return cube_value_in_mode(mode, v, &refs, &place);
@@ -895,28 +1025,71 @@ static double shown(const plan *p, const metric_plan *m, const row_refs *r, size
 
 /* ------------------------------------------------------------------------
  * Printing the values.
+ *
+ * One pass over the call tree (or the regions) computes the printed rows
+ * of one metric (or, with --wide, of every metric at once: one value per
+ * metric in each row); with --sort or --top the rows go through a ranking
+ * (cli_rank.h) and are printed from there.
  * ------------------------------------------------------------------------ */
 
-static const cli_column value_columns[] = {
-    {"metric", 0},        {"cnode_id", CLI_COL_NUMBER}, {"call_path", 0},
-    {"region", 0},        {"module", 0},                {"line", CLI_COL_NUMBER},
-    {"location", CLI_COL_NUMBER}, {"process", CLI_COL_NUMBER}, {"thread", CLI_COL_NUMBER},
-    {"value", CLI_COL_NUMBER},
+static const cli_column metric_column = {"metric", 0};
+static const cli_column calltree_columns[] = {
+    {"cnode_id", CLI_COL_NUMBER}, {"call_path", 0}, {"region", 0},
+    {"module", 0},                {"line", CLI_COL_NUMBER},
 };
+static const cli_column flat_region_columns[] = {
+    {"region_id", CLI_COL_NUMBER}, {"region", 0}, {"module", 0}, {"line", CLI_COL_NUMBER}};
+/* The columns naming the system item, per --by level (thread and all:
+ * the same three, "aggr" for all). */
+static const cli_column thread_columns[] = {
+    {"location", CLI_COL_NUMBER}, {"process", CLI_COL_NUMBER}, {"thread", CLI_COL_NUMBER}};
+static const cli_column process_columns[] = {{"process", CLI_COL_NUMBER}, {"process_name", 0}};
+static const cli_column node_columns[] = {
+    {"node_id", CLI_COL_NUMBER}, {"node", 0}, {"machine", 0}};
+static const cli_column machine_columns[] = {{"machine_id", CLI_COL_NUMBER}, {"machine", 0}};
+static const cli_column value_column = {"value", CLI_COL_NUMBER};
+static const cli_column flat_value_columns[] = {
+    {"exclusive", CLI_COL_NUMBER}, {"inclusive", CLI_COL_NUMBER}, {"subroutines", CLI_COL_NUMBER}};
 
-static const cli_column flat_columns[] = {
-    {"metric", 0},
-    {"region_id", CLI_COL_NUMBER},
-    {"region", 0},
-    {"module", 0},
-    {"line", CLI_COL_NUMBER},
-    {"location", CLI_COL_NUMBER},
-    {"process", CLI_COL_NUMBER},
-    {"thread", CLI_COL_NUMBER},
-    {"exclusive", CLI_COL_NUMBER},
-    {"inclusive", CLI_COL_NUMBER},
-    {"subroutines", CLI_COL_NUMBER},
-};
+#define NUM_OF(a) (sizeof a / sizeof a[0])
+
+/* The columns of the values table (freed by the caller); NULL when out of
+ * memory. */
+static cli_column *value_table_columns(const plan *p, size_t *n)
+{
+    const options *o = p->o;
+    size_t cap = 16 + p->num_metrics, k = 0;
+    cli_column *cols = malloc(cap * sizeof *cols);
+    if (!cols)
+        return NULL;
+    if (!o->wide)
+        cols[k++] = metric_column;
+    const cli_column *pre = o->flat ? flat_region_columns : calltree_columns;
+    size_t npre = o->flat ? NUM_OF(flat_region_columns) : NUM_OF(calltree_columns);
+    for (size_t i = 0; i < npre; i++)
+        cols[k++] = pre[i];
+    const cli_column *loc = thread_columns;
+    size_t nloc = NUM_OF(thread_columns);
+    if (o->by == BY_PROCESS)
+        loc = process_columns, nloc = NUM_OF(process_columns);
+    else if (o->by == BY_NODE)
+        loc = node_columns, nloc = NUM_OF(node_columns);
+    else if (o->by == BY_MACHINE)
+        loc = machine_columns, nloc = NUM_OF(machine_columns);
+    for (size_t i = 0; i < nloc; i++)
+        cols[k++] = loc[i];
+    if (o->wide) {
+        for (size_t i = 0; i < p->num_metrics; i++)
+            cols[k++] = (cli_column){cube_metric_uniq_name(p->metrics[i].met), CLI_COL_NUMBER};
+    } else if (o->flat) {
+        for (size_t i = 0; i < NUM_OF(flat_value_columns); i++)
+            cols[k++] = flat_value_columns[i];
+    } else {
+        cols[k++] = value_column;
+    }
+    *n = k;
+    return cols;
+}
 
 static void put_line(cli_table *t, long line)
 {
@@ -926,151 +1099,400 @@ static void put_line(cli_table *t, long line)
         cli_table_int(t, line);
 }
 
-static void put_location(cli_table *t, const plan *p, size_t thread)
+/* The columns that name system item `item` of the level of --by. */
+static void put_location(cli_table *t, const plan *p, size_t item)
 {
-    if (p->o->aggregate) {
+    const cube_t *c = p->defs;
+    switch (p->o->by) {
+    case BY_ALL:
         cli_table_absent(t, "aggr");
         cli_table_absent(t, "aggr");
         cli_table_absent(t, "aggr");
         return;
+    case BY_THREAD: {
+        const cube_thread *th = cube_get_thread(c, item);
+        cli_table_int(t, (long long)item);
+        if (cube_thread_process(th))
+            cli_table_int(t, (long long)cube_process_rank(cube_thread_process(th)));
+        else
+            cli_table_absent(t, "");
+        cli_table_int(t, (long long)cube_thread_rank(th));
+        return;
     }
-    const cube_thread *th = cube_get_thread(p->defs, thread);
-    cli_table_int(t, (long long)thread);
-    if (cube_thread_process(th))
-        cli_table_int(t, (long long)cube_process_rank(cube_thread_process(th)));
-    else
-        cli_table_absent(t, "");
-    cli_table_int(t, (long long)cube_thread_rank(th));
+    case BY_PROCESS: {
+        const cube_process *pr = cube_get_process(c, item);
+        cli_table_int(t, (long long)cube_process_rank(pr));
+        cli_table_text(t, cube_process_name(pr));
+        return;
+    }
+    case BY_NODE: {
+        const cube_node *n = cube_get_node(c, item);
+        const cube_machine *m = cube_node_machine(n);
+        cli_table_int(t, (long long)cube_node_id(n));
+        cli_table_text(t, cube_node_name(n));
+        cli_table_text(t, m ? cube_machine_name(m) : "");
+        return;
+    }
+    case BY_MACHINE: {
+        const cube_machine *m = cube_get_machine(c, item);
+        cli_table_int(t, (long long)cube_machine_id(m));
+        cli_table_text(t, cube_machine_name(m));
+        return;
+    }
+    }
 }
 
-static int print_values(const plan *p, cli_table *t)
+/* One value source of a printed row: a metric's row of a call path, or of
+ * one part of a region's flat profile, with what the modes need. */
+typedef struct {
+    const metric_plan *m;
+    cube_combine_rule how;
+    const double *row;  /* every thread's value (or the aggregated value) */
+    double *none;       /* the row of "nothing contributed" */
+    double *group;      /* per process, node or machine (by level index) */
+    double *peers;      /* room for the peers of the modes */
+    row_refs refs;
+} slot;
+
+/* The rows being printed: the table, or a ranking first. */
+typedef struct {
+    const plan *p;
+    cli_table *t;
+    cli_ranking *rank;    /* NULL: straight to the table */
+    slot *slots;
+    size_t num_slots;
+    size_t seq;           /* rows so far, in the default order */
+    char **names;         /* ranked call-tree rows: call paths by cnode index */
+    double *values;       /* a row's values: raw and shown per slot */
+} printer;
+
+/* What a ranked row carries: its call path or region and system item,
+ * then its values (raw and shown per slot). */
+typedef struct {
+    const cube_cnode *cnode;
+    const cube_region *region;
+    size_t item;
+    const metric_plan *m; /* NULL with --wide */
+} row_head;
+
+#define HEAD_SIZE ((sizeof(row_head) + 7) / 8 * 8)
+
+static void slots_free(slot *s, size_t n)
 {
-    size_t nt = cube_num_threads(p->defs), w = p->o->aggregate ? 1 : nt;
+    for (size_t i = 0; s && i < n; i++) {
+        free(s[i].none);
+        free(s[i].group);
+        free(s[i].peers);
+        free(s[i].refs.machine);
+    }
+    free(s);
+}
+
+/* The slots of metrics [first, first + count), `parts` per metric. */
+static slot *slots_make(const plan *p, size_t first, size_t count, size_t parts)
+{
+    size_t n = count * parts, w = p->o->aggregate ? 1 : cube_num_threads(p->defs);
+    slot *s = calloc(n ? n : 1, sizeof *s);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const metric_plan *m = &p->metrics[first + i / parts];
+        s[i].m = m;
+        s[i].how = cube_metric_combine(m->met);
+        s[i].none = malloc((w ? w : 1) * sizeof *s[i].none);
+        s[i].group = malloc((p->num_level ? p->num_level : 1) * sizeof *s[i].group);
+        s[i].peers = malloc((p->num_items ? p->num_items : 1) * sizeof *s[i].peers);
+        s[i].refs = (row_refs){NAN, NAN, NAN, NAN, NULL};
+        s[i].refs.machine = malloc((cube_num_machines(p->defs) + 1) * sizeof(double));
+        if (!s[i].none || !s[i].group || !s[i].peers || !s[i].refs.machine) {
+            slots_free(s, n);
+            return NULL;
+        }
+        /* a call path (region) without a row: nothing contributed (a
+         * maximum or minimum has no value there) */
+        for (size_t k = 0; k < w; k++)
+            s[i].none[k] = cube_combine_neutral(s[i].how);
+    }
+    return s;
+}
+
+/* Is the row of slot s below --threshold?  Its value over all threads,
+ * against the metric's root value. */
+static int slot_below(const plan *p, const slot *s)
+{
+    if (!(p->o->threshold > 0))
+        return 0;
+    double v = p->o->aggregate ? s->row[0]
+                               : cube_combine_values(s->how, s->row, cube_num_threads(p->defs));
+    return !cube_value_reaches(s->how, v, s->m->root, p->o->threshold);
+}
+
+/* The modes' references and the per-item values of every slot. */
+static void slots_prepare(const printer *pr)
+{
+    const plan *p = pr->p;
+    size_t w = p->o->aggregate ? 1 : cube_num_threads(p->defs);
+    for (size_t k = 0; k < pr->num_slots; k++) {
+        slot *s = &pr->slots[k];
+        combine_group(p, s->how, s->row, s->group);
+        compute_row_refs(p, s->how, s->row, w, s->group, s->peers, &s->refs);
+    }
+}
+
+/* The leading columns of a row: the metric (unless --wide), then the call
+ * path's or the region's. */
+static void put_prefix(cli_table *t, const metric_plan *m, const cube_cnode *cn,
+                       const cube_region *reg, const char *path)
+{
+    if (m)
+        cli_table_text(t, cube_metric_uniq_name(m->met));
+    if (cn) {
+        reg = cube_cnode_callee(cn);
+        cli_table_int(t, (long long)cube_cnode_id(cn));
+        cli_table_text(t, path);
+    } else {
+        cli_table_int(t, (long long)cube_region_id(reg));
+    }
+    cli_table_text(t, cube_region_name(reg));
+    cli_table_text(t, cube_region_mod(reg));
+    put_line(t, cube_region_begin_line(reg));
+}
+
+/* The values of a row: raw and shown per slot. */
+static void put_values(cli_table *t, const printer *pr, const double *values)
+{
+    for (size_t k = 0; k < pr->num_slots; k++)
+        cli_table_view_value(t, pr->slots[k].how, values[2 * k], values[2 * k + 1]);
+}
+
+/* The rows of one call path (cn) or region (reg) with the slots' rows
+ * set: one per system item printed.  `first`: the first row of this call
+ * path or region (the prefix is written anew; later rows may reuse it). */
+static int emit_rows(printer *pr, const cube_cnode *cn, const cube_region *reg, const char *path)
+{
+    const plan *p = pr->p;
+    const metric_plan *m = p->o->wide ? NULL : pr->slots[0].m;
+    slots_prepare(pr);
+    for (size_t r = 0; r < p->num_items; r++) {
+        size_t item = p->items[r];
+        for (size_t k = 0; k < pr->num_slots; k++) {
+            const slot *s = &pr->slots[k];
+            double v = item_value(p, s->row, s->group, item);
+            pr->values[2 * k] = v;
+            pr->values[2 * k + 1] = shown(p, s->m, &s->refs, item, v);
+        }
+        if (pr->rank) {
+            cli_ranked key;
+            key.value = pr->values[1];
+            /* a maximum or minimum with no value sorts as none */
+            if (cli_no_value(pr->slots[0].how, pr->values[0]))
+                key.value = NAN;
+            key.id = cn ? (long long)cube_cnode_id(cn) : (long long)cube_region_id(reg);
+            key.name = NULL;
+            if (p->o->sort.key == CLI_SORT_NAME) {
+                if (cn) {
+                    char **name = &pr->names[cube_cnode_index(cn)];
+                    if (!*name && !(*name = strdup(path))) {
+                        cli_error("out of memory");
+                        return -1;
+                    }
+                    key.name = *name;
+                } else {
+                    key.name = cube_region_name(reg);
+                }
+            }
+            key.seq = pr->seq++;
+            unsigned char buf[HEAD_SIZE + 2 * sizeof(double) * 3];
+            unsigned char *payload = buf;
+            size_t size = HEAD_SIZE + 2 * sizeof(double) * pr->num_slots;
+            if (size > sizeof buf && !(payload = malloc(size))) {
+                cli_error("out of memory");
+                return -1;
+            }
+            row_head head = {cn, reg, item, m};
+            memcpy(payload, &head, sizeof head);
+            memcpy(payload + HEAD_SIZE, pr->values, 2 * sizeof(double) * pr->num_slots);
+            int rc = cli_ranking_add(pr->rank, &key, payload);
+            if (payload != buf)
+                free(payload);
+            if (rc != 0)
+                return -1;
+            continue;
+        }
+        if (r == 0 || !cli_table_reuse_prefix(pr->t)) {
+            put_prefix(pr->t, m, cn, reg, path);
+            cli_table_keep_prefix(pr->t);
+        }
+        put_location(pr->t, p, item);
+        put_values(pr->t, pr, pr->values);
+        cli_table_end_row(pr->t);
+    }
+    return 0;
+}
+
+/* Print the ranked rows; 0, or -1 after printing the error. */
+static int emit_ranked(printer *pr)
+{
+    size_t n = cli_ranking_finish(pr->rank);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *payload = cli_ranking_payload(pr->rank, i);
+        row_head head;
+        memcpy(&head, payload, sizeof head);
+        memcpy(pr->values, payload + HEAD_SIZE, 2 * sizeof(double) * pr->num_slots);
+        if (head.cnode) {
+            /* each call path's name made once: a call path has many rows */
+            char **name = &pr->names[cube_cnode_index(head.cnode)];
+            if (!*name && !(*name = cube_call_path(head.cnode))) {
+                cli_error("out of memory");
+                return -1;
+            }
+            put_prefix(pr->t, head.m, head.cnode, NULL, *name);
+        } else {
+            put_prefix(pr->t, head.m, NULL, head.region, NULL);
+        }
+        put_location(pr->t, pr->p, head.item);
+        put_values(pr->t, pr, pr->values);
+        cli_table_end_row(pr->t);
+    }
+    return 0;
+}
+
+/* Set up a printer for metrics [first, first + count), `parts` values per
+ * metric.  0, or -1 after printing the error. */
+static int printer_init(printer *pr, const plan *p, cli_table *t, size_t first, size_t count,
+                        size_t parts)
+{
+    const options *o = p->o;
+    memset(pr, 0, sizeof *pr);
+    pr->p = p;
+    pr->t = t;
+    pr->num_slots = count * parts;
+    pr->slots = slots_make(p, first, count, parts);
+    pr->values = malloc((2 * pr->num_slots + 1) * sizeof *pr->values);
+    if (!pr->slots || !pr->values) {
+        cli_error("out of memory");
+        return -1;
+    }
+    if (o->sort.key != CLI_SORT_NONE || o->top != SIZE_MAX) {
+        pr->rank = cli_ranking_begin(o->sort, o->top,
+                                     HEAD_SIZE + 2 * sizeof(double) * pr->num_slots);
+        if (!pr->rank)
+            return -1;
+        if (!o->flat) {
+            pr->names = calloc(cube_num_cnodes(p->defs) + 1, sizeof *pr->names);
+            if (!pr->names) {
+                cli_error("out of memory");
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static void printer_free(printer *pr)
+{
+    if (pr->names)
+        for (size_t i = 0; i < cube_num_cnodes(pr->p->defs); i++)
+            free(pr->names[i]);
+    free(pr->names);
+    cli_ranking_free(pr->rank);
+    slots_free(pr->slots, pr->num_slots);
+    free(pr->values);
+}
+
+/* The call-tree rows of metrics [first, first + count). */
+static int print_calltree_rows(const plan *p, cli_table *t, size_t first, size_t count)
+{
+    printer pr;
+    int rc = printer_init(&pr, p, t, first, count, 1);
     cli_call_path path = {0};
-    double *none = malloc((w ? w : 1) * sizeof *none);
-    row_refs refs = {NAN, NAN, NAN, NAN, NULL};
-    refs.machine = malloc((cube_num_machines(p->defs) + 1) * sizeof *refs.machine);
-    int rc = 0;
-    if (!none || !refs.machine) {
+    cube_tree_walk *walk = rc ? NULL : cube_tree_walk_start(p->defs);
+    tree_entry entry;
+    const tree_entry *e = &entry;
+    int got = walk ? 1 : -1;
+    if (!rc && !walk) {
         cli_error("out of memory");
         rc = -1;
     }
-    for (size_t i = 0; !rc && i < p->num_metrics; i++) {
-        const metric_plan *m = &p->metrics[i];
-        cube_combine_rule how = cube_metric_combine(m->met);
-        /* a call path without a row: nothing contributed (a maximum or
-         * minimum has no value there) */
-        for (size_t k = 0; k < w; k++)
-            none[k] = cube_combine_neutral(how);
-        cube_tree_walk *walk = cube_tree_walk_start(p->defs);
-        tree_entry entry;
-        const tree_entry *e = &entry;
-        int got = walk ? 1 : -1;
-        while (!rc && got == 1 && (got = next_entry(walk, &entry)) == 1) {
-            if (cli_call_path_enter(&path, e->cnode, e->level) != 0) {
-                got = -1;
-                break;
-            }
-            if (!cnode_selected(&p->sel, e->cnode, e->level))
-                continue;
-            const double *row = cube_view_row(m->main, e->cnode);
-            if (!row)
-                row = none;
-            refs.call_root = m->incl_aggr ? cube_view_value(m->incl_aggr, e->root, 0) : NAN;
-            compute_row_refs(p, how, row, w, &refs);
-            const cube_region *reg = cube_cnode_callee(e->cnode);
-            size_t nrows = p->o->aggregate ? 1 : p->num_threads;
-            for (size_t r = 0; r < nrows; r++) {
-                size_t th = p->o->aggregate ? 0 : p->threads[r];
-                if (r == 0 || !cli_table_reuse_prefix(t)) {
-                    cli_table_text(t, cube_metric_uniq_name(m->met));
-                    cli_table_int(t, (long long)cube_cnode_id(e->cnode));
-                    cli_table_text(t, path.s);
-                    cli_table_text(t, cube_region_name(reg));
-                    cli_table_text(t, cube_region_mod(reg));
-                    put_line(t, cube_region_begin_line(reg));
-                    cli_table_keep_prefix(t);
-                }
-                put_location(t, p, th);
-                cli_table_view_value(t, how, row[th], shown(p, m, &refs, th, row[th]));
-                cli_table_end_row(t);
-            }
-        }
-        cube_tree_walk_free(walk);
-        if (got < 0) {
+    while (!rc && got == 1 && (got = next_entry(walk, &entry)) == 1) {
+        if (cli_call_path_enter(&path, e->cnode, e->level) != 0) {
             cli_error("out of memory");
             rc = -1;
+            break;
         }
+        if (!cnode_selected(&p->sel, e->cnode, e->level))
+            continue;
+        int keep = !(p->o->threshold > 0);
+        for (size_t k = 0; k < pr.num_slots; k++) {
+            slot *s = &pr.slots[k];
+            s->row = cube_view_row(s->m->main, e->cnode);
+            if (!s->row)
+                s->row = s->none;
+            s->refs.call_root =
+                s->m->incl_aggr ? cube_view_value(s->m->incl_aggr, e->root, 0) : NAN;
+            if (!keep && !slot_below(p, s))
+                keep = 1;
+        }
+        if (keep)
+            rc = emit_rows(&pr, e->cnode, NULL, path.s);
     }
+    if (!rc && pr.rank)
+        rc = emit_ranked(&pr);
+    cube_tree_walk_free(walk);
     cli_call_path_free(&path);
-    free(none);
-    free(refs.machine);
+    printer_free(&pr);
     return rc;
 }
 
-static int print_flat(const plan *p, cli_table *t)
+/* The flat-profile rows of metrics [first, first + count): three slots
+ * (exclusive, inclusive, subroutines) per metric. */
+static int print_flat_rows(const plan *p, cli_table *t, size_t first, size_t count)
 {
-    size_t nt = cube_num_threads(p->defs), w = p->o->aggregate ? 1 : nt;
-    double *none = malloc((w ? w : 1) * sizeof *none);
-    row_refs refs[3];
-    int rc = 0;
-    for (int k = 0; k < 3; k++) {
-        refs[k] = (row_refs){NAN, NAN, NAN, NAN, NULL};
-        refs[k].machine = malloc((cube_num_machines(p->defs) + 1) * sizeof(double));
-        if (!refs[k].machine)
-            rc = -1;
-    }
-    if (!none || rc) {
-        cli_error("out of memory");
-        rc = -1;
-    }
     static const cube_flat_part parts[3] = {CUBE_FLAT_EXCLUSIVE, CUBE_FLAT_INCLUSIVE,
                                             CUBE_FLAT_SUBROUTINES};
-    for (size_t i = 0; !rc && i < p->num_metrics; i++) {
-        const metric_plan *m = &p->metrics[i];
-        cube_combine_rule how = cube_metric_combine(m->met);
-        for (size_t k = 0; k < w; k++)
-            none[k] = cube_combine_neutral(how); /* a region without a row */
-        for (size_t ri = 0; ri < cube_num_regions(p->defs); ri++) {
-            const cube_region *reg = cube_get_region(p->defs, ri);
-            if (p->sel.has_regex &&
-                regexec(&p->sel.regex, cube_region_name(reg), 0, NULL, 0) != 0)
-                continue;
-            const double *rows[3];
-            for (int k = 0; k < 3; k++) {
-                rows[k] = cube_flat_row(m->flat, reg, parts[k]);
-                if (!rows[k])
-                    rows[k] = none;
-            }
-            /* the flat view's root of every part is the collapsed region */
-            double root = cube_combine_values(how, rows[1], w);
-            for (int k = 0; k < 3; k++) {
-                refs[k].call_root = root;
-                compute_row_refs(p, how, rows[k], w, &refs[k]);
-            }
-            size_t nrows = p->o->aggregate ? 1 : p->num_threads;
-            for (size_t r = 0; r < nrows; r++) {
-                size_t th = p->o->aggregate ? 0 : p->threads[r];
-                if (r == 0 || !cli_table_reuse_prefix(t)) {
-                    cli_table_text(t, cube_metric_uniq_name(m->met));
-                    cli_table_int(t, (long long)cube_region_id(reg));
-                    cli_table_text(t, cube_region_name(reg));
-                    cli_table_text(t, cube_region_mod(reg));
-                    put_line(t, cube_region_begin_line(reg));
-                    cli_table_keep_prefix(t);
-                }
-                put_location(t, p, th);
-                for (int k = 0; k < 3; k++)
-                    cli_table_view_value(t, how, rows[k][th],
-                                         shown(p, m, &refs[k], th, rows[k][th]));
-                cli_table_end_row(t);
-            }
+    size_t w = p->o->aggregate ? 1 : cube_num_threads(p->defs);
+    printer pr;
+    int rc = printer_init(&pr, p, t, first, count, 3);
+    for (size_t ri = 0; !rc && ri < cube_num_regions(p->defs); ri++) {
+        const cube_region *reg = cube_get_region(p->defs, ri);
+        if (p->sel.has_regex && regexec(&p->sel.regex, cube_region_name(reg), 0, NULL, 0) != 0)
+            continue;
+        int keep = !(p->o->threshold > 0);
+        for (size_t k = 0; k < pr.num_slots; k++) {
+            slot *s = &pr.slots[k];
+            s->row = cube_flat_row(s->m->flat, reg, parts[k % 3]);
+            if (!s->row)
+                s->row = s->none;
         }
+        for (size_t k = 0; k < pr.num_slots; k += 3) {
+            /* the flat view's root of every part is the collapsed region */
+            double root = cube_combine_values(pr.slots[k].how, pr.slots[k + 1].row, w);
+            for (int j = 0; j < 3; j++)
+                pr.slots[k + (size_t)j].refs.call_root = root;
+            /* the threshold looks at the exclusive value, the first shown */
+            if (!keep && !slot_below(p, &pr.slots[k]))
+                keep = 1;
+        }
+        if (keep)
+            rc = emit_rows(&pr, NULL, reg, NULL);
     }
-    for (int k = 0; k < 3; k++)
-        free(refs[k].machine);
-    free(none);
+    if (!rc && pr.rank)
+        rc = emit_ranked(&pr);
+    printer_free(&pr);
     return rc;
+}
+
+/* Every metric's rows: metric by metric, or all in one pass (--wide). */
+static int print_values(const plan *p, cli_table *t)
+{
+    int (*rows)(const plan *, cli_table *, size_t, size_t) =
+        p->o->flat ? print_flat_rows : print_calltree_rows;
+    if (p->o->wide)
+        return p->num_metrics ? rows(p, t, 0, p->num_metrics) : 0;
+    for (size_t i = 0; i < p->num_metrics; i++)
+        if (rows(p, t, i, 1) != 0)
+            return -1;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -1658,16 +2080,17 @@ static int print_output(const plan *p, const cube_t *defs, const options *o)
     if (o->sections) {
         rc = print_structure(defs, o, out.fp);
     } else {
-        cli_table *t = o->flat ? cli_table_begin(out.fp, o->format, flat_columns,
-                                                 sizeof flat_columns / sizeof flat_columns[0], 0)
-                               : cli_table_begin(out.fp, o->format, value_columns,
-                                                 sizeof value_columns / sizeof value_columns[0],
-                                                 0);
+        size_t ncols = 0;
+        cli_column *cols = value_table_columns(p, &ncols);
+        cli_table *t = cols ? cli_table_begin(out.fp, o->format, cols, ncols, 0) : NULL;
+        if (!cols)
+            cli_error("out of memory");
         rc = t ? 0 : -1;
         if (!rc)
-            rc = o->flat ? print_flat(p, t) : print_values(p, t);
+            rc = print_values(p, t);
         if (t && cli_table_end(t) != 0)
             rc = -1;
+        free(cols);
     }
     if (cli_output_close(&out, rc == 0) != 0)
         rc = -1;
@@ -1746,6 +2169,11 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {{"mode", required_argument, NULL, 'M'},
                                              {"structure", optional_argument, NULL, 'w'},
                                              {"output", required_argument, NULL, 'o'},
+                                             {"by", required_argument, NULL, 'B'},
+                                             {"sort", required_argument, NULL, 'S'},
+                                             {"top", required_argument, NULL, 'T'},
+                                             {"threshold", required_argument, NULL, 'P'},
+                                             {"wide", no_argument, NULL, 'W'},
                                              {"help", no_argument, NULL, 'h'},
                                              {"version", no_argument, NULL, 'V'},
                                              {NULL, 0, NULL, 0}};
@@ -1756,6 +2184,8 @@ int main(int argc, char **argv)
     o.mode = CUBE_MODE_ABSOLUTE;
     o.format = CLI_FORMAT_CSV;
     o.output = "-";
+    o.by = BY_THREAD;
+    o.top = SIZE_MAX;
     int opt;
     /* cli_getopt reports bad options itself and never returns them */
     while ((opt = cli_getopt(argc, argv, "m:c:t:x:z:rs:w::o:h", longopts, usage)) != -1) {
@@ -1768,7 +2198,8 @@ int main(int argc, char **argv)
         case 'c': o.callpaths = optarg; break;
         case 't':
             if (strcmp(optarg, "aggr") == 0) {
-                o.aggregate = 1;
+                o.by = BY_ALL; /* -t aggr is --by=all */
+                o.by_given = 0;
                 o.threads = NULL;
             } else {
                 for (const char *p = optarg;;) {
@@ -1783,7 +2214,8 @@ int main(int argc, char **argv)
                         break;
                     p += k + 1;
                 }
-                o.aggregate = 0;
+                if (!o.by_given)
+                    o.by = BY_THREAD; /* after -t aggr, as it always was */
                 o.threads = optarg;
             }
             break;
@@ -1827,6 +2259,35 @@ int main(int argc, char **argv)
             break;
         }
         case 'o': o.output = optarg; break;
+        case 'B': {
+            size_t i = 0;
+            while (i < NUM_OF(level_names) && strcmp(optarg, level_names[i]) != 0)
+                i++;
+            if (i == NUM_OF(level_names))
+                cli_usage_error(usage, "--by takes thread, process, node, machine or all, not "
+                                       "'%s'",
+                                optarg);
+            o.by = (dump_level)i;
+            o.by_given = 1;
+            break;
+        }
+        case 'S':
+            if (cli_sort_parse(optarg, &o.sort) != 0)
+                cli_usage_error(usage,
+                                "--sort takes value, -value, abs, -abs, name, -name, id or -id, "
+                                "not '%s'",
+                                optarg);
+            break;
+        case 'T':
+            if (cli_parse_count(optarg, &o.top) != 0)
+                cli_usage_error(usage, "--top takes a count of rows, not '%s'", optarg);
+            break;
+        case 'P':
+            if (cli_parse_percent(optarg, &o.threshold) != 0)
+                cli_usage_error(usage, "--threshold takes a percentage from 0 to 100, not '%s'",
+                                optarg);
+            break;
+        case 'W': o.wide = 1; break;
         case 'h': print_help(); return EXIT_OK;
         case 'V': cli_print_version(); return EXIT_OK;
         }
@@ -1834,6 +2295,12 @@ int main(int argc, char **argv)
     if (argc - optind != 1)
         cli_usage_error(usage, argc == optind ? "no input file" : "exactly one input file");
     o.input = argv[optind];
+    if (o.threads && o.by != BY_THREAD)
+        cli_usage_error(usage, "-t %s selects threads: it needs --by=thread, not --by=%s",
+                        o.threads, level_names[o.by]);
+    if (o.wide && o.flat)
+        cli_usage_error(usage, "--wide does not combine with -r");
+    o.aggregate = o.by == BY_ALL;
     if (o.external && strcmp(o.external, "-") == 0 && strcmp(o.input, "-") == 0)
         cli_usage_error(usage, "standard input ('-') can be read only once");
     if (o.callpaths) { /* syntax errors before reading */

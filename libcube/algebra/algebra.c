@@ -617,6 +617,9 @@ void cube_compare_options_init(cube_compare_options *options)
     options->max_reported = 10;
     options->warn = NULL;
     options->warn_user = NULL;
+    options->by = CUBE_BY_THREAD;
+    options->ignore_below = 0.0;
+    options->report_item = NULL;
 }
 
 char *cube_call_path(const cube_cnode *cnode)
@@ -649,6 +652,7 @@ static int close_enough(double a, double b, const cube_compare_options *o)
 
 typedef struct {
     cube_difference_fn report;
+    cube_item_difference_fn report_item;
     void *user;
     size_t count, max_reported;
     int failed;
@@ -670,10 +674,68 @@ static void note(difference_log *log, const char *what, const char *metric,
     free(path);
 }
 
+/* One value difference of a combined system item: item `i` of the level
+ * (a process, node or machine index; 0 for all threads). */
+static void note_item(difference_log *log, const cube_t *res, cube_system_level by, size_t i,
+                      const char *metric, const cube_cnode *cnode, double a, double b)
+{
+    if (log->count++ >= log->max_reported || (!log->report && !log->report_item))
+        return;
+    char *path = cube_call_path(cnode);
+    if (!path) {
+        log->failed = 1;
+        return;
+    }
+    char rank[32] = "";
+    const char *item = "";
+    long long process_rank = -1;
+    if (by == CUBE_BY_PROCESS) {
+        process_rank = (long long)cube_get_process(res, i)->rank;
+        snprintf(rank, sizeof rank, "%lld", process_rank);
+        item = rank;
+    } else if (by == CUBE_BY_NODE) {
+        item = cube_get_node(res, i)->name;
+    } else if (by == CUBE_BY_MACHINE) {
+        item = cube_get_machine(res, i)->name;
+    }
+    if (log->report_item)
+        log->report_item(log->user, metric, path, item, a, b);
+    else
+        log->report(log->user, "value", metric, path, process_rank, -1, a, b);
+    free(path);
+}
+
+/* What compare_rows needs besides the rows: the level, and for
+ * ignore_below each metric's total in A and in B. */
+typedef struct {
+    cube_system_level by;
+    double ignore_below;
+    const double *total_a, *total_b;
+    double *zeros;          /* a row of zeros: the row one side lacks */
+    double *item_a, *item_b;/* room for the values of the level's items */
+    size_t num_items;       /* processes, nodes, machines or 1 */
+} compare_context;
+
+/* The items of the level from a row of every thread's values. */
+static void combine_items(const cube_t *res, const compare_context *x, cube_combine_rule how,
+                          const double *row, double *items)
+{
+    switch (x->by) {
+    case CUBE_BY_PROCESS: cube_system_combine(res, how, row, items, NULL, NULL, NULL, NULL); break;
+    case CUBE_BY_NODE: cube_system_combine(res, how, row, NULL, items, NULL, NULL, NULL); break;
+    case CUBE_BY_MACHINE:
+        cube_system_combine(res, how, row, NULL, NULL, items, NULL, NULL);
+        break;
+    default: items[0] = cube_combine_values(how, row, res->threads.count); break;
+    }
+}
+
 static void compare_rows(const cube_t *res, const severity_store *mine,
                          const severity_store *other, int mine_is_a, const unsigned char *take,
-                         const cube_compare_options *o, difference_log *log)
+                         const cube_compare_options *o, const compare_context *x,
+                         difference_log *log)
 {
+    size_t nt = res->threads.count;
     for (size_t i = 0; i < mine->num_rows; i++) {
         const severity_row *r = &mine->rows[i];
         if (!take[r->metric])
@@ -682,13 +744,57 @@ static void compare_rows(const cube_t *res, const severity_store *mine,
         const double *theirs = sev_store_find(other, r->metric, r->cnode);
         if (!mine_is_a && theirs)
             continue; /* compared from A's side already */
-        for (size_t t = 0; t < res->threads.count; t++) {
-            double x = values[t], y = theirs ? theirs[t] : 0.0;
-            double a = mine_is_a ? x : y, b = mine_is_a ? y : x;
-            if (!close_enough(a, b, o))
-                note(log, "value", ((cube_metric *)res->metrics.items[r->metric])->uniq_name,
-                     res->cnodes.items[r->cnode], res->threads.items[t], a, b);
+        const cube_metric *met = res->metrics.items[r->metric];
+        const cube_cnode *cnode = res->cnodes.items[r->cnode];
+        const double *row_a = mine_is_a ? values : theirs ? theirs : x->zeros;
+        const double *row_b = mine_is_a ? (theirs ? theirs : x->zeros) : values;
+        cube_combine_rule how = cube_metric_combine(met);
+        /* below ignore_below percent of the metric's total (in magnitude)
+         * in both experiments; nothing is below a total of 0 */
+        if (x->ignore_below > 0 &&
+            !cube_value_reaches(how, cube_combine_values(how, row_a, nt), x->total_a[r->metric],
+                                x->ignore_below) &&
+            !cube_value_reaches(how, cube_combine_values(how, row_b, nt), x->total_b[r->metric],
+                                x->ignore_below))
+            continue;
+        if (x->by == CUBE_BY_THREAD) {
+            for (size_t t = 0; t < nt; t++)
+                if (!close_enough(row_a[t], row_b[t], o))
+                    note(log, "value", met->uniq_name, cnode, res->threads.items[t], row_a[t],
+                         row_b[t]);
+            continue;
         }
+        combine_items(res, x, how, row_a, x->item_a);
+        combine_items(res, x, how, row_b, x->item_b);
+        for (size_t k = 0; k < x->num_items; k++) {
+            /* the nodes compared are those that hold processes */
+            if (x->by == CUBE_BY_NODE && !cube_get_node(res, k)->num_processes)
+                continue;
+            if (!close_enough(x->item_a[k], x->item_b[k], o))
+                note_item(log, res, x->by, k, met->uniq_name, cnode, x->item_a[k],
+                          x->item_b[k]);
+        }
+    }
+}
+
+/* Each metric's total in the rows of `store`: over every call path and
+ * thread (combined as the metric's dtype says), or over the call-tree
+ * roots for a metric whose rows are call-tree inclusive. */
+static void metric_totals(const cube_t *res, const severity_store *store, double *totals)
+{
+    size_t nm = res->metrics.count, nt = res->threads.count;
+    for (size_t m = 0; m < nm; m++)
+        totals[m] = cube_combine_neutral(cube_metric_combine(res->metrics.items[m]));
+    for (size_t i = 0; i < store->num_rows; i++) {
+        const severity_row *r = &store->rows[i];
+        const cube_metric *met = res->metrics.items[r->metric];
+        const cube_cnode *cnode = res->cnodes.items[r->cnode];
+        if (model_stored_inclusive(met) && cnode->parent)
+            continue;
+        cube_combine_rule how = cube_metric_combine(met);
+        double both[2] = {totals[r->metric],
+                          cube_combine_values(how, sev_row_values(store, i), nt)};
+        totals[r->metric] = cube_combine_values(how, both, 2);
     }
 }
 
@@ -746,8 +852,15 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
         *num_differences = 0;
     if (!options)
         options = &defaults;
-    /* one version so far: a smaller size is not a complete options
-     * record, a larger one has fields this library cannot honour */
+    /* two versions so far: the first ends before `by` (the fields it lacks
+     * keep their defaults); any other size is not a complete options
+     * record, or has fields this library cannot honour */
+    size_t first_version = offsetof(cube_compare_options, by);
+    if (options->size == first_version) {
+        memcpy(&defaults, options, first_version);
+        defaults.size = sizeof defaults;
+        options = &defaults;
+    }
     if (options->size != sizeof *options) {
         status_set(status, CUBE_EINVAL,
                    "cube_compare: the options have size %zu, not that of a known version (%zu); "
@@ -759,6 +872,13 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
         status_set(status, CUBE_EINVAL, "cube_compare: two paths are needed");
         return -1;
     }
+    if ((unsigned)options->by > CUBE_BY_ALL || !(options->ignore_below >= 0) ||
+        isinf(options->ignore_below)) {
+        status_set(status, CUBE_EINVAL,
+                   "cube_compare: options->by is not a cube_system_level, or ignore_below is not "
+                   "a finite percentage >= 0");
+        return -1;
+    }
     const char *paths[2] = {path_a, path_b};
     combination cb;
     memset(&cb, 0, sizeof cb);
@@ -768,7 +888,13 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
     severity_store other;
     memset(&other, 0, sizeof other);
     unsigned char *take = NULL;
-    difference_log log = {report, user, 0, options->max_reported, 0};
+    difference_log log = {report, options->report_item, user, 0, options->max_reported, 0};
+    compare_context x;
+    memset(&x, 0, sizeof x);
+    x.by = options->by;
+    x.ignore_below = options->ignore_below;
+    double *totals = NULL;
+
     status_ok(status);
     int rc = cb.sources ? 0 : oom(&cb);
     if (rc == 0)
@@ -836,11 +962,31 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
                 note(&log, cube_union_input_has_thread(cb.u, 0, t) ? "thread only in A"
                                                                    : "thread only in B",
                      NULL, NULL, res->threads.items[t], 0, 0);
-        compare_rows(res, &res->sev, &other, 1, take, options, &log);
-        compare_rows(res, &other, &res->sev, 0, take, options, &log);
-        if (log.failed)
+        size_t nm = res->metrics.count, nt = res->threads.count;
+        size_t counts[] = {nt, res->processes.count, res->nodes.count, res->machines.count, 1};
+        x.num_items = counts[x.by];
+        totals = malloc(2 * (nm ? nm : 1) * sizeof *totals);
+        x.zeros = calloc(nt ? nt : 1, sizeof *x.zeros);
+        x.item_a = malloc(2 * (x.num_items ? x.num_items : 1) * sizeof *x.item_a);
+        if (!totals || !x.zeros || !x.item_a) {
             rc = oom(&cb);
+        } else {
+            x.item_b = x.item_a + (x.num_items ? x.num_items : 1);
+            x.total_a = totals;
+            x.total_b = totals + (nm ? nm : 1);
+            if (x.ignore_below > 0) {
+                metric_totals(res, &res->sev, totals);
+                metric_totals(res, &other, totals + (nm ? nm : 1));
+            }
+            compare_rows(res, &res->sev, &other, 1, take, options, &x, &log);
+            compare_rows(res, &other, &res->sev, 0, take, options, &x, &log);
+            if (log.failed)
+                rc = oom(&cb);
+        }
     }
+    free(totals);
+    free(x.zeros);
+    free(x.item_a);
     free(take);
     sev_store_free(&other);
     cube_union_free(cb.u);

@@ -801,6 +801,26 @@ typedef enum {
 CUBE_API cube_t *cube_combine(cube_operation op, const char *const *paths, size_t n,
                               cube_match match, cube_system_rule rule, cube_status *status);
 
+/* The system items whose values cube_compare compares (options->by):
+ * each thread, or the threads' values combined as the metric's dtype says
+ * (a sum; the largest for MAXDOUBLE, the smallest for MINDOUBLE) per
+ * process, per system tree node that holds processes (with everything
+ * below it), per machine, or over all threads. */
+typedef enum {
+    CUBE_BY_THREAD,
+    CUBE_BY_PROCESS,
+    CUBE_BY_NODE,
+    CUBE_BY_MACHINE,
+    CUBE_BY_ALL
+} cube_system_level;
+
+/* One value difference of a combined system item (options->by other than
+ * CUBE_BY_THREAD): the metric's unique name, the call path (as
+ * cube_call_path), the item: the process rank in decimal, the node's or
+ * the machine's name, "" for all threads; and both values. */
+typedef void (*cube_item_difference_fn)(void *user, const char *metric, const char *call_path,
+                                        const char *item, double a, double b);
+
 /* Comparing two experiments (cube_cmp).  The options grow with new
  * versions: start from cube_compare_options_init(), which sets `size` to
  * the size the program was compiled with (the library reads no field
@@ -817,10 +837,24 @@ typedef struct {
      * '&'), before any difference is reported */
     void (*warn)(void *user, const char *message);
     void *warn_user;
+    /* Since the second version (an older program's options end before
+     * `by`; it gets the defaults): */
+    cube_system_level by;      /* the items whose values are compared (CUBE_BY_THREAD) */
+    /* > 0: the value differences of a (metric, call path) are ignored
+     * (neither reported nor counted) when its value over all threads is
+     * below ignore_below percent of the metric's total in magnitude, in
+     * both experiments (0: none ignored) */
+    double ignore_below;
+    /* NULL, or called instead of `report` with each value difference of a
+     * combined item (by other than CUBE_BY_THREAD); without it, `report`
+     * gets them with the process rank (CUBE_BY_PROCESS) or -1 and thread
+     * rank -1 */
+    cube_item_difference_fn report_item;
 } cube_compare_options;
 
 /* The defaults: 2 ulp (rel_tol 2 * DBL_EPSILON), abs_tol DBL_MIN, every
- * metric, 10 differences reported, no warning callback. */
+ * metric, 10 differences reported, no warning callback, per thread, no
+ * difference ignored. */
 CUBE_API void cube_compare_options_init(cube_compare_options *options);
 
 /* One difference: what/where, and both values (absent = 0).  `what` is

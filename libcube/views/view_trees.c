@@ -642,28 +642,57 @@ int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *th
                    "CUBE_COMBINE_MAX, CUBE_COMBINE_MIN)", (int)how);
         return -1;
     }
-    /* Each item walks its own threads: no scratch memory, so this cannot
-     * fail once the arguments are valid. */
+    /* Each item walks its own threads; scratch memory is only a
+     * speed-up, so this cannot fail once the arguments are valid. */
     if (process_values)
         for (size_t i = 0; i < cube_num_processes(c); i++) {
             view_combiner k = {how, 0.0, 0.0, 0};
             add_process(cube_get_process(c, i), thread_values, &k);
             process_values[i] = view_combiner_result(&k);
         }
-    if (node_values)
-        for (size_t i = 0; i < cube_num_nodes(c); i++) {
+    /* A node's value is that of everything below it, also of the nodes
+     * nested in it (a CUBE 4 system tree of any depth).  A node is always
+     * defined after its parent, so in reverse index order every child is
+     * done before its parent, which adds the child's result; a neutral
+     * result (a child without threads) changes no sum, maximum or
+     * minimum.  A machine then combines its direct child nodes.  Without
+     * room for the nodes' values (the caller's, or scratch memory when
+     * there are several machines) each machine scans the nodes for its
+     * own: the same values, in time machines x nodes. */
+    size_t nn = cube_num_nodes(c), nm = cube_num_machines(c);
+    double *nodes = node_values, *scratch = NULL;
+    if (!nodes && machine_values && nm > 1 && nn)
+        nodes = scratch = malloc(nn * sizeof *scratch);
+    if (nodes)
+        for (size_t i = nn; i-- > 0;) {
+            const cube_node *n = cube_get_node(c, i);
             view_combiner k = {how, 0.0, 0.0, 0};
-            add_node(cube_get_node(c, i), thread_values, &k);
-            node_values[i] = view_combiner_result(&k);
+            add_node(n, thread_values, &k);
+            for (size_t ch = 0; ch < n->num_children; ch++)
+                view_combiner_add(&k, nodes[n->children[ch]->index]);
+            nodes[i] = view_combiner_result(&k);
         }
     if (machine_values)
-        for (size_t i = 0; i < cube_num_machines(c); i++) {
+        for (size_t i = 0; i < nm; i++) {
             const cube_machine *m = cube_get_machine(c, i);
             view_combiner k = {how, 0.0, 0.0, 0};
-            for (size_t n = 0; n < m->num_nodes; n++)
-                add_node(m->nodes[n], thread_values, &k);
+            if (nodes)
+                for (size_t n = 0; n < m->num_nodes; n++) {
+                    /* a node without nodes below it: its threads, as they
+                     * always were added (the same sum to the last bit) */
+                    const cube_node *node = m->nodes[n];
+                    if (node->num_children)
+                        view_combiner_add(&k, nodes[node->index]);
+                    else
+                        add_node(node, thread_values, &k);
+                }
+            else
+                for (size_t n = 0; n < nn; n++)
+                    if (cube_get_node(c, n)->machine == m)
+                        add_node(cube_get_node(c, n), thread_values, &k);
             machine_values[i] = view_combiner_result(&k);
         }
+    free(scratch);
     if (total)
         *total = cube_combine_values(how, thread_values, cube_num_threads(c));
     status_ok(status);

@@ -16,6 +16,7 @@
 
 #include <float.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1916,6 +1917,75 @@ static void test_compare_tolerances(void **state)
     assert_int_equal(compare_with(A, half, &o, NULL), 0);
 }
 
+static void collect_item(void *user, const char *metric, const char *call_path,
+                         const char *item, double a, double b)
+{
+    reports *r = user;
+    char x[CUBE_DOUBLE_BUFSIZE], y[CUBE_DOUBLE_BUFSIZE];
+    cube_format_double(a, x);
+    cube_format_double(b, y);
+    add(&r->log, "item | %s | %s | %s | %s | %s\n", metric, call_path, item, x, y);
+    r->calls++;
+}
+
+/* Values combined per process, node, machine or over all threads, and
+ * the differences of small call paths ignored. */
+static void test_compare_by_level_and_ignore_below(void **state)
+{
+    (void)state;
+    const char *A = compare_experiment(SAME);
+    const char *B = compare_experiment(CHANGED_VALUE);
+    /* time on main/foo: threads 0.5, 1.5 | 2.5, 3.5 in A; 3 for 2.5 in B */
+    cube_compare_options o = default_options;
+    o.report_item = collect_item;
+    o.by = CUBE_BY_PROCESS;
+    assert_int_equal(compare_with(A, B, &o, "item | time | main/foo | 1 | 6 | 6.5\n"), 1);
+    o.by = CUBE_BY_NODE;
+    assert_int_equal(compare_with(A, B, &o, "item | time | main/foo | N | 8 | 8.5\n"), 1);
+    o.by = CUBE_BY_MACHINE;
+    assert_int_equal(compare_with(B, A, &o, "item | time | main/foo | M | 8.5 | 8\n"), 1);
+    o.by = CUBE_BY_ALL;
+    assert_int_equal(compare_with(A, B, &o, "item | time | main/foo |  | 8 | 8.5\n"), 1);
+    /* without report_item, report gets them with the process rank */
+    o.report_item = NULL;
+    o.by = CUBE_BY_PROCESS;
+    assert_int_equal(compare_with(A, B, &o, "value | time | main/foo | 1.-1 | 6 | 6.5\n"), 1);
+    const char *half = compare_experiment(HALF_CHANGE);
+    assert_int_equal(compare_with(A, half, &o, "value | time | main | 0.-1 | 3 | 3.5\n"), 1);
+
+    /* time's total is 18 in A (18.5 in B); main/foo is 8 (8.5): 44 % (46 %) */
+    o = default_options;
+    o.ignore_below = 47;
+    assert_int_equal(compare_with(A, B, &o, NULL), 0);
+    assert_int_equal(compare_with(B, A, &o, NULL), 0);
+    o.ignore_below = 45; /* below in A, not in B */
+    assert_int_equal(compare_with(A, B, &o, "value | time | main/foo | 1.0 | 2.5 | 3\n"), 1);
+    o.by = CUBE_BY_ALL;
+    o.ignore_below = 47;
+    assert_int_equal(compare_with(A, B, &o, NULL), 0);
+
+    /* the options of the first version end before `by`: its defaults */
+    o = default_options;
+    o.size = offsetof(cube_compare_options, by);
+    o.by = (cube_system_level)99;
+    o.ignore_below = 99;
+    assert_int_equal(compare_with(A, B, &o, "value | time | main/foo | 1.0 | 2.5 | 3\n"), 1);
+    /* bad values of the new fields, and a size of no version */
+    cube_status st;
+    o = default_options;
+    o.by = (cube_system_level)5;
+    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, NULL, NULL, NULL, &st), -1);
+    assert_int_equal(st.code, CUBE_EINVAL);
+    o = default_options;
+    o.ignore_below = -1;
+    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, NULL, NULL, NULL, &st), -1);
+    assert_int_equal(st.code, CUBE_EINVAL);
+    o = default_options;
+    o.size = sizeof o + 8;
+    assert_int_equal(cube_compare(A, B, FULL, AGREE, &o, NULL, NULL, NULL, &st), -1);
+    assert_int_equal(st.code, CUBE_EINVAL);
+}
+
 static void test_compare_metric_filter(void **state)
 {
     (void)state;
@@ -2400,6 +2470,7 @@ int main(void)
         TEST(test_compare_equal_and_one_changed_value),
         TEST(test_compare_dimension_only_in_one),
         TEST(test_compare_tolerances),
+        TEST(test_compare_by_level_and_ignore_below),
         TEST(test_compare_metric_filter),
         TEST(test_repeated_rows_combine_as_cube_read_reads_them),
         TEST(test_errors),

@@ -1071,6 +1071,52 @@ static void test_minmax_system_tree(void **state)
     cube_free(c);
 }
 
+/* A system tree of any depth (CUBE 4): machine > rack > board (one
+ * process) and rack > card > blade (two processes), and a second machine
+ * with one node; a node has the values of everything below it, and a
+ * machine those of every node below it, with the nodes' values asked for
+ * or not. */
+static void test_nested_system_tree(void **state)
+{
+    (void)state;
+    cube_t *c = cube_create();
+    assert_non_null(c);
+    cube_machine *m = cube_def_mach(c, "machine", "");
+    cube_node *rack = cube_def_stn(c, "rack", "rack", "", m, NULL);
+    cube_node *board = cube_def_stn(c, "board", "board", "", m, rack);
+    cube_node *card = cube_def_stn(c, "card", "card", "", m, rack);
+    cube_node *blade = cube_def_stn(c, "blade", "blade", "", m, card);
+    assert_non_null(blade);
+    cube_def_thrd(c, "t", 0, cube_def_proc(c, "p0", 0, board));
+    cube_process *p1 = cube_def_proc(c, "p1", 1, blade);
+    cube_def_thrd(c, "t", 0, p1);
+    cube_def_thrd(c, "t", 1, p1);
+    cube_def_thrd(c, "t", 0, cube_def_proc(c, "p2", 2, blade));
+    cube_machine *m2 = cube_def_mach(c, "other", "");
+    cube_def_thrd(c, "t", 0, cube_def_proc(c, "p3", 3, cube_def_node(c, "n", m2)));
+    const double row[5] = {1, 2, 4, 8, 16};
+    double proc[4], node[5], mach[2], total;
+    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_SUM, row, proc, node, mach, &total, NULL),
+                     0);
+    assert_row(proc, (const double[4]){1, 6, 8, 16}, 4);
+    /* rack, board, card, blade, n */
+    assert_row(node, (const double[5]){15, 1, 14, 14, 16}, 5);
+    assert_row(mach, (const double[2]){15, 16}, 2);
+    assert_true(total == 31);
+    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_MAX, row, NULL, node, mach, NULL, NULL),
+                     0);
+    assert_row(node, (const double[5]){8, 1, 8, 8, 16}, 5);
+    assert_row(mach, (const double[2]){8, 16}, 2);
+    /* the machines alone, without the nodes' values */
+    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_MIN, row, NULL, NULL, mach, NULL, NULL),
+                     0);
+    assert_row(mach, (const double[2]){1, 16}, 2);
+    assert_int_equal(cube_system_combine(c, CUBE_COMBINE_SUM, row, NULL, NULL, mach, NULL, NULL),
+                     0);
+    assert_row(mach, (const double[2]){15, 16}, 2);
+    cube_free(c);
+}
+
 static void test_minmax_metric_tree_and_totals(void **state)
 {
     (void)state;
@@ -1191,6 +1237,7 @@ int main(void)
         cmocka_unit_test(test_minmax_combine_rule),
         cmocka_unit_test(test_minmax_call_tree_and_threads),
         cmocka_unit_test(test_minmax_system_tree),
+        cmocka_unit_test(test_nested_system_tree),
         cmocka_unit_test(test_minmax_metric_tree_and_totals),
         cmocka_unit_test(test_minmax_flat_profile),
         cmocka_unit_test(test_metric_named),
