@@ -840,6 +840,31 @@ CUBE_API int cube_compare(const char *path_a, const char *path_b, cube_match mat
                           cube_difference_fn report, void *user, size_t *num_differences,
                           cube_status *status);
 
+/* ------------------------------------------------------------------------
+ * Storing values the other way along the call tree (cube_exclusify(1),
+ * cube_inclusify(1)).
+ * ------------------------------------------------------------------------ */
+
+/* Store the values of metric `met` of `c` (NULL: of every metric) along
+ * the call tree as `kind` says: CUBE_KIND_EXCLUSIVE (each call path its
+ * own value, what CUBE 3 stores) or CUBE_KIND_INCLUSIVE (each call path
+ * the value of its subtree); the metric's kind is set to match.  The new
+ * rows are the values cube_view_compute gives in the metric-inclusive
+ * flavour and the call flavour of `kind`, so every view of the experiment
+ * gives the same values before and after (integers exactly, doubles to
+ * rounding).  Along the metric tree values stay inclusive: every CUBE
+ * format stores them so.  Not converted, each with a warning on the handle
+ * naming the metrics (cube_warning): a MAXDOUBLE, MINDOUBLE, TAU_ATOMIC or
+ * HISTOGRAM(k) metric cannot be stored inclusive and is stored exclusive
+ * instead; a metric whose exact values (structured value types, 64-bit
+ * integers beyond 2^53, integer sums that would pass 2^53) would not
+ * survive the conversion keeps its rows and kind; derived metrics, which
+ * store no values, are not touched.  Needs the rows in `c` (cube_read).
+ * 0, or -1 with cube_error set (CUBE_EINVAL: another kind, or a metric of
+ * another experiment; CUBE_ENOMEM); after an error the metrics converted
+ * so far stay converted, each consistent with its kind. */
+CUBE_API int cube_convert_metric_kind(cube_t *c, cube_metric *met, cube_metric_kind kind);
+
 /* The call path of a node as "root/child/.../node" (region names); the
  * caller frees it.  NULL when out of memory. */
 CUBE_API char *cube_call_path(const cube_cnode *cnode);
