@@ -136,25 +136,44 @@ int kind_tool_main(int argc, char **argv, cube_metric_kind kind)
     if (stdin_uses > 1)
         cli_usage_error(usage, "standard input ('-') can be read only once");
 
-    unsigned flags = cli_write_flags(&w);
-    int rc = EXIT_OK;
-    for (int i = optind; i < argc && rc == EXIT_OK; i++) {
-        char *name = NULL;
-        const char *out = output;
-        if (!out && !(out = name = default_output(argv[i], kind, w.format != CUBE_WRITE_CUBE3))) {
-            cli_error("out of memory");
-            return EXIT_TROUBLE;
-        }
-        if (kind == CUBE_KIND_INCLUSIVE && cube_write_format(out, flags) == CUBE_FORMAT_CUBE3) {
-            /* checked before reading: a large input is not read for nothing */
-            cli_error("%s: CUBE 3 holds call-tree exclusive values only: write CUBE 4 (a .cubex "
-                      "name or --format=cube4)",
-                      out);
-            rc = EXIT_TROUBLE;
-        } else {
-            rc = convert_file(argv[i], out, flags, kind, collapse);
-        }
-        free(name);
+    /* every output named first: two inputs of the same name in different
+     * directories would overwrite each other's output */
+    char **names = calloc(n, sizeof *names);
+    if (!names) {
+        cli_error("out of memory");
+        return EXIT_TROUBLE;
     }
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < n && !output && rc == EXIT_OK; i++) {
+        const char *in = argv[optind + (int)i];
+        if (!(names[i] = default_output(in, kind, w.format != CUBE_WRITE_CUBE3))) {
+            cli_error("out of memory");
+            rc = EXIT_TROUBLE;
+        }
+        for (size_t k = 0; k < i && rc == EXIT_OK; k++)
+            if (strcmp(names[k], names[i]) == 0) {
+                cli_error("%s and %s would both be written to %s: convert them one by one "
+                          "with -o",
+                          argv[optind + (int)k], in, names[i]);
+                rc = EXIT_TROUBLE;
+            }
+    }
+    unsigned flags = cli_write_flags(&w);
+    const char *first = output ? output : names[0];
+    if (rc == EXIT_OK && kind == CUBE_KIND_INCLUSIVE &&
+        cube_write_format(first, flags) == CUBE_FORMAT_CUBE3) {
+        /* checked before reading: a large input is not read for nothing
+         * (every output has the format of the first) */
+        cli_error("%s: CUBE 3 holds call-tree exclusive values only: write CUBE 4 (a .cubex "
+                  "name or --format=cube4)",
+                  first);
+        rc = EXIT_TROUBLE;
+    }
+    for (size_t i = 0; i < n && rc == EXIT_OK; i++)
+        rc = convert_file(argv[optind + (int)i], output ? output : names[i], flags, kind,
+                          collapse);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
     return rc;
 }

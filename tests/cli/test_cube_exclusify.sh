@@ -122,6 +122,15 @@ for args in "" "-o $TMP/x.cubex a b" "--format=cube5 x" "-q x" "- -"; do
     expect_rc 2 "cube_exclusify $args: usage error, exit 2"
 done
 expect_grep "standard input ('-') can be read only once" "$TMP/err" "'-' twice is refused"
+mkdir -p "$TMP/d1" "$TMP/d2"
+cp testdata/cube/tau2cube_template1.cube "$TMP/d1/p.cube"
+cp testdata/cube/tau2cube_template1.cube "$TMP/d2/p.cube"
+(cd "$TMP" && "$OLDPWD/$BIN/cube_exclusify" d1/p.cube d2/p.cube 2>err >/dev/null; echo $? >rc)
+if [ "$(cat "$TMP/rc")" = 2 ] && [ ! -e "$TMP/p_excl.cubex" ]; then
+    ok "two inputs with the same default output are refused"
+else not_ok "two inputs with the same default output are refused"; fi
+expect_text_eq "cube_exclusify: d1/p.cube and d2/p.cube would both be written to p_excl.cubex: convert them one by one with -o" \
+    "$TMP/err" "the refusal names both inputs and the output"
 run cube_inclusify --help
 expect_rc 0 "cube_inclusify --help exits 0"
 expect_grep "NAME_incl.cubex" "$TMP/out" "cube_inclusify --help names the default output"
