@@ -167,9 +167,6 @@ int cube_convert_metric_kind(cube_t *c, cube_metric *met, cube_metric_kind kind)
         if (rc == 0 && kept_exact)
             rc = list_add(&exact, m);
     }
-    /* an error of convert_one is on the handle already; else out of memory */
-    if (rc != 0 && cube_error_code(c) == CUBE_OK)
-        cube_set_error(c, CUBE_ENOMEM, "out of memory");
     if (rc == 0 && no_inclusive.count)
         rc = cube_add_warning(c, "%zu metrics of a type that cannot be stored inclusive (%s) "
                                  "stored exclusive",
@@ -181,6 +178,10 @@ int cube_convert_metric_kind(cube_t *c, cube_metric *met, cube_metric_kind kind)
     if (rc == 0 && derived.count)
         rc = cube_add_warning(c, "%zu derived metrics (%s) unchanged: they store no values",
                               derived.count, strbuf_str(&derived.names));
+    /* an error of convert_one is on the handle already; else memory ran
+     * out for a list of names or a warning */
+    if (rc != 0 && cube_error_code(c) == CUBE_OK)
+        cube_set_error(c, CUBE_ENOMEM, "out of memory");
     strbuf_free(&no_inclusive.names);
     strbuf_free(&exact.names);
     strbuf_free(&derived.names);
