@@ -14,8 +14,9 @@ static void print_help(const char *usage, cube_metric_kind kind)
 {
     int incl = kind == CUBE_KIND_INCLUSIVE;
     printf("usage: %s\n"
-           "Store every metric of each FILE call-tree %s (each call path %s),\n"
-           "metric-tree inclusive as every CUBE format does.\n\n"
+           "Store every metric of each FILE call-tree %s:\n"
+           "each call path %s.  Along the metric tree values\n"
+           "stay inclusive, as every CUBE format stores them.\n\n"
            "  -o, --output OUT  the output, for one FILE only (default NAME_%s.cubex in\n"
            "                    the current directory for FILE NAME.cubex, NAME.cube or\n"
            "                    NAME.cube.gz; stdin_%s.cubex for '-'); '-' is standard\n"
