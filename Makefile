@@ -97,7 +97,8 @@ LIB_PC   := $(BUILD)/lib/libcube.pc
 CLI_SIGNALS_OBJ := $(BUILD)/obj/cli/cli_signals.o
 CLI_COMMON_OBJ := $(BUILD)/obj/cli/cli_common.o $(BUILD)/obj/cli/cli_rank.o $(CLI_SIGNALS_OBJ)
 ALGEBRA_CLI_OBJ := $(BUILD)/obj/cli/algebra_cli.o
-# every cli/cube_*.c is a tool (cli_common.c, cli_rank.c and algebra_cli.c are shared parts)
+# every cli/cube_*.c is a tool (cli_common.c, cli_rank.c, algebra_cli.c and kind_cli.c are
+# shared parts)
 TOOLS    := $(patsubst cli/%.c,%,$(wildcard cli/cube_*.c))
 TOOL_BIN := $(addprefix $(BUILD)/bin/,$(TOOLS))
 
@@ -193,6 +194,13 @@ $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(CLI_COMMON_OBJ) $(LIB_A)
 # the algebra tools share their whole body
 ALGEBRA_TOOLS := $(addprefix $(BUILD)/bin/,cube_diff cube_merge cube_mean cube_cmp)
 $(ALGEBRA_TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(ALGEBRA_CLI_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# cube_exclusify and cube_inclusify share their whole body
+KIND_CLI_OBJ := $(BUILD)/obj/cli/kind_cli.o
+KIND_TOOLS := $(addprefix $(BUILD)/bin/,cube_exclusify cube_inclusify)
+$(KIND_TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(KIND_CLI_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 

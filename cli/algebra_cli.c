@@ -41,27 +41,18 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
                       size_t max_inputs)
 {
     cli_init(argv[0]);
-    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
-                                            {"format", required_argument, NULL, 'F'},
-                                            {"gzip", no_argument, NULL, 'z'},
+    static const struct option options[] = {CLI_WRITE_LONG_OPTIONS,
                                             {"match", required_argument, NULL, 'm'},
                                             {"help", no_argument, NULL, 'h'},
                                             {"version", no_argument, NULL, 'V'},
                                             {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    unsigned format = 0; /* CUBE_WRITE_CUBE3, CUBE_WRITE_CUBE4, or 0: by the name */
-    int gzip = 0, opt;
+    cli_write_opts w = {0};
+    int opt;
     cube_match match = CUBE_MATCH_FULL;
     cube_system_rule rule = CUBE_SYSTEM_AGREE;
     /* cli_getopt reports bad options itself and never returns them */
     while ((opt = cli_getopt(argc, argv, "o:zcCh", options, usage)) != -1) {
         switch (opt) {
-        case 'o': output = optarg; break;
-        case 'F':
-            if (cli_write_format_parse(optarg, &format) != 0)
-                cli_usage_error(usage, "--format takes 'cube3' or 'cube4', not '%s'", optarg);
-            break;
-        case 'z': gzip = 1; break;
         case 'c':
             if (rule != CUBE_SYSTEM_COLLAPSE)
                 rule = CUBE_SYSTEM_FIRST;
@@ -70,6 +61,7 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
         case 'm': match = algebra_parse_match(optarg, usage); break;
         case 'h': print_help(usage, summary, default_output); return EXIT_OK;
         case 'V': cli_print_version(); return EXIT_OK;
+        default: cli_write_option(&w, opt, optarg, usage); break;
         }
     }
     size_t n = (size_t)(argc - optind);
@@ -96,12 +88,12 @@ int algebra_tool_main(int argc, char **argv, cube_operation op, const char *usag
     /* The default name says the format: that of the first input (the
      * result carries it), unless --format chose one. */
     char default_name[64];
-    if (!output)
-        output = cli_default_output(default_output, format, result, default_name,
-                                    sizeof default_name);
+    const char *output = w.output ? w.output
+                                  : cli_default_output(default_output, w.format, result,
+                                                       default_name, sizeof default_name);
     int rc = EXIT_OK;
     /* the warnings of the write: what the format written cannot hold */
-    if (cli_write(result, output, (gzip ? CUBE_WRITE_GZIP : 0) | format) != 0)
+    if (cli_write(result, output, cli_write_flags(&w)) != 0)
         rc = EXIT_TROUBLE;
     cube_free(result);
     return rc;

@@ -156,6 +156,24 @@ int cli_write_format_parse(const char *name, unsigned *flags)
     return 0;
 }
 
+int cli_write_option(cli_write_opts *w, int opt, const char *arg, const char *usage)
+{
+    switch (opt) {
+    case 'o': w->output = arg; return 1;
+    case 'F':
+        if (cli_write_format_parse(arg, &w->format) != 0)
+            cli_usage_error(usage, "--format takes 'cube3' or 'cube4', not '%s'", arg);
+        return 1;
+    case 'z': w->gzip = 1; return 1;
+    default: return 0;
+    }
+}
+
+unsigned cli_write_flags(const cli_write_opts *w)
+{
+    return w->format | (w->gzip ? CUBE_WRITE_GZIP : 0);
+}
+
 const char *cli_default_output(const char *base, unsigned format, const cube_t *c, char *buf,
                                size_t len)
 {

@@ -64,6 +64,22 @@ int cli_write(cube_t *c, const char *path, unsigned flags);
 /* --format=cube3|cube4 of the tools that write an experiment: the flag
  * (CUBE_WRITE_CUBE3 or CUBE_WRITE_CUBE4); 0, or -1 for another name. */
 int cli_write_format_parse(const char *name, unsigned *flags);
+/* The output options of the tools that write an experiment: -o OUT,
+ * --format=cube3|cube4 and -z.  Zero-initialise. */
+typedef struct {
+    const char *output; /* NULL: the tool's default name */
+    unsigned format;    /* CUBE_WRITE_CUBE3, CUBE_WRITE_CUBE4, or 0: by the name */
+    int gzip;           /* -z */
+} cli_write_opts;
+/* Their entries of a tool's option table (getopt values 'o', 'F', 'z'). */
+#define CLI_WRITE_LONG_OPTIONS                                                     \
+    {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'F'}, \
+        {"gzip", no_argument, NULL, 'z'}
+/* Take option `opt` with its argument when it is one of them (1), else 0;
+ * a --format other than cube3 or cube4 is a usage error (exit 2). */
+int cli_write_option(cli_write_opts *w, int opt, const char *arg, const char *usage);
+/* The flags of cli_write for them. */
+unsigned cli_write_flags(const cli_write_opts *w);
 /* The default output name BASE.cubex or BASE.cube, into buf: the format
  * --format chose (`format`, 0 when none), else that `c` was read from. */
 const char *cli_default_output(const char *base, unsigned format, const cube_t *c, char *buf,

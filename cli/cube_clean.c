@@ -35,28 +35,20 @@ static void print_help(void)
 int main(int argc, char **argv)
 {
     cli_init(argv[0]);
-    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
-                                            {"format", required_argument, NULL, 'F'},
-                                            {"gzip", no_argument, NULL, 'z'},
+    static const struct option options[] = {CLI_WRITE_LONG_OPTIONS,
                                             {"prune", no_argument, NULL, 'p'},
                                             {"help", no_argument, NULL, 'h'},
                                             {"version", no_argument, NULL, 'V'},
                                             {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    unsigned format = 0; /* CUBE_WRITE_CUBE3, CUBE_WRITE_CUBE4, or 0: by the name */
-    int gzip = 0, prune = 0, opt;
+    cli_write_opts w = {0};
+    int prune = 0, opt;
     /* cli_getopt reports bad options itself and never returns them */
     while ((opt = cli_getopt(argc, argv, "o:zph", options, usage)) != -1) {
         switch (opt) {
-        case 'o': output = optarg; break;
-        case 'F':
-            if (cli_write_format_parse(optarg, &format) != 0)
-                cli_usage_error(usage, "--format takes 'cube3' or 'cube4', not '%s'", optarg);
-            break;
-        case 'z': gzip = 1; break;
         case 'p': prune = 1; break;
         case 'h': print_help(); return EXIT_OK;
         case 'V': cli_print_version(); return EXIT_OK;
+        default: cli_write_option(&w, opt, optarg, usage); break;
         }
     }
     if (argc - optind != 1)
@@ -66,13 +58,14 @@ int main(int argc, char **argv)
         return EXIT_TROUBLE;
     /* the default name says the format: that of --format, else the input's */
     char default_name[32];
-    if (!output)
-        output = cli_default_output("clean", format, c, default_name, sizeof default_name);
+    const char *output = w.output ? w.output
+                                  : cli_default_output("clean", w.format, c, default_name,
+                                                       sizeof default_name);
     int rc = EXIT_OK;
     if (prune && cube_prune(c, NULL) != 0) {
         cli_error("%s", cube_error(c));
         rc = EXIT_TROUBLE;
-    } else if (cli_write(c, output, format | (gzip ? CUBE_WRITE_GZIP : 0)) != 0) {
+    } else if (cli_write(c, output, cli_write_flags(&w)) != 0) {
         rc = EXIT_TROUBLE;
     }
     cube_free(c);

@@ -262,6 +262,9 @@ int model_set_source(cube_t *c, cube_format format, const char *version);
  * exclusive ones.  What the views, the CUBE 3 writer and the statistics
  * convert by. */
 int model_stored_inclusive(const cube_metric *met);
+/* 1 when `met`'s values can be stored call-tree inclusive at all: they add
+ * up (not a maximum, minimum, TAU_ATOMIC or HISTOGRAM(k)). */
+int model_may_store_inclusive(const cube_metric *met);
 /* The metric's values changed: its exact values no longer hold. */
 void model_drop_exact(cube_metric *m);
 /* The exact bytes of m's values at the call path of index `cnode`, or

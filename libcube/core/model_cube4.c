@@ -460,15 +460,19 @@ int cube_add_extra_member(cube_t *c, const char *name, const void *data, size_t 
 int model_stored_inclusive(const cube_metric *met)
 {
     cube_metric_kind kind = cube_metric_type(met);
-    if (kind != CUBE_KIND_INCLUSIVE && kind != CUBE_KIND_SIMPLE)
-        return 0;
+    return (kind == CUBE_KIND_INCLUSIVE || kind == CUBE_KIND_SIMPLE) &&
+           model_may_store_inclusive(met);
+}
+
+int model_may_store_inclusive(const cube_metric *met)
+{
     /* A maximum or minimum cannot be stored call-tree inclusive: CUBE 4
      * forbids it (CubeLib refuses to read such a metric) and there would be
      * no way back to the call paths' own values, since a maximum has no
      * parts to subtract.  The same holds for the value types that carry a
      * minimum and a maximum (TAU_ATOMIC, HISTOGRAM(k)).  Such a metric's
      * rows are taken as exclusive, whatever its kind says. */
-    const char *dtype = met->dtype ? met->dtype : "";
+    const char *dtype = met && met->dtype ? met->dtype : "";
     return cube_metric_combine(met) == CUBE_COMBINE_SUM && strcmp(dtype, "TAU_ATOMIC") != 0 &&
            strncmp(dtype, "HISTOGRAM(", 10) != 0;
 }

@@ -1,10 +1,11 @@
 /*
- * cube_transform.h - changing the call tree of an experiment in memory:
+ * cube_transform.h - changing an experiment in memory.  The call tree:
  * re-rooting it at chosen call paths, pruning the subtrees below chosen
  * call paths, and reducing several experiments to the call tree they
- * have in common (cube_cut(1), cube_commoncalltree(1)).
+ * have in common (cube_cut(1), cube_commoncalltree(1)); and how values are
+ * stored along it (cube_exclusify(1), cube_inclusify(1), at the end).
  *
- * Each transformation keeps some call paths, drops others and folds the
+ * Each call-tree transformation keeps some call paths, drops others and folds the
  * rest into a kept ancestor, and changes nothing else: metrics, regions
  * (also those no call path refers to any more: cube_prune drops them),
  * the system tree, topologies, attributes, mirrors and what CUBE 4 adds
@@ -87,6 +88,31 @@ CUBE_API int cube_cut_prune(cube_t *c, const unsigned char *selected, size_t *nu
  * CUBE_ENOMEM: some may be reduced already, others not). */
 CUBE_API int cube_common_call_tree(cube_t *const *models, size_t n, cube_match match,
                                    size_t *num_common, cube_status *status);
+
+/* ------------------------------------------------------------------------
+ * Storing values the other way along the call tree (cube_exclusify(1),
+ * cube_inclusify(1)).
+ * ------------------------------------------------------------------------ */
+
+/* Store the values of metric `met` of `c` (NULL: of every metric) along
+ * the call tree as `kind` says: CUBE_KIND_EXCLUSIVE (each call path its
+ * own value, what CUBE 3 stores) or CUBE_KIND_INCLUSIVE (each call path
+ * the value of its subtree); the metric's kind is set to match.  The new
+ * rows are the values cube_view_compute gives in the metric-inclusive
+ * flavour and the call flavour of `kind`, so every view of the experiment
+ * gives the same values before and after (integers exactly, doubles to
+ * rounding).  Along the metric tree values stay inclusive: every CUBE
+ * format stores them so.  Not converted, each with a warning on the handle
+ * naming the metrics (cube_warning): a MAXDOUBLE, MINDOUBLE, TAU_ATOMIC or
+ * HISTOGRAM(k) metric cannot be stored inclusive and is stored exclusive
+ * instead; a metric whose exact values (structured value types, 64-bit
+ * integers beyond 2^53, integer sums that would pass 2^53) would not
+ * survive the conversion keeps its rows and kind; derived metrics, which
+ * store no values, are not touched.  Needs the rows in `c` (cube_read).
+ * 0, or -1 with cube_error set (CUBE_EINVAL: another kind, or a metric of
+ * another experiment; CUBE_ENOMEM); after an error the metrics converted
+ * so far stay converted, each consistent with its kind. */
+CUBE_API int cube_convert_metric_kind(cube_t *c, cube_metric *met, cube_metric_kind kind);
 
 #ifdef __cplusplus
 }
