@@ -836,6 +836,11 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
                 note(&log, cube_union_input_has_thread(cb.u, 0, t) ? "thread only in A"
                                                                    : "thread only in B",
                      NULL, NULL, res->threads.items[t], 0, 0);
+        /* each side looks up every row of the other */
+        if (sev_store_index(&res->sev) != 0 || sev_store_index(&other) != 0)
+            rc = oom(&cb);
+    }
+    if (rc == 0) {
         compare_rows(res, &res->sev, &other, 1, take, options, &log);
         compare_rows(res, &other, &res->sev, 0, take, options, &log);
         if (log.failed)
