@@ -253,15 +253,17 @@ double *sev_store_find(const severity_store *s, size_t metric, size_t cnode)
     return r == SIZE_MAX ? NULL : sev_row_values(s, r);
 }
 
-static double *new_row(severity_store *s, size_t metric, size_t cnode)
+/* Room for row number num_rows: its entry and its chunk.  0, or -1 when
+ * out of memory or the store is full. */
+static int make_room(severity_store *s)
 {
-    if (metric > UINT32_MAX || cnode > UINT32_MAX || s->num_rows >= UINT32_MAX - 1)
-        return NULL;
+    if (s->num_rows >= UINT32_MAX - 1)
+        return -1;
     if (s->num_rows == s->rows_cap) {
         size_t cap = s->rows_cap ? s->rows_cap * 2 : 64;
         severity_row *rows = realloc(s->rows, cap * sizeof *rows);
         if (!rows)
-            return NULL;
+            return -1;
         s->rows = rows;
         s->rows_cap = cap;
     }
@@ -272,14 +274,63 @@ static double *new_row(severity_store *s, size_t metric, size_t cnode)
     }
     if (s->num_rows == s->num_chunks << s->chunk_shift &&
         add_chunk(&s->chunks, &s->num_chunks, &s->chunks_cap, s->stride, s->chunk_shift) != 0)
-        return NULL;
+        return -1;
+    return 0;
+}
+
+/* The entry of row number num_rows (room made), which does not count yet. */
+static void set_row(severity_store *s, size_t metric, size_t cnode)
+{
     severity_row *r = &s->rows[s->num_rows];
     if (s->num_rows && row_key(r - 1) >= key_of(metric, cnode))
         s->unordered = 1;
     r->metric = (uint32_t)metric;
     r->cnode = (uint32_t)cnode;
+}
+
+static double *new_row(severity_store *s, size_t metric, size_t cnode)
+{
+    if (metric > UINT32_MAX || cnode > UINT32_MAX || make_room(s) != 0)
+        return NULL;
+    set_row(s, metric, cnode);
     double *values = sev_row_values(s, s->num_rows++);
     memset(values, 0, s->stride * sizeof(double));
+    return values;
+}
+
+double *sev_store_append_run(severity_store *s, size_t metric, const size_t *cnodes, size_t n,
+                             size_t *added)
+{
+    *added = 0;
+    if (!n || metric > UINT32_MAX || make_room(s) != 0)
+        return NULL;
+    /* the rest of the chunk, with entries for all of it */
+    size_t room = (s->num_chunks << s->chunk_shift) - s->num_rows;
+    if (room > UINT32_MAX - 1 - s->num_rows)
+        room = UINT32_MAX - 1 - s->num_rows;
+    if (n > room)
+        n = room;
+    if (n > s->rows_cap - s->num_rows) {
+        size_t cap = s->rows_cap * 2 > s->num_rows + n ? s->rows_cap * 2 : s->num_rows + n;
+        severity_row *rows = realloc(s->rows, cap * sizeof *rows);
+        if (rows) {
+            s->rows = rows;
+            s->rows_cap = cap;
+        } else {
+            n = s->rows_cap - s->num_rows; /* at least one: make_room saw to it */
+        }
+    }
+    double *values = sev_row_values(s, s->num_rows);
+    for (size_t i = 0; i < n; i++) {
+        if (cnodes[i] > UINT32_MAX) {
+            if (!i)
+                return NULL;
+            break;
+        }
+        set_row(s, metric, cnodes[i]);
+        s->num_rows++;
+        ++*added;
+    }
     return values;
 }
 

@@ -83,6 +83,14 @@ double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode);
  * accesses cost more than the row itself, until sev_store_index or
  * sev_store_get_or_add puts it there.  NULL when out of memory. */
 double *sev_store_append(severity_store *s, size_t metric, size_t cnode);
+/* Up to n new rows of `metric` for the call paths cnodes[0 .. n), which
+ * the caller knows are absent (as sev_store_append): as many as the
+ * current chunk holds, at least one, *added of them.  Their values follow
+ * one another from the address returned, stride doubles a row, and are
+ * NOT zeroed: the caller writes every one (a reader reads rows straight
+ * into them).  NULL when out of memory or n is 0. */
+double *sev_store_append_run(severity_store *s, size_t metric, const size_t *cnodes, size_t n,
+                             size_t *added);
 /* Widen every row to `row_len` values (new ones are 0); -1 when out of memory
  * (the store is unchanged then).  Rows move: earlier row pointers are stale. */
 int sev_store_set_row_len(severity_store *s, size_t row_len);

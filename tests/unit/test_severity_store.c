@@ -423,6 +423,56 @@ static void test_in_order(void **state)
     sev_store_free(&s);
 }
 
+/* Runs of rows appended at once: as many as the chunk holds, their values
+ * one after the other (not zeroed: the caller writes them), then found
+ * like any row; a run out of key order makes the store unordered. */
+static void test_append_run(void **state)
+{
+    (void)state;
+    enum { N = 20000, W = 3 };
+    severity_store s = empty_store();
+    s.row_len = W;
+    size_t *cnodes = malloc(N * sizeof *cnodes);
+    assert_non_null(cnodes);
+    for (size_t i = 0; i < N; i++)
+        cnodes[i] = 2 * i;
+    size_t done = 0, runs = 0;
+    while (done < N) {
+        size_t added;
+        double *v = sev_store_append_run(&s, 1, cnodes + done, N - done, &added);
+        assert_non_null(v);
+        assert_true(added >= 1 && added <= N - done);
+        for (size_t r = 0; r < added; r++) {
+            assert_ptr_equal(v + r * W, sev_row_values(&s, done + r));
+            fill_row(v + r * W, 1, 2 * (done + r), W);
+        }
+        done += added;
+        runs++;
+    }
+    assert_int_equal(s.num_rows, N);
+    assert_true(runs > 1 && runs == s.num_chunks); /* a run ends with its chunk */
+    assert_false(s.unordered);
+    for (size_t i = 0; i < N; i++)
+        expect_row(sev_store_find(&s, 1, 2 * i), 1, 2 * i, W, W);
+    assert_null(sev_store_find(&s, 1, 1));
+    size_t added;
+    assert_null(sev_store_append_run(&s, 1, cnodes, 0, &added));
+    assert_int_equal(added, 0);
+    /* metric 0 after metric 1: out of order */
+    double *v = sev_store_append_run(&s, 0, cnodes, 2, &added);
+    assert_non_null(v);
+    assert_int_equal(added, 2);
+    fill_row(v, 0, 0, W);
+    fill_row(v + W, 0, 2, W);
+    assert_true(s.unordered);
+    assert_int_equal(sev_store_index(&s), 0);
+    check_invariants(&s);
+    expect_row(sev_store_find(&s, 0, 2), 0, 2, W, W);
+    expect_row(sev_store_find(&s, 1, 2 * N - 2), 1, 2 * N - 2, W, W);
+    free(cnodes);
+    sev_store_free(&s);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -451,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_clear),
         cmocka_unit_test(test_sorted_order),
         cmocka_unit_test(test_in_order),
+        cmocka_unit_test(test_append_run),
         cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
