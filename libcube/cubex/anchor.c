@@ -484,6 +484,9 @@ static int index_regions(parser *p)
 
 static size_t find_region(const parser *p, int64_t id)
 {
+    /* ids 0 .. n-1, as writers number them: the sorted ids are their places */
+    if (id >= 0 && (uint64_t)id < p->regions.n && p->region_ids[id] == id)
+        return p->region_index[id];
     size_t lo = 0, hi = p->regions.n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -1328,12 +1331,14 @@ static int filter(parser *p, const char *s, size_t n, strbuf *out)
             continue;
         }
         int quoted = (p->fstate == F_Q || p->fstate == F_OTHER_Q) && c != p->fquote;
-        if (quoted || (p->fstate == F_OTHER && c != '"' && c != '\'' && c != '>')) {
-            /* a quoted value, or the names, blanks and '=' of a tag passed
-             * on (to its next quote or its end): skipped at once */
+        int to_gt = p->fstate == F_TO_GT && c != '>';
+        if (quoted || to_gt || (p->fstate == F_OTHER && c != '"' && c != '\'' && c != '>')) {
+            /* a quoted value, the rest of an end tag (comment, declaration),
+             * or the names, blanks and '=' of a tag passed on (to its next
+             * quote or its end): skipped at once */
             size_t end = i + 1;
-            if (quoted)
-                end = run_end(s, i, n, p->fquote);
+            if (quoted || to_gt)
+                end = run_end(s, i, n, quoted ? p->fquote : '>');
             else
                 while (end < n && s[end] != '"' && s[end] != '\'' && s[end] != '>')
                     end++;
