@@ -296,7 +296,7 @@ check-run: lib tools man $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_BIN)
 # concurrency test, the algebra's read-ahead workers, the LinkTest
 # analysis's second thread), built with -fsanitize=thread in build/tsan and
 # run by tests/tsan.sh, which fails on any ThreadSanitizer report.
-TSAN_TESTS := test_concurrency test_algebra test_linktest_stats
+TSAN_TESTS := test_concurrency test_algebra test_algebra_cube4 test_linktest_stats
 .PHONY: check-tsan tsan-run
 check-tsan: deps-check
 	@$(MAKE) --no-print-directory TSAN=1 tsan-run

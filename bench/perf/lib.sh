@@ -220,7 +220,7 @@ cubex_calc() {
 cubex_measure() {
     local label=$1 file=$2 runs=$3 rows=$4 threads=$5 bin=$BIN
     local -a saved_rm=("${measure_rm[@]}") flag
-    local r3 data x xmb cs cat rs rk ds dk ws cps d1 da diffs share valmb cl
+    local r3 data x xmb cs cat sl rs rk ds dk ws cps d1 da diffs share valmb cl
     measure_rm=()
     measure "$runs" "$RW" read "$file"
     r3=$M_S
@@ -243,6 +243,9 @@ cubex_measure() {
         cat "$x" >/dev/null # into the page cache, as the CUBE 3 file is
         measure "$runs" cat "$x"
         cat=$M_S
+        # the bytes into fresh memory: the floor of a reader that keeps them
+        measure "$runs" "$RW" slurp "$x"
+        sl=$M_S
         measure "$runs" "$RW" defs "$x"
         ds=$M_S dk=$M_KB
         measure "$runs" "$RW" read "$x"
@@ -251,12 +254,13 @@ cubex_measure() {
         cubex_rows_a+=("$(
             printf '%-9s %-5s %8s | %8s %8s ' "$label" "$data" "$xmb" "$r3" "$cs"
             cubex_bound "$cs" "$(cubex_calc '1.2 * a' "$r3")" "$r3"
-            printf ' | %8s %8s %8s ' "$cat" "$ds" "$rs"
+            printf ' | %8s %8s %8s %8s ' "$cat" "$sl" "$ds" "$rs"
             if [[ $data == plain ]]; then
                 cubex_bound "$rs" "$(cubex_calc '1.5 * a' "$cat")" "$cat"
             else
                 printf '%6s %-6s' "$(cubex_calc '(b > 0 && a ~ /^[0-9.]+$/) ? sprintf("%.2f", a / b) : "-"' "$rs" "$cat")" -
             fi
+            printf ' %6s' "$(cubex_calc '(b > 0 && b ~ /^[0-9.]+$/ && a ~ /^[0-9.]+$/) ? sprintf("%.2f", a / b) : "-"' "$rs" "$sl")"
             awk -v rk="$rk" -v dk="$dk" -v val="$valmb" 'BEGIN {
                 if (rk !~ /^[0-9]+$/ || dk !~ /^[0-9]+$/) { printf " | %7s %7s %7s %7s %-6s", "-", val, "-", "-", "-"; exit }
                 rss = rk * 1024 / 1e6; def = dk * 1024 / 1e6; lim = 1.2 * val + def
@@ -323,19 +327,21 @@ cubex_print() {
     local cubelib_note="CubeLib is not installed here: not measured (set CUBELIB_DUMP to measure it)"
     ((have_cubelib)) && cubelib_note="$CUBELIB_DUMP -m all X >/dev/null"
     echo
-    printf '%-9s %-5s %8s | %-31s | %-42s | %-38s\n' "" "" "" "CUBE 3 -> CUBE 4" \
-        "cat X, cube_rw defs X, cube_rw read X" "peak memory of cube_rw read X"
-    printf '%-9s %-5s %8s | %8s %8s %6s %-6s | %8s %8s %8s %6s %-6s | %7s %7s %7s %7s %-6s\n' \
-        case data xMB read3 conv x ok? cat defs read /cat ok? RSS valMB defRSS RSSmax ok?
+    printf '%-9s %-5s %8s | %-31s | %-58s | %-38s\n' "" "" "" "CUBE 3 -> CUBE 4" \
+        "cat X, cube_rw slurp X, cube_rw defs X, cube_rw read X" "peak memory of cube_rw read X"
+    printf '%-9s %-5s %8s | %8s %8s %6s %-6s | %8s %8s %8s %8s %6s %-6s %6s | %7s %7s %7s %7s %-6s\n' \
+        case data xMB read3 conv x ok? cat slurp defs read /cat ok? /slurp RSS valMB defRSS RSSmax ok?
     printf '%s\n' "${cubex_rows_a[@]}"
     printf '%s\n' \
         "# CUBE 4: each CUBE 3 file converted by cube_clean into X.cubex with plain (CUBEX.DATA)" \
         "# or zlib-compressed (ZCUBEX.DATA) data; xMB: its size.  Seconds are medians." \
         "# read3: cube_rw read FILE.cube (cube_read, then every value touched); conv:" \
         "# cube_clean -o X.cubex FILE.cube, x = conv / read3 (bound 1.2).  cat: cat X >/dev/null" \
-        "# (X in the page cache); defs: cube_rw defs X, the definitions alone (no row); read:" \
-        "# cube_rw read X, /cat = read / cat (bound 1.5, plain data).  RSS: its peak in MB;" \
-        "# valMB: rows x threads x 8 bytes; defRSS: the peak of defs; RSSmax = 1.2 x valMB + defRSS."
+        "# (X in the page cache); slurp: cube_rw slurp X, X's bytes read into fresh memory (the" \
+        "# floor of a reader that keeps the values); defs: cube_rw defs X, the definitions alone" \
+        "# (no row); read: cube_rw read X, /cat = read / cat (bound 1.5, plain data), /slurp =" \
+        "# read / slurp (no bound).  RSS: its peak in MB; valMB: rows x threads x 8 bytes;" \
+        "# defRSS: the peak of defs; RSSmax = 1.2 x valMB + defRSS."
     echo
     printf '%-9s %-5s %8s | %-31s | %-38s | %-22s | %-8s\n' "" "" "" \
         "cube_write_file X vs cp" "cube_dump -m mpi vs -m all" "cube_diff X X" "CubeLib"

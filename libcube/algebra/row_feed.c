@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FEED_WORKERS 2
 #define FEED_BLOCK_BYTES ((size_t)1 << 20)
 #define FEED_AHEAD_BYTES ((size_t)32 << 20)
 
@@ -46,6 +45,7 @@ typedef struct {
 
 struct row_feed {
     const char *const *paths;
+    cube_reader **readers;  /* per input, one taken over from the caller, or NULL */
     const unsigned char *skip;
     size_t n;
     pthread_mutex_t lock;
@@ -133,9 +133,12 @@ static int read_input(feed_worker *w, size_t k)
     struct row_feed *f = w->feed;
     int status = FEED_ROW_END;
     feed_block *b = NULL;
-    /* the caller has the call trees (cube_union): this reader needs only
-     * each row's cnode index, not a second copy of the tree */
-    cube_reader *r = cube_reader_open_with(f->paths[k], CUBE_READ_NO_CALL_TREE);
+    /* the caller has the call trees (cube_union): a reader opened here
+     * needs only each row's cnode index, not a second copy of the tree */
+    cube_reader *r = f->readers[k];
+    f->readers[k] = NULL; /* this worker's input: no other thread looks */
+    if (!r)
+        r = cube_reader_open_with(f->paths[k], CUBE_READ_NO_CALL_TREE);
     size_t nthreads = 0;
     if (!r || !cube_reader_definitions(r)) {
         if (r)
@@ -211,11 +214,20 @@ static void *work(void *arg)
     return NULL;
 }
 
-row_feed *row_feed_start(const char *const *paths, size_t n, const unsigned char *skip)
+row_feed *row_feed_start(const char *const *paths, cube_reader **readers, size_t n,
+                         const unsigned char *skip)
 {
     struct row_feed *f = calloc(1, sizeof *f);
+    if (f && !(f->readers = calloc(n ? n : 1, sizeof *f->readers))) {
+        free(f);
+        f = NULL;
+    }
     if (!f)
         return NULL;
+    for (size_t k = 0; readers && k < n; k++) {
+        f->readers[k] = readers[k];
+        readers[k] = NULL;
+    }
     f->paths = paths;
     f->skip = skip;
     f->n = n;
@@ -326,6 +338,10 @@ void row_feed_stop(row_feed *f)
     }
     free_block(f->current);
     free_warnings(f->warnings, f->num_warnings);
+    /* the readers of inputs no worker reached */
+    for (size_t k = 0; k < f->n; k++)
+        cube_reader_close(f->readers[k]);
+    free(f->readers);
     pthread_cond_destroy(&f->changed);
     pthread_mutex_destroy(&f->lock);
     free(f);

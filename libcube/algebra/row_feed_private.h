@@ -18,9 +18,17 @@ enum {
 
 typedef struct row_feed row_feed;
 
+/* Inputs read at once: one worker thread each. */
+#define FEED_WORKERS 2
+
 /* Start reading the rows of paths[k] for every k with !skip[k].  The
- * arrays must stay alive until row_feed_stop.  NULL when out of memory. */
-row_feed *row_feed_start(const char *const *paths, size_t n, const unsigned char *skip);
+ * arrays must stay alive until row_feed_stop.  `readers` NULL, or per
+ * input NULL or a reader of paths[k] past its definitions, which the feed
+ * takes over (the entry is set to NULL) and reads instead of opening and
+ * parsing paths[k] again.  NULL when out of memory (the readers are then
+ * still the caller's). */
+row_feed *row_feed_start(const char *const *paths, cube_reader **readers, size_t n,
+                         const unsigned char *skip);
 /* The next row of input k; inputs must be taken in increasing order, each
  * until it ends.  Indexes are those of the input's own definitions. */
 int row_feed_next(row_feed *f, size_t k, size_t *metric, size_t *cnode, const double **values,

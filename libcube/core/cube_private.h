@@ -189,6 +189,8 @@ struct cube_t {
      * each (model_add_cnode).  Their children arrays are still malloc'd. */
     arena entities;
     keymap cnode_mods;
+    const char *last_mod; /* the module model_add_cnode interned last: call
+                             paths in a row mostly share theirs */
     ptr_list machines, nodes, processes, threads;
     ptr_list carts;
 

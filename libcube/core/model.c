@@ -287,11 +287,17 @@ cube_cnode *model_add_cnode(cube_t *c, int64_t id, cube_region *callee, const ch
      * cube_free: they cannot be handed back alone, and it happens only when
      * memory has run out. */
     cube_cnode *n = arena_alloc(&c->entities, sizeof *n, _Alignof(cube_cnode));
-    const char *shared_mod = n ? keymap_intern(&c->cnode_mods, mod ? mod : "") : NULL;
+    if (!mod)
+        mod = "";
+    const char *shared_mod = !n ? NULL
+                             : c->last_mod && strcmp(c->last_mod, mod) == 0
+                                 ? c->last_mod
+                                 : keymap_intern(&c->cnode_mods, mod);
     if (!shared_mod) {
         oom(c);
         return NULL;
     }
+    c->last_mod = shared_mod;
     *n = (cube_cnode){.id = id, .callee = callee, .mod = shared_mod, .line = line,
                       .depth = parent ? parent->depth + 1 : 0, .parent = parent};
     if (register_entity(c, &c->cnodes, n, &n->index) != 0)

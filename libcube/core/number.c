@@ -288,10 +288,11 @@ int parse_id(const char *s, int64_t *out)
     if (!s || *s < '0' || *s > '9')
         return -1;
     int64_t v = 0;
-    for (; *s; s++) {
+    /* 18 digits always fit: only longer numbers need the (dividing) check */
+    for (size_t n = 0; *s; s++, n++) {
         if (*s < '0' || *s > '9')
             return -1;
-        if (v > (INT64_MAX - (*s - '0')) / 10)
+        if (n >= 18 && v > (INT64_MAX - (*s - '0')) / 10)
             return -1;
         v = v * 10 + (*s - '0');
     }

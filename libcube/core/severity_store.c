@@ -208,25 +208,62 @@ static double *find_indexed(const severity_store *s, size_t metric, size_t cnode
     return row == SIZE_MAX ? NULL : sev_row_values(s, row);
 }
 
+/* Rows sort by this key: metric, then cnode. */
+static uint64_t key_of(size_t metric, size_t cnode)
+{
+    return (uint64_t)metric << 32 | (uint64_t)cnode;
+}
+
+static uint64_t row_key(const severity_row *r)
+{
+    return key_of(r->metric, r->cnode);
+}
+
+/* The row number of (metric, cnode) among the rows not indexed yet, or
+ * SIZE_MAX. */
+static size_t find_appended(const severity_store *s, size_t metric, size_t cnode)
+{
+    if (metric > UINT32_MAX || cnode > UINT32_MAX)
+        return SIZE_MAX;
+    uint64_t key = key_of(metric, cnode);
+    if (!s->unordered) {
+        size_t lo = s->num_indexed, hi = s->num_rows;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (row_key(&s->rows[mid]) < key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < s->num_rows && row_key(&s->rows[lo]) == key ? lo : SIZE_MAX;
+    }
+    for (size_t r = s->num_indexed; r < s->num_rows; r++)
+        if (row_key(&s->rows[r]) == key)
+            return r;
+    return SIZE_MAX;
+}
+
 double *sev_store_find(const severity_store *s, size_t metric, size_t cnode)
 {
     double *found = find_indexed(s, metric, cnode);
+    if (found || s->num_indexed == s->num_rows)
+        return found;
     /* rows appended since the last sev_store_index (see the header) */
-    for (size_t r = s->num_indexed; !found && r < s->num_rows; r++)
-        if (s->rows[r].metric == metric && s->rows[r].cnode == cnode)
-            found = sev_row_values(s, r);
-    return found;
+    size_t r = find_appended(s, metric, cnode);
+    return r == SIZE_MAX ? NULL : sev_row_values(s, r);
 }
 
-static double *new_row(severity_store *s, size_t metric, size_t cnode)
+/* Room for row number num_rows: its entry and its chunk.  0, or -1 when
+ * out of memory or the store is full. */
+static int make_room(severity_store *s)
 {
-    if (metric > UINT32_MAX || cnode > UINT32_MAX || s->num_rows >= UINT32_MAX - 1)
-        return NULL;
+    if (s->num_rows >= UINT32_MAX - 1)
+        return -1;
     if (s->num_rows == s->rows_cap) {
         size_t cap = s->rows_cap ? s->rows_cap * 2 : 64;
         severity_row *rows = realloc(s->rows, cap * sizeof *rows);
         if (!rows)
-            return NULL;
+            return -1;
         s->rows = rows;
         s->rows_cap = cap;
     }
@@ -237,12 +274,63 @@ static double *new_row(severity_store *s, size_t metric, size_t cnode)
     }
     if (s->num_rows == s->num_chunks << s->chunk_shift &&
         add_chunk(&s->chunks, &s->num_chunks, &s->chunks_cap, s->stride, s->chunk_shift) != 0)
-        return NULL;
+        return -1;
+    return 0;
+}
+
+/* The entry of row number num_rows (room made), which does not count yet. */
+static void set_row(severity_store *s, size_t metric, size_t cnode)
+{
     severity_row *r = &s->rows[s->num_rows];
+    if (s->num_rows && row_key(r - 1) >= key_of(metric, cnode))
+        s->unordered = 1;
     r->metric = (uint32_t)metric;
     r->cnode = (uint32_t)cnode;
+}
+
+static double *new_row(severity_store *s, size_t metric, size_t cnode)
+{
+    if (metric > UINT32_MAX || cnode > UINT32_MAX || make_room(s) != 0)
+        return NULL;
+    set_row(s, metric, cnode);
     double *values = sev_row_values(s, s->num_rows++);
     memset(values, 0, s->stride * sizeof(double));
+    return values;
+}
+
+double *sev_store_append_run(severity_store *s, size_t metric, const size_t *cnodes, size_t n,
+                             size_t *added)
+{
+    *added = 0;
+    if (!n || metric > UINT32_MAX || make_room(s) != 0)
+        return NULL;
+    /* the rest of the chunk, with entries for all of it */
+    size_t room = (s->num_chunks << s->chunk_shift) - s->num_rows;
+    if (room > UINT32_MAX - 1 - s->num_rows)
+        room = UINT32_MAX - 1 - s->num_rows;
+    if (n > room)
+        n = room;
+    if (n > s->rows_cap - s->num_rows) {
+        size_t cap = s->rows_cap * 2 > s->num_rows + n ? s->rows_cap * 2 : s->num_rows + n;
+        severity_row *rows = realloc(s->rows, cap * sizeof *rows);
+        if (rows) {
+            s->rows = rows;
+            s->rows_cap = cap;
+        } else {
+            n = s->rows_cap - s->num_rows; /* at least one: make_room saw to it */
+        }
+    }
+    double *values = sev_row_values(s, s->num_rows);
+    for (size_t i = 0; i < n; i++) {
+        if (cnodes[i] > UINT32_MAX) {
+            if (!i)
+                return NULL;
+            break;
+        }
+        set_row(s, metric, cnodes[i]);
+        s->num_rows++;
+        ++*added;
+    }
     return values;
 }
 
@@ -251,7 +339,28 @@ double *sev_store_append(severity_store *s, size_t metric, size_t cnode)
     return new_row(s, metric, cnode);
 }
 
-double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode)
+/* The rows in order (see the header): the row at the cursor (after the
+ * last row, the first: the next input starts over), or a new last row of
+ * a sorted store.  The hash table is left alone: combining two inputs
+ * with the same rows in the same order then looks nothing up, where each
+ * row cost two look-ups, nearly all cache misses. */
+static double *get_in_order(severity_store *s, size_t metric, size_t cnode)
+{
+    size_t next = s->cursor < s->num_rows ? s->cursor : 0;
+    if (next < s->num_rows && s->rows[next].metric == metric && s->rows[next].cnode == cnode) {
+        s->cursor = next + 1;
+        return sev_row_values(s, next);
+    }
+    if (s->unordered || metric > UINT32_MAX || cnode > UINT32_MAX ||
+        (s->num_rows && row_key(&s->rows[s->num_rows - 1]) >= key_of(metric, cnode)))
+        return NULL;
+    double *values = new_row(s, metric, cnode);
+    if (values)
+        s->cursor = s->num_rows;
+    return values;
+}
+
+static double *get_or_add_hashed(severity_store *s, size_t metric, size_t cnode)
 {
     if (sev_store_index(s) != 0)
         return sev_store_find(s, metric, cnode); /* NULL unless present: no memory */
@@ -267,14 +376,23 @@ double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode)
     uint64_t h = row_hash(metric, cnode);
     size_t at, dist;
     size_t row = probe(s, h, metric, cnode, &at, &dist);
-    if (row != SIZE_MAX)
+    if (row != SIZE_MAX) {
+        s->cursor = row + 1;
         return sev_row_values(s, row);
+    }
     double *values = new_row(s, metric, cnode);
     if (!values)
         return NULL;
     place_from(s->slots, s->slot_bits, at, dist, make_entry(h, s->num_rows - 1));
     s->num_indexed = s->num_rows;
+    s->cursor = s->num_rows;
     return values;
+}
+
+double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode)
+{
+    double *values = get_in_order(s, metric, cnode);
+    return values ? values : get_or_add_hashed(s, metric, cnode);
 }
 
 int sev_store_set_row_len(severity_store *s, size_t row_len)

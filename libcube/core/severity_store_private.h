@@ -33,8 +33,13 @@ typedef struct {
     size_t num_slots;      /* a power of two; num_rows <= 3/4 of it */
     unsigned slot_bits;    /* log2 of num_slots */
     size_t num_indexed;    /* rows [0, num_indexed) are in `slots`; the rest were
-                              appended by sev_store_append and wait for
-                              sev_store_index (or sev_store_get_or_add) */
+                              appended (sev_store_append, or sev_store_get_or_add
+                              in key order) and wait for sev_store_index */
+    size_t cursor;         /* the row after the one sev_store_get_or_add gave
+                              last: where a caller going through the rows in
+                              their order looks next */
+    int unordered;         /* 0 while every row was created after all rows of a
+                              smaller (metric, cnode): rows then are sorted */
     double **chunks;       /* chunk c holds the values of rows
                               [c << chunk_shift, (c + 1) << chunk_shift) */
     size_t num_chunks, chunks_cap;
@@ -59,19 +64,33 @@ void sev_store_clear(severity_store *s);
 /* The row, or NULL when absent.  It only reads the store, so any number
  * of threads may look rows up at once while none changes it.  Rows
  * appended since the last sev_store_index are not in the hash table yet
- * and are searched one by one: whoever appends indexes before looking up
- * much (a handle's first look-up does, query.c). */
+ * and are searched by bisection while the store is sorted, else one by
+ * one: whoever appends indexes before looking up much (a handle's first
+ * look-up does, query.c). */
 double *sev_store_find(const severity_store *s, size_t metric, size_t cnode);
 /* Put the appended rows into the hash table; 0, or -1 when out of memory
  * (the store is unchanged then: its rows are all still found). */
 int sev_store_index(severity_store *s);
-/* The row, created all zeros when absent; NULL when out of memory. */
+/* The row, created all zeros when absent; NULL when out of memory.  Rows
+ * asked for in (metric, cnode) order, or in the order of the rows (a second
+ * input in the order of the first), cost no hash look-up: a key beyond the
+ * last row of a sorted store is new and appended, and the row after the
+ * last one given is tried first.  Other keys index the appended rows and
+ * use the hash table. */
 double *sev_store_get_or_add(severity_store *s, size_t metric, size_t cnode);
 /* A new row, all zeros, that the caller knows is not in the store yet
  * (a reader filling a fresh store).  It skips the hash table, whose random
  * accesses cost more than the row itself, until sev_store_index or
  * sev_store_get_or_add puts it there.  NULL when out of memory. */
 double *sev_store_append(severity_store *s, size_t metric, size_t cnode);
+/* Up to n new rows of `metric` for the call paths cnodes[0 .. n), which
+ * the caller knows are absent (as sev_store_append): as many as the
+ * current chunk holds, at least one, *added of them.  Their values follow
+ * one another from the address returned, stride doubles a row, and are
+ * NOT zeroed: the caller writes every one (a reader reads rows straight
+ * into them).  NULL when out of memory or n is 0. */
+double *sev_store_append_run(severity_store *s, size_t metric, const size_t *cnodes, size_t n,
+                             size_t *added);
 /* Widen every row to `row_len` values (new ones are 0); -1 when out of memory
  * (the store is unchanged then).  Rows move: earlier row pointers are stale. */
 int sev_store_set_row_len(severity_store *s, size_t row_len);

@@ -87,6 +87,7 @@ typedef struct {
     /* region ids sorted, for calleeId lookups (built at the first cnode) */
     int64_t *region_ids;
     size_t *region_index;
+    char *no_mod; /* the module of the cnodes without one: "" */
     /* the unquoted-value filter */
     int fstate;
     char ftag[12];
@@ -196,45 +197,80 @@ static void on_xml_error(void *ctx, xml_error_arg err)
 /* ---- attributes -------------------------------------------------------------- */
 
 /* SAX2 attributes come as (localname, prefix, URI, value, end) tuples
- * whose values are not NUL-terminated: a copy into the arena, NULL when
- * absent (or failed). */
-static char *attr(parser *p, const xmlChar **at, int n, const char *name)
+ * whose values are not NUL-terminated.  The tuple number of attribute
+ * `name`, or -1 when absent. */
+static int attr_at(const xmlChar **at, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
         if (strcmp((const char *)at[5 * i], name) == 0)
-            return sdup(p, (const char *)at[5 * i + 3], (size_t)(at[5 * i + 4] - at[5 * i + 3]));
-    return NULL;
+            return i;
+    return -1;
 }
 
-/* An integer attribute: 1 found, 0 absent (*out = dflt), -1 after a
- * failure.  `nonneg` asks for a non-negative decimal. */
-static int int_attr(parser *p, const xmlChar **at, int n, const char *elem, const char *name,
-                    int nonneg, int64_t dflt, int64_t *out)
+/* The value of tuple i (>= 0) as a copy into the arena, NULL when failed. */
+static char *attr_value(parser *p, const xmlChar **at, int i)
+{
+    return sdup(p, (const char *)at[5 * i + 3], (size_t)(at[5 * i + 4] - at[5 * i + 3]));
+}
+
+/* Attribute `name`: a copy into the arena, NULL when absent (or failed). */
+static char *attr(parser *p, const xmlChar **at, int n, const char *name)
+{
+    int i = attr_at(at, n, name);
+    return i < 0 ? NULL : attr_value(p, at, i);
+}
+
+/* The integer value of tuple i (-1: absent): 1 found, 0 absent (*out =
+ * dflt), -1 after a failure.  `nonneg` asks for a non-negative decimal.
+ * A value of a usual length is parsed from a copy on the stack: ids are
+ * most of the attributes, and the arena would keep every copy. */
+static int int_value(parser *p, const xmlChar **at, int i, const char *elem, const char *name,
+                     int nonneg, int64_t dflt, int64_t *out)
 {
     *out = dflt;
-    char *v = attr(p, at, n, name);
-    if (p->failed)
-        return -1;
-    if (!v)
+    if (i < 0)
         return 0;
+    char buf[64], *v = buf;
+    size_t len = (size_t)(at[5 * i + 4] - at[5 * i + 3]);
+    if (len < sizeof buf) {
+        memcpy(buf, at[5 * i + 3], len);
+        buf[len] = '\0';
+    } else if (!(v = attr_value(p, at, i))) {
+        return -1;
+    }
     long l;
     int64_t u;
     if (nonneg ? parse_id(v, &u) != 0 : parse_long(v, &l) != 0) {
         fail(p, "<%s %s=...> must be a%s decimal integer, found \"%.40s\"", elem, name,
-             nonneg ? " non-negative" : "n", v);
+             nonneg ? " non-negative" : "", v);
         return -1;
     }
     *out = nonneg ? u : (int64_t)l;
     return 1;
 }
 
-static int required_int(parser *p, const xmlChar **at, int n, const char *elem,
-                        const char *name, int64_t *out)
+/* Integer attribute `name`, as int_value. */
+static int int_attr(parser *p, const xmlChar **at, int n, const char *elem, const char *name,
+                    int nonneg, int64_t dflt, int64_t *out)
 {
-    int rc = int_attr(p, at, n, elem, name, 1, 0, out);
+    return int_value(p, at, attr_at(at, n, name), elem, name, nonneg, dflt, out);
+}
+
+/* A non-negative integer attribute that must be there (tuple i, -1:
+ * absent); 0, or -1 after failing. */
+static int required_value(parser *p, const xmlChar **at, int i, const char *elem,
+                          const char *name, int64_t *out)
+{
+    int rc = int_value(p, at, i, elem, name, 1, 0, out);
     if (rc == 0)
         fail(p, "<%s> needs an attribute %s, found none", elem, name);
     return rc == 1 ? 0 : -1;
+}
+
+static int required_int(parser *p, const xmlChar **at, int n, const char *elem,
+                        const char *name, int64_t *out)
+{
+    return required_value(p, at, attr_at(at, n, name), elem, name, out);
 }
 
 /* "true"/"false" in any case: 1/0; -1 when absent, -2 for anything else. */
@@ -264,7 +300,10 @@ static frame *push(parser *p, ekind kind, const char *name, size_t index)
     frame *f = &p->stack[p->depth++];
     memset(f, 0, sizeof *f);
     f->kind = kind;
-    snprintf(f->name, sizeof f->name, "%s", name);
+    /* cut short as snprintf would, without its cost on every element */
+    size_t len = strnlen(name, sizeof f->name - 1);
+    memcpy(f->name, name, len);
+    f->name[len] = '\0';
     f->index = index;
     f->line = current_line(p);
     return f;
@@ -445,6 +484,9 @@ static int index_regions(parser *p)
 
 static size_t find_region(const parser *p, int64_t id)
 {
+    /* ids 0 .. n-1, as writers number them: the sorted ids are their places */
+    if (id >= 0 && (uint64_t)id < p->regions.n && p->region_ids[id] == id)
+        return p->region_index[id];
     size_t lo = 0, hi = p->regions.n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -471,14 +513,28 @@ static void start_cnode(parser *p, size_t parent, const xmlChar **at, int n)
     c->parent = parent;
     if (push_line(p, &p->cnode_lines) != 0)
         return;
+    /* the attributes found in one pass: a call tree has many cnodes */
+    int id = -1, callee_at = -1, line = -1, mod = -1;
+    for (int i = n; i-- > 0;) { /* backwards: the first of a repeated name wins */
+        const char *name = (const char *)at[5 * i];
+        if (!strcmp(name, "id"))
+            id = i;
+        else if (!strcmp(name, "calleeId"))
+            callee_at = i;
+        else if (!strcmp(name, "line"))
+            line = i;
+        else if (!strcmp(name, "mod"))
+            mod = i;
+    }
     int64_t callee;
-    if (required_int(p, at, n, "cnode", "id", &c->id) != 0 ||
-        required_int(p, at, n, "cnode", "calleeId", &callee) != 0 ||
-        int_attr(p, at, n, "cnode", "line", 0, -1, &c->line) < 0)
+    if (required_value(p, at, id, "cnode", "id", &c->id) != 0 ||
+        required_value(p, at, callee_at, "cnode", "calleeId", &callee) != 0 ||
+        int_value(p, at, line, "cnode", "line", 0, -1, &c->line) < 0)
         return;
-    c->mod = attr(p, at, n, "mod");
-    if (!c->mod && !p->failed)
-        c->mod = sdup(p, "", 0);
+    /* no module: one shared empty string */
+    if (mod < 0 && !p->no_mod)
+        p->no_mod = sdup(p, "", 0);
+    c->mod = mod < 0 ? p->no_mod : attr_value(p, at, mod);
     if (p->failed)
         return;
     c->region = find_region(p, callee);
@@ -1126,6 +1182,13 @@ static int cmp_pair(const void *x, const void *y)
  * from lines[]).  0, or -1 after failing. */
 static int check_unique(parser *p, id_pair *pairs, size_t n, const long *lines, const char *what)
 {
+    /* writers number entities in document order: then there is nothing
+     * to sort (pairs come in index order) */
+    size_t k = 1;
+    while (k < n && pairs[k - 1].id < pairs[k].id)
+        k++;
+    if (k >= n)
+        return 0;
     qsort(pairs, n, sizeof *pairs, cmp_pair);
     for (size_t k = 1; k < n; k++)
         if (pairs[k].id == pairs[k - 1].id) {
@@ -1239,8 +1302,8 @@ static int after_name(parser *p, char c)
     p->ftag[p->ftag_len] = '\0';
     if (!p->ftag_len)
         return c == '!' || c == '?' || c == '/' ? F_TO_GT : F_TEXT;
-    if (!strcmp(p->ftag, "cubepl") || !strcmp(p->ftag, "cubeplinit") ||
-        !strcmp(p->ftag, "cubeplaggr"))
+    if (p->ftag_len >= 6 && !memcmp(p->ftag, "cubepl", 6) &&
+        (p->ftag_len == 6 || !strcmp(p->ftag + 6, "init") || !strcmp(p->ftag + 6, "aggr")))
         return F_FIX;
     return F_OTHER;
 }
@@ -1267,8 +1330,18 @@ static int filter(parser *p, const char *s, size_t n, strbuf *out)
             i = run_end(s, i, n, '<') - 1; /* the loop's i++ lands on the '<' */
             continue;
         }
-        if ((p->fstate == F_Q || p->fstate == F_OTHER_Q) && c != p->fquote) {
-            size_t end = run_end(s, i, n, p->fquote);
+        int quoted = (p->fstate == F_Q || p->fstate == F_OTHER_Q) && c != p->fquote;
+        int to_gt = p->fstate == F_TO_GT && c != '>';
+        if (quoted || to_gt || (p->fstate == F_OTHER && c != '"' && c != '\'' && c != '>')) {
+            /* a quoted value, the rest of an end tag (comment, declaration),
+             * or the names, blanks and '=' of a tag passed on (to its next
+             * quote or its end): skipped at once */
+            size_t end = i + 1;
+            if (quoted || to_gt)
+                end = run_end(s, i, n, quoted ? p->fquote : '>');
+            else
+                while (end < n && s[end] != '"' && s[end] != '\'' && s[end] != '>')
+                    end++;
             p->tag_bytes += end - i;
             if (p->tag_bytes > TAG_MAX) {
                 fail(p, "a tag longer than %zu MiB: not read", TAG_MAX >> 20);

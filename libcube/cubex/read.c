@@ -472,12 +472,66 @@ static void exact_row(const cubex_reader *x, cursor *k, const unsigned char *src
 
 /* ---- the whole archive --------------------------------------------------------- */
 
+/* Whether the stored rows of the cursor's metric are the model's rows
+ * byte for byte: plain doubles in this machine's byte order, one per
+ * thread in thread order, rows as wide as the model's. */
+static int rows_as_stored(const cubex_reader *x, const cursor *k)
+{
+    const uint16_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    int host_big_endian = first == 0;
+    cubex_kind kind = x->info[k->metric].dtype.kind;
+    const severity_store *s = &x->c->sev;
+    return !k->d.compressed && !k->ix.big_endian == !host_big_endian && x->identity &&
+           (kind == CUBEX_DOUBLE || kind == CUBEX_MINDOUBLE || kind == CUBEX_MAXDOUBLE) &&
+           s->row_len == x->num_locations && (!s->num_chunks || s->stride == s->row_len);
+}
+
+/* The rows of a metric that rows_as_stored allows: read with one pread per
+ * run of rows straight into the model's rows, without a buffer, a copy or
+ * zeroing the rows first. */
+static int read_rows_as_stored(cubex_reader *x, cursor *k)
+{
+    severity_store *s = &x->c->sev;
+    size_t *cnodes = malloc(k->batch * sizeof *cnodes);
+    if (!cnodes) {
+        fail_oom(x);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t next = 0; next < k->ix.num_rows && rc == 0;) {
+        size_t n = k->ix.num_rows - next < k->batch ? k->ix.num_rows - next : k->batch, added;
+        for (size_t r = 0; r < n; r++)
+            cnodes[r] = k->cnode_of[k->ix.dense ? next + r : k->ix.ordinals[next + r]];
+        double *rows = sev_store_append_run(s, k->metric, cnodes, n, &added);
+        cube_status st;
+        if (!rows) {
+            fail_oom(x);
+            rc = -1;
+        } else if (cubex_data_read_rows(&k->d, next, added, (unsigned char *)rows, NULL, &st) !=
+                   0) {
+            memset(rows, 0, added * s->stride * sizeof *rows); /* no undefined values */
+            fail_status(x, &st);
+            rc = -1;
+        }
+        next += added;
+    }
+    free(cnodes);
+    return rc;
+}
+
 static int read_metric(cubex_reader *x, size_t i)
 {
     cursor k;
     int rc = cursor_open(x, i, &k);
     if (rc <= 0)
         return rc;
+    if (rows_as_stored(x, &k)) {
+        rc = read_rows_as_stored(x, &k);
+        cursor_close(&k);
+        return rc;
+    }
     cube_t *c = x->c;
     cube_metric *m = c->metrics.items[i];
     size_t cnode, row;

@@ -687,6 +687,12 @@ static const struct {
      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><!DOCTYPE cube [<!ENTITY a \"b\">]>",
      CUBE_EFORMAT, "line 1: ", "DOCTYPE is not allowed"},
     {"<doc>", "<doc><a x=\"1\" x=\"2\"/>", CUBE_EFORMAT, "line 5: ", "not well-formed XML"},
+    {"<cnode id=\"4\"", "<cnode id=\"4\" line=\"x\"", CUBE_EFORMAT, "line 92: ",
+     "<cnode line=...> must be a decimal integer, found \"x\""},
+    /* an id longer than any number: its leading zeros still count */
+    {"<cnode id=\"4\"",
+     "<cnode id=\"00000000000000000000000000000000000000000000000000000000000000003\"",
+     CUBE_EFORMAT, "line 92: ", "cnode id 3 is defined twice"},
     {"<region id=\"5\"", "<region id=\"1\"", CUBE_EFORMAT, "line 76: ",
      "region id 1 is defined twice"},
     {"</program>", "<region id=\"9\"/></program>", CUBE_EFORMAT, "line ",
@@ -724,6 +730,29 @@ static void test_hostile_variants(void **state)
     expect_failure("", 0, CUBE_EFORMAT, "line 1: ", "found an empty member");
     expect_failure(" \n", 2, CUBE_EFORMAT, "line 2: ", "found an empty member");
     expect_failure("hello", 5, CUBE_EFORMAT, "line 1: ", "not well-formed XML");
+    free(text);
+}
+
+/* A tag longer than 16 MiB is refused, whether its bytes are names and
+ * blanks or a quoted value (each skipped as a run). */
+static void test_long_tag(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = minimal_anchor(&n);
+    size_t big = ((size_t)16 << 20) + 10;
+    char *fill = malloc(big + 16);
+    assert_non_null(fill);
+    for (int quoted = 0; quoted < 2; quoted++) {
+        char *f = fill;
+        f += sprintf(f, quoted ? "<doc a=\"" : "<doc ");
+        memset(f, quoted ? 'x' : ' ', big);
+        strcpy(f + big, quoted ? "\">" : ">");
+        char *v = replaced(text, "<doc>", fill);
+        expect_failure(v, strlen(v), CUBE_EFORMAT, "line ", "a tag longer than 16 MiB");
+        free(v);
+    }
+    free(fill);
     free(text);
 }
 
@@ -770,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_every_element),
         cmocka_unit_test(test_hostile_variants),
         cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_long_tag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -936,6 +936,101 @@ static void test_hand_made(void **state)
     free(text);
 }
 
+/* Rows that are the model's byte for byte (plain doubles in this machine's
+ * order, locations in thread order) are read straight into the model:
+ * dense and sparse, beside the same values stored big endian and as
+ * INT64, which are decoded.  Every value comes back bit for bit. */
+static void test_rows_in_place(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.4\">\n<metrics>\n"
+        "<metric id=\"0\" type=\"EXCLUSIVE\"><disp_name>D</disp_name><uniq_name>dense</uniq_name>"
+        "<dtype>DOUBLE</dtype><uom>s</uom><url></url><descr></descr></metric>\n"
+        "<metric id=\"1\" type=\"INCLUSIVE\"><disp_name>S</disp_name><uniq_name>sparse</uniq_name>"
+        "<dtype>MAXDOUBLE</dtype><uom>s</uom><url></url><descr></descr></metric>\n"
+        "<metric id=\"2\" type=\"EXCLUSIVE\"><disp_name>B</disp_name><uniq_name>big</uniq_name>"
+        "<dtype>DOUBLE</dtype><uom>s</uom><url></url><descr></descr></metric>\n"
+        "<metric id=\"3\" type=\"EXCLUSIVE\"><disp_name>I</disp_name><uniq_name>int</uniq_name>"
+        "<dtype>INT64</dtype><uom>occ</uom><url></url><descr></descr></metric>\n"
+        "</metrics>\n<program>\n"
+        "<region id=\"0\" mod=\"m.c\" begin=\"1\" end=\"9\"><name>main</name><url></url>"
+        "<descr></descr></region>\n"
+        "<region id=\"1\" mod=\"m.c\" begin=\"2\" end=\"3\"><name>foo</name><url></url>"
+        "<descr></descr></region>\n"
+        "<cnode id=\"0\" calleeId=\"0\"><cnode id=\"1\" calleeId=\"1\"/>"
+        "<cnode id=\"2\" calleeId=\"1\"/></cnode>\n"
+        "</program>\n<system>\n"
+        "<systemtreenode Id=\"0\"><name>m</name><class>machine</class>"
+        "<systemtreenode Id=\"1\"><name>n</name><class>node</class>"
+        "<locationgroup Id=\"0\"><name>rank 0</name><rank>0</rank><type>process</type>"
+        "<location Id=\"0\"><name>t0</name><rank>0</rank><type>thread</type></location>"
+        "<location Id=\"1\"><name>t1</name><rank>1</rank><type>thread</type></location>"
+        "<location Id=\"2\"><name>t2</name><rank>2</rank><type>thread</type></location>"
+        "</locationgroup></systemtreenode></systemtreenode>\n"
+        "</system>\n</cube>\n";
+    const double v[9] = {-0.0, 5e-324, 1.0 / 3.0, -1.7976931348623157e308, 0.1, 1e300,
+                         -2.5, 4.0, 7.25};
+    char *path = temp_path(".cubex");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    cube_status st;
+    cubex_tar_writer *w = cubex_tar_writer_open_fd(fd, path, &st);
+    assert_non_null(w);
+    unsigned char buf[512], *p;
+    static const char *const names[4][2] = {{"0.index", "0.data"}, {"1.index", "1.data"},
+                                            {"2.index", "2.data"}, {"3.index", "3.data"}};
+    const uint32_t some[] = {0, 2}; /* sparse: main and the second foo */
+    for (int m = 0; m < 4; m++) {
+        int big = m == 2;
+        size_t n = m == 1 ? make_index(buf, 0, some, 2) : make_index(buf, big, NULL, 0);
+        if (m != 1)
+            buf[17] = 3; /* dense */
+        assert_int_equal(cubex_tar_add(w, names[m][0], buf, m == 1 ? n : 18, 0, &st), 0);
+        p = buf;
+        memcpy(p, "CUBEX.DATA", 10);
+        p += 10;
+        for (int row = 0; row < (m == 1 ? 2 : 3); row++)
+            for (int loc = 0; loc < 3; loc++) {
+                if (m == 3)
+                    put(&p, (uint64_t)(int64_t)(-7 + 3 * row + loc), 8, 0);
+                else
+                    put_double(&p, v[3 * row + loc] * (m + 1), big);
+            }
+        assert_int_equal(cubex_tar_add(w, names[m][1], buf, (size_t)(p - buf), 0, &st), 0);
+    }
+    assert_int_equal(cubex_tar_add(w, "anchor.xml", text, strlen(text), 0, &st), 0);
+    assert_int_equal(cubex_tar_finish(w, &st), 0);
+    cubex_tar_writer_free(w);
+    assert_int_equal(close(fd), 0);
+
+    cube_t *c = read_ok(path);
+    assert_int_equal(cube_num_threads(c), 3);
+    assert_int_equal(cube_num_rows(c), 3 + 2 + 3 + 3);
+    for (size_t m = 0; m < 4; m++) {
+        const cube_metric *met = cube_get_metric(c, m);
+        for (size_t n = 0; n < 3; n++) {
+            const double *row = cube_get_row(c, met, cube_get_cnode(c, n));
+            if (m == 1 && n == 1) {
+                assert_null(row);
+                continue;
+            }
+            assert_non_null(row);
+            size_t stored = m == 1 && n == 2 ? 1 : n; /* the sparse member's second row */
+            for (size_t t = 0; t < 3; t++) {
+                double want = m == 3 ? (double)(-7 + 3 * (int)stored + (int)t)
+                                     : v[3 * stored + t] * (double)(m + 1);
+                if (memcmp(&row[t], &want, sizeof want) != 0)
+                    fail_msg("metric %zu cnode %zu thread %zu: %a, want %a", m, n, t, row[t],
+                             want);
+            }
+        }
+    }
+    cube_free(c);
+    unlink(path);
+    free(path);
+}
+
 /* A location group right below a root system tree node has no node to
  * sit on in the model: refused, naming both. */
 static void test_group_below_root(void **state)
@@ -1023,6 +1118,7 @@ int main(void)
         cmocka_unit_test(test_pipe_truncated),
         cmocka_unit_test(test_select_metrics_skips_members),
         cmocka_unit_test(test_hand_made),
+        cmocka_unit_test(test_rows_in_place),
         cmocka_unit_test(test_group_below_root),
         cmocka_unit_test(test_missing_members),
         cmocka_unit_test(test_cube3_source),

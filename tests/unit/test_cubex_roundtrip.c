@@ -97,6 +97,52 @@ static void test_cube3_to_cube4_to_cube3(void **state)
     }
 }
 
+/* A row for every call path and thread of every metric, the doubles with
+ * every kind of bit pattern: the rows of a DOUBLE metric are read straight
+ * into the model's rows (plain data), the others decoded; every value
+ * comes back bit for bit, plain and compressed. */
+static void test_dense_rows(void **state)
+{
+    (void)state;
+    const double specials[] = {-0.0, 5e-324, -1.7976931348623157e308, 0.1, 1.0 / 3.0, 1e-300};
+    for (int gz = 0; gz < 2; gz++) {
+        cube_t *c = read_ok(testdata("cubex/scorep-9.0dev_time-p4-n2000-x1-r0_profile.cubex"));
+        size_t nt = cube_num_threads(c), doubles = 0, k = 0;
+        assert_true(nt > 1);
+        for (size_t m = 0; m < cube_num_metrics(c); m++) {
+            cube_metric *met = cube_get_metric(c, m);
+            if (cube_metric_is_derived(met))
+                continue;
+            int dbl = strcmp(cube_metric_dtype(met), "DOUBLE") == 0;
+            doubles += dbl;
+            for (size_t n = 0; n < cube_num_cnodes(c); n++)
+                for (size_t t = 0; t < nt; t++, k++)
+                    cube_set_sev(c, met, cube_get_cnode(c, n), cube_get_thread(c, t),
+                                 dbl ? specials[k % 6] * (double)(k + 1) : (double)(k % 1000));
+        }
+        assert_true(doubles > 0);
+        char *path = write_ok(c, ".cubex", gz ? CUBE_WRITE_GZIP : 0);
+        cube_t *back = read_ok(path);
+        assert_same_cube4_model(c, back);
+        for (size_t m = 0; m < cube_num_metrics(c); m++) {
+            const cube_metric *met = cube_get_metric(c, m);
+            if (cube_metric_is_derived(met))
+                continue;
+            for (size_t n = 0; n < cube_num_cnodes(c); n++) {
+                const double *a = cube_get_row(c, met, cube_get_cnode(c, n));
+                const double *b = cube_get_row(back, cube_get_metric(back, m),
+                                               cube_get_cnode(back, n));
+                assert_non_null(a);
+                assert_non_null(b);
+                assert_memory_equal(a, b, nt * sizeof *a);
+            }
+        }
+        unlink(path);
+        free(path);
+        cube_free(c), cube_free(back);
+    }
+}
+
 /* The name says the format; the flags overrule it. */
 static void test_format_by_name_and_flags(void **state)
 {
@@ -195,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_cubex_files_round_trip),
         cmocka_unit_test(test_cubex_files_round_trip_compressed),
         cmocka_unit_test(test_cube3_to_cube4_to_cube3),
+        cmocka_unit_test(test_dense_rows),
         cmocka_unit_test(test_format_by_name_and_flags),
         cmocka_unit_test(test_reference_layout),
         cmocka_unit_test(test_integer_out_of_range),

@@ -87,6 +87,36 @@ static void test_mods_shared_with_right_text(void **state)
     cube_free(c);
 }
 
+/* Call paths in a row with one module share its copy, also when the
+ * caller passes the same buffer with new text each time. */
+static void test_mods_in_a_row(void **state)
+{
+    (void)state;
+    cube_t *c = cube_create();
+    assert_non_null(c);
+    cube_region *f = cube_def_region(c, "f", 1, 9, "", "", "f.c");
+    assert_non_null(f);
+    char buf[16];
+    const char *want[] = {"a.c", "a.c", "b.c", "b.c", "a.c", "", NULL, "a.c"};
+    const char *got[8];
+    for (size_t i = 0; i < 8; i++) {
+        if (want[i])
+            strcpy(buf, want[i]);
+        cube_cnode *n = cube_def_cnode_cs(c, f, want[i] ? buf : NULL, (int)i, NULL);
+        assert_non_null(n);
+        got[i] = cube_cnode_mod(n);
+        assert_ptr_not_equal(got[i], buf);
+        assert_string_equal(got[i], want[i] ? want[i] : "");
+    }
+    assert_ptr_equal(got[0], got[1]);
+    assert_ptr_equal(got[2], got[3]);
+    assert_ptr_not_equal(got[1], got[2]);
+    assert_ptr_equal(got[4], got[0]);
+    assert_ptr_equal(got[5], got[6]);
+    assert_ptr_equal(got[7], got[0]);
+    cube_free(c);
+}
+
 /* Nodes are never moved: pointers taken early are still the nodes after a
  * hundred thousand more, and every link of the tree is consistent. */
 static void test_large_tree_links_and_free(void **state)
@@ -390,6 +420,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mods_shared_with_right_text),
+        cmocka_unit_test(test_mods_in_a_row),
         cmocka_unit_test(test_large_tree_links_and_free),
         cmocka_unit_test(test_shared_mods_round_trip),
         cmocka_unit_test(test_keymap_intern),

@@ -348,6 +348,131 @@ static void test_sorted_order(void **state)
     sev_store_free(&s);
 }
 
+/* Rows asked for in key order are appended without the hash table, and a
+ * second pass in the same order (the algebra's second input) finds each at
+ * the cursor: no table is built.  They are found by bisection meanwhile;
+ * a key out of order indexes them and the store keeps working as before. */
+static void test_in_order(void **state)
+{
+    (void)state;
+    enum { M = 3, C = 40000 };
+    severity_store s = empty_store();
+    s.row_len = 2;
+    double **given = malloc((size_t)M * C * sizeof *given);
+    assert_non_null(given);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t m = 0; m < M; m++)
+            for (size_t c = 0; c < C; c++) {
+                double *row = sev_store_get_or_add(&s, m, 2 * c);
+                assert_non_null(row);
+                if (pass == 0) {
+                    assert_true(row[0] == 0.0 && row[1] == 0.0);
+                    fill_row(row, m, 2 * c, 2);
+                    given[m * C + c] = row;
+                } else {
+                    assert_ptr_equal(row, given[m * C + c]);
+                }
+            }
+    assert_int_equal(s.num_rows, (size_t)M * C);
+    assert_int_equal(s.num_slots, 0);
+    assert_int_equal(s.num_indexed, 0);
+    assert_false(s.unordered);
+    for (size_t m = 0; m < M; m++) {
+        expect_row(sev_store_find(&s, m, 0), m, 0, 2, 2);
+        expect_row(sev_store_find(&s, m, 2 * C - 2), m, 2 * C - 2, 2, 2);
+        assert_null(sev_store_find(&s, m, 1));
+        assert_null(sev_store_find(&s, m, 2 * C - 1));
+        assert_null(sev_store_find(&s, m, 2 * C));
+    }
+    assert_null(sev_store_find(&s, M, 0));
+    /* the rows of one metric again, from the middle: each found */
+    for (size_t c = C / 2; c < C; c++)
+        assert_ptr_equal(sev_store_get_or_add(&s, 1, 2 * c), given[C + c]);
+    /* new rows between the others: the table takes over */
+    for (size_t c = 0; c < C; c++) {
+        double *row = sev_store_get_or_add(&s, 1, 2 * c + 1);
+        assert_non_null(row);
+        assert_true(row[0] == 0.0 && row[1] == 0.0);
+        fill_row(row, 1, 2 * c + 1, 2);
+    }
+    assert_true(s.unordered);
+    assert_int_equal(s.num_rows, (size_t)M * C + C);
+    check_invariants(&s);
+    for (size_t m = 0; m < M; m++)
+        for (size_t c = 0; c < 2 * C; c++) {
+            const double *row = sev_store_find(&s, m, c);
+            if (c % 2 == 0)
+                assert_ptr_equal(row, given[m * C + c / 2]);
+            else if (m == 1)
+                expect_row(row, m, c, 2, 2);
+            else
+                assert_null(row);
+        }
+    /* sev_store_sorted sees the new rows in their place */
+    size_t *order = sev_store_sorted(&s);
+    assert_non_null(order);
+    for (size_t k = 0; k < s.num_rows; k++) {
+        const severity_row *r = &s.rows[order[k]];
+        size_t want_metric = k < C ? 0 : k < 3 * C ? 1 : 2;
+        size_t want_cnode = k < C ? 2 * k : k < 3 * C ? k - C : 2 * (k - 3 * C);
+        assert_int_equal(r->metric, want_metric);
+        assert_int_equal(r->cnode, want_cnode);
+    }
+    free(order);
+    free(given);
+    sev_store_free(&s);
+}
+
+/* Runs of rows appended at once: as many as the chunk holds, their values
+ * one after the other (not zeroed: the caller writes them), then found
+ * like any row; a run out of key order makes the store unordered. */
+static void test_append_run(void **state)
+{
+    (void)state;
+    enum { N = 20000, W = 3 };
+    severity_store s = empty_store();
+    s.row_len = W;
+    size_t *cnodes = malloc(N * sizeof *cnodes);
+    assert_non_null(cnodes);
+    for (size_t i = 0; i < N; i++)
+        cnodes[i] = 2 * i;
+    size_t done = 0, runs = 0;
+    while (done < N) {
+        size_t added;
+        double *v = sev_store_append_run(&s, 1, cnodes + done, N - done, &added);
+        assert_non_null(v);
+        assert_true(added >= 1 && added <= N - done);
+        for (size_t r = 0; r < added; r++) {
+            assert_ptr_equal(v + r * W, sev_row_values(&s, done + r));
+            fill_row(v + r * W, 1, 2 * (done + r), W);
+        }
+        done += added;
+        runs++;
+    }
+    assert_int_equal(s.num_rows, N);
+    assert_true(runs > 1 && runs == s.num_chunks); /* a run ends with its chunk */
+    assert_false(s.unordered);
+    for (size_t i = 0; i < N; i++)
+        expect_row(sev_store_find(&s, 1, 2 * i), 1, 2 * i, W, W);
+    assert_null(sev_store_find(&s, 1, 1));
+    size_t added;
+    assert_null(sev_store_append_run(&s, 1, cnodes, 0, &added));
+    assert_int_equal(added, 0);
+    /* metric 0 after metric 1: out of order */
+    double *v = sev_store_append_run(&s, 0, cnodes, 2, &added);
+    assert_non_null(v);
+    assert_int_equal(added, 2);
+    fill_row(v, 0, 0, W);
+    fill_row(v + W, 0, 2, W);
+    assert_true(s.unordered);
+    assert_int_equal(sev_store_index(&s), 0);
+    check_invariants(&s);
+    expect_row(sev_store_find(&s, 0, 2), 0, 2, W, W);
+    expect_row(sev_store_find(&s, 1, 2 * N - 2), 1, 2 * N - 2, W, W);
+    free(cnodes);
+    sev_store_free(&s);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -375,6 +500,8 @@ int main(void)
         cmocka_unit_test(test_no_threads_then_wide),
         cmocka_unit_test(test_clear),
         cmocka_unit_test(test_sorted_order),
+        cmocka_unit_test(test_in_order),
+        cmocka_unit_test(test_append_run),
         cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
