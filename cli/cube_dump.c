@@ -1164,6 +1164,7 @@ typedef struct {
     size_t seq;           /* rows so far, in the default order */
     char **names;         /* ranked call-tree rows: call paths by cnode index */
     double *values;       /* a row's values: raw and shown per slot */
+    unsigned char *payload; /* a ranked row as handed to the ranking */
 } printer;
 
 /* What a ranked row carries: its call path or region and system item,
@@ -1302,20 +1303,10 @@ static int emit_rows(printer *pr, const cube_cnode *cn, const cube_region *reg, 
                 }
             }
             key.seq = pr->seq++;
-            unsigned char buf[HEAD_SIZE + 2 * sizeof(double) * 3];
-            unsigned char *payload = buf;
-            size_t size = HEAD_SIZE + 2 * sizeof(double) * pr->num_slots;
-            if (size > sizeof buf && !(payload = malloc(size))) {
-                cli_error("out of memory");
-                return -1;
-            }
             row_head head = {cn, reg, item, m};
-            memcpy(payload, &head, sizeof head);
-            memcpy(payload + HEAD_SIZE, pr->values, 2 * sizeof(double) * pr->num_slots);
-            int rc = cli_ranking_add(pr->rank, &key, payload);
-            if (payload != buf)
-                free(payload);
-            if (rc != 0)
+            memcpy(pr->payload, &head, sizeof head);
+            memcpy(pr->payload + HEAD_SIZE, pr->values, 2 * sizeof(double) * pr->num_slots);
+            if (cli_ranking_add(pr->rank, &key, pr->payload) != 0)
                 return -1;
             continue;
         }
@@ -1374,8 +1365,14 @@ static int printer_init(printer *pr, const plan *p, cli_table *t, size_t first, 
         return -1;
     }
     if (o->sort.key != CLI_SORT_NONE || o->top != SIZE_MAX) {
-        pr->rank = cli_ranking_begin(o->sort, o->top,
-                                     HEAD_SIZE + 2 * sizeof(double) * pr->num_slots);
+        /* one buffer for every ranked row: --wide rows can be long */
+        size_t size = HEAD_SIZE + 2 * sizeof(double) * pr->num_slots;
+        pr->payload = malloc(size);
+        if (!pr->payload) {
+            cli_error("out of memory");
+            return -1;
+        }
+        pr->rank = cli_ranking_begin(o->sort, o->top, size);
         if (!pr->rank)
             return -1;
         if (!o->flat) {
@@ -1398,6 +1395,7 @@ static void printer_free(printer *pr)
     cli_ranking_free(pr->rank);
     slots_free(pr->slots, pr->num_slots);
     free(pr->values);
+    free(pr->payload);
 }
 
 /* The call-tree rows of metrics [first, first + count). */
