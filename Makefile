@@ -192,7 +192,8 @@ $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(CLI_COMMON_OBJ) $(LIB_A)
 	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # the algebra tools share their whole body
-ALGEBRA_TOOLS := $(addprefix $(BUILD)/bin/,cube_diff cube_merge cube_mean cube_cmp)
+ALGEBRA_TOOLS := $(addprefix $(BUILD)/bin/,cube_diff cube_merge cube_mean cube_cmp \
+                                          cube_commoncalltree)
 $(ALGEBRA_TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/cli/%.o $(ALGEBRA_CLI_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)

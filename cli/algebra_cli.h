@@ -1,7 +1,8 @@
 /*
  * algebra_cli.h - what cube_diff, cube_merge, cube_mean and cube_cmp share:
- * the options that line experiments up (-c, -C, --match) and, for the
- * first three, the output options and the whole run.
+ * the options that line experiments up (-c, -C, --match; cube_commoncalltree
+ * takes --match too) and, for the first three, the output options and the
+ * whole run.
  */
 #ifndef ALGEBRA_CLI_H
 #define ALGEBRA_CLI_H

@@ -5,7 +5,7 @@
  * NAME.cube.gz or NAME.cubex is written as NAME_commoncalltree.cube (or
  * .cubex for a CUBE 4 input), as CubeLib's tool names them.
  */
-#include "cli_common.h"
+#include "algebra_cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,14 +72,7 @@ int main(int argc, char **argv)
     int opt;
     while ((opt = cli_getopt(argc, argv, "m:d:h", options, usage)) != -1) {
         switch (opt) {
-        case 'm':
-            if (strcmp(optarg, "full") == 0)
-                match = CUBE_MATCH_FULL;
-            else if (strcmp(optarg, "name") == 0)
-                match = CUBE_MATCH_NAME;
-            else
-                cli_usage_error(usage, "--match takes 'full' or 'name', not '%s'", optarg);
-            break;
+        case 'm': match = algebra_parse_match(optarg, usage); break;
         case 'd':
             if (!*optarg)
                 cli_usage_error(usage, "-d takes a directory, not ''");
