@@ -12,14 +12,6 @@
 #define BENCH_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define BENCH_PRINTF(fmt, args)
-/* The name of a file that goes beside the experiment `cube_path`: its
- * name without the experiment's suffix (.cube, .cube.gz or .cubex) and
- * with `suffix` instead, or with `gz_suffix` when the experiment is
- * gzip-compressed CUBE 3 (.cube.gz); a name without one of those
- * suffixes gets `suffix` appended.  NULL for "-" (standard output has
- * nothing beside it) or when out of memory; the caller frees the result. */
-char *bench_beside_path(const char *cube_path, const char *suffix, const char *gz_suffix);
-
 #endif
 
 /* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
