@@ -128,23 +128,18 @@ int main(int argc, char **argv)
                                             {"help", no_argument, NULL, 'h'},
                                             {"version", no_argument, NULL, 'V'},
                                             {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    unsigned format = 0;
+    cli_write_opts w = {0}; /* -o and --format; cube_cut has no -z */
     pattern_list roots = {0}, prunes = {0};
     int opt;
     while ((opt = cli_getopt(argc, argv, "r:p:o:cCh", options, usage)) != -1) {
         switch (opt) {
         case 'r': pattern_add(&roots, "-r", optarg); break;
         case 'p': pattern_add(&prunes, "-p", optarg); break;
-        case 'o': output = optarg; break;
-        case 'F':
-            if (cli_write_format_parse(optarg, &format) != 0)
-                cli_usage_error(usage, "--format takes 'cube3' or 'cube4', not '%s'", optarg);
-            break;
         case 'c':
         case 'C': break; /* CubeLib's system-tree options: one input needs none */
         case 'h': print_help(); return EXIT_OK;
         case 'V': cli_print_version(); return EXIT_OK;
+        default: cli_write_option(&w, opt, optarg, usage); break;
         }
     }
     if (argc - optind != 1)
@@ -164,8 +159,9 @@ int main(int argc, char **argv)
         return EXIT_TROUBLE;
     }
     char default_name[32];
-    if (!output)
-        output = cli_default_output("cut", format, c, default_name, sizeof default_name);
+    const char *output =
+        w.output ? w.output
+                 : cli_default_output("cut", w.format, c, default_name, sizeof default_name);
     int rc = EXIT_OK;
     size_t before = cube_num_warnings(c);
     unsigned char *selected = malloc(cube_num_cnodes(c) ? cube_num_cnodes(c) : 1);
@@ -200,7 +196,7 @@ int main(int argc, char **argv)
     if (rc == EXIT_OK) {
         for (size_t i = before; i < cube_num_warnings(c); i++)
             fprintf(stderr, "%s: warning: %s\n", cli_tool(), cube_warning(c, i));
-        if (cli_write(c, output, format) != 0)
+        if (cli_write(c, output, cli_write_flags(&w)) != 0)
             rc = EXIT_TROUBLE;
     }
     free(selected);
