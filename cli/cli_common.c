@@ -964,6 +964,22 @@ int cli_parse_count(const char *arg, size_t *n)
     return 0;
 }
 
+/* by cube_system_level */
+static const char *const by_names[] = {"thread", "process", "node", "machine", "all"};
+
+cube_system_level cli_parse_by(const char *arg, const char *usage)
+{
+    for (size_t i = 0; i < sizeof by_names / sizeof by_names[0]; i++)
+        if (strcmp(arg, by_names[i]) == 0)
+            return (cube_system_level)i;
+    cli_usage_error(usage, "--by takes thread, process, node, machine or all, not '%s'", arg);
+}
+
+const char *cli_by_name(cube_system_level by)
+{
+    return by_names[by];
+}
+
 int cli_parse_percent(const char *arg, double *p)
 {
     double v;

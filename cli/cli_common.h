@@ -39,6 +39,11 @@ int cli_getopt(int argc, char *const argv[], const char *optstring,
  * blanks), at most ULLONG_MAX; *n saturates at SIZE_MAX.  0, or -1 for
  * anything else (the caller names the option in its message). */
 int cli_parse_count(const char *arg, size_t *n);
+/* --by=thread|process|node|machine|all (cube_dump, cube_cmp): the level of
+ * the system tree the values are given per; a usage error (exit 2) for
+ * another word.  cli_by_name is the word of a level. */
+cube_system_level cli_parse_by(const char *arg, const char *usage);
+const char *cli_by_name(cube_system_level by);
 /* A percentage given on the command line (a threshold: cube_calltree -t,
  * cube_dump --threshold): a number from 0 to 100 as the "C" locale writes
  * it.  0, or -1 for anything else (the caller names the option in its

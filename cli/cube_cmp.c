@@ -149,18 +149,7 @@ int main(int argc, char **argv)
             o.max_reported = n ? (size_t)n : (size_t)-1;
             break;
         }
-        case 'B': {
-            static const char *const levels[] = {"thread", "process", "node", "machine", "all"};
-            size_t i = 0;
-            while (i < sizeof levels / sizeof levels[0] && strcmp(optarg, levels[i]) != 0)
-                i++;
-            if (i == sizeof levels / sizeof levels[0])
-                cli_usage_error(usage,
-                                "--by takes thread, process, node, machine or all, not '%s'",
-                                optarg);
-            o.by = (cube_system_level)i;
-            break;
-        }
+        case 'B': o.by = cli_parse_by(optarg, usage); break;
         case 'I':
             if (cli_parse_percent(optarg, &o.ignore_below) != 0)
                 cli_usage_error(usage, "--ignore-below takes a percentage from 0 to 100, not '%s'",

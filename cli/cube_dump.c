@@ -134,15 +134,11 @@ static const struct {
     {"external", CUBE_MODE_EXTERNAL_PERCENT},
 };
 
-/* The level of the system tree the rows are per (--by). */
-typedef enum { BY_THREAD, BY_PROCESS, BY_NODE, BY_MACHINE, BY_ALL } dump_level;
-static const char *const level_names[] = {"thread", "process", "node", "machine", "all"};
-
 typedef struct {
     const char *metrics;   /* -m, NULL: all */
     const char *callpaths; /* -c, NULL: all */
     const char *threads;   /* -t, NULL: all */
-    dump_level by;         /* --by (-t aggr: all) */
+    cube_system_level by;  /* --by (-t aggr: all) */
     int by_given;          /* --by was given (not only -t aggr) */
     int aggregate;         /* --by=all */
     cli_sort sort;         /* --sort */
@@ -654,14 +650,14 @@ static int select_items(plan *p)
     for (size_t i = 0; i < n; i++) {
         size_t mach = SIZE_MAX;
         switch (p->o->by) {
-        case BY_THREAD:
+        case CUBE_BY_THREAD:
             mach = process_machine(cube_thread_process(cube_get_thread(c, i)));
             break;
-        case BY_PROCESS:
+        case CUBE_BY_PROCESS:
             mach = process_machine(cube_get_process(c, i));
             p->items[p->num_items++] = i;
             break;
-        case BY_NODE: {
+        case CUBE_BY_NODE: {
             const cube_node *node = cube_get_node(c, i);
             const cube_machine *m = cube_node_machine(node);
             mach = m ? cube_machine_index(m) : SIZE_MAX;
@@ -669,15 +665,15 @@ static int select_items(plan *p)
                 p->items[p->num_items++] = i;
             break;
         }
-        case BY_MACHINE:
+        case CUBE_BY_MACHINE:
             mach = i;
             p->items[p->num_items++] = i;
             break;
-        case BY_ALL: p->items[p->num_items++] = 0; break;
+        case CUBE_BY_ALL: p->items[p->num_items++] = 0; break;
         }
         p->item_machine[i] = mach;
     }
-    return p->o->by == BY_THREAD ? select_threads(p) : 0;
+    return p->o->by == CUBE_BY_THREAD ? select_threads(p) : 0;
 }
 
 /* A view could not be made, filled or read: `message` is the library's. */
@@ -847,7 +843,7 @@ static int plan_finish(plan *p, const double *external_totals)
                 return view_error(p, st.message);
             cube_system_combine(p->defs, cube_metric_combine(m->met), m->thread_totals, NULL,
                                 NULL, m->machine_totals, NULL, NULL);
-            if (o->by == BY_THREAD) {
+            if (o->by == CUBE_BY_THREAD) {
                 m->item_totals = m->thread_totals;
             } else {
                 m->item_totals = malloc(p->num_level * sizeof *m->item_totals);
@@ -931,8 +927,8 @@ typedef struct {
 static double item_value(const plan *p, const double *row, const double *group, size_t item)
 {
     switch (p->o->by) {
-    case BY_THREAD: return row[item];
-    case BY_ALL: return row[0];
+    case CUBE_BY_THREAD: return row[item];
+    case CUBE_BY_ALL: return row[0];
     default: return group[item];
     }
 }
@@ -942,11 +938,11 @@ static double item_value(const plan *p, const double *row, const double *group, 
 static void combine_group(const plan *p, cube_combine_rule how, const double *row, double *group)
 {
     switch (p->o->by) {
-    case BY_PROCESS:
+    case CUBE_BY_PROCESS:
         cube_system_combine(p->defs, how, row, group, NULL, NULL, NULL, NULL);
         break;
-    case BY_NODE: cube_system_combine(p->defs, how, row, NULL, group, NULL, NULL, NULL); break;
-    case BY_MACHINE:
+    case CUBE_BY_NODE: cube_system_combine(p->defs, how, row, NULL, group, NULL, NULL, NULL); break;
+    case CUBE_BY_MACHINE:
         cube_system_combine(p->defs, how, row, NULL, NULL, group, NULL, NULL);
         break;
     default: break;
@@ -971,7 +967,7 @@ static void compute_row_refs(const plan *p, cube_combine_rule how, const double 
     /* the peers: every thread, or every item of the level printed */
     const double *values = row;
     size_t n = w;
-    if (p->o->by != BY_THREAD) {
+    if (p->o->by != CUBE_BY_THREAD) {
         for (size_t i = 0; i < p->num_items; i++)
             peers[i] = group[p->items[i]];
         values = peers;
@@ -1070,11 +1066,11 @@ static cli_column *value_table_columns(const plan *p, size_t *n)
         cols[k++] = pre[i];
     const cli_column *loc = thread_columns;
     size_t nloc = NUM_OF(thread_columns);
-    if (o->by == BY_PROCESS)
+    if (o->by == CUBE_BY_PROCESS)
         loc = process_columns, nloc = NUM_OF(process_columns);
-    else if (o->by == BY_NODE)
+    else if (o->by == CUBE_BY_NODE)
         loc = node_columns, nloc = NUM_OF(node_columns);
-    else if (o->by == BY_MACHINE)
+    else if (o->by == CUBE_BY_MACHINE)
         loc = machine_columns, nloc = NUM_OF(machine_columns);
     for (size_t i = 0; i < nloc; i++)
         cols[k++] = loc[i];
@@ -1104,12 +1100,12 @@ static void put_location(cli_table *t, const plan *p, size_t item)
 {
     const cube_t *c = p->defs;
     switch (p->o->by) {
-    case BY_ALL:
+    case CUBE_BY_ALL:
         cli_table_absent(t, "aggr");
         cli_table_absent(t, "aggr");
         cli_table_absent(t, "aggr");
         return;
-    case BY_THREAD: {
+    case CUBE_BY_THREAD: {
         const cube_thread *th = cube_get_thread(c, item);
         cli_table_int(t, (long long)item);
         if (cube_thread_process(th))
@@ -1119,13 +1115,13 @@ static void put_location(cli_table *t, const plan *p, size_t item)
         cli_table_int(t, (long long)cube_thread_rank(th));
         return;
     }
-    case BY_PROCESS: {
+    case CUBE_BY_PROCESS: {
         const cube_process *pr = cube_get_process(c, item);
         cli_table_int(t, (long long)cube_process_rank(pr));
         cli_table_text(t, cube_process_name(pr));
         return;
     }
-    case BY_NODE: {
+    case CUBE_BY_NODE: {
         const cube_node *n = cube_get_node(c, item);
         const cube_machine *m = cube_node_machine(n);
         cli_table_int(t, (long long)cube_node_id(n));
@@ -1133,7 +1129,7 @@ static void put_location(cli_table *t, const plan *p, size_t item)
         cli_table_text(t, m ? cube_machine_name(m) : "");
         return;
     }
-    case BY_MACHINE: {
+    case CUBE_BY_MACHINE: {
         const cube_machine *m = cube_get_machine(c, item);
         cli_table_int(t, (long long)cube_machine_id(m));
         cli_table_text(t, cube_machine_name(m));
@@ -2182,7 +2178,7 @@ int main(int argc, char **argv)
     o.mode = CUBE_MODE_ABSOLUTE;
     o.format = CLI_FORMAT_CSV;
     o.output = "-";
-    o.by = BY_THREAD;
+    o.by = CUBE_BY_THREAD;
     o.top = SIZE_MAX;
     int opt;
     /* cli_getopt reports bad options itself and never returns them */
@@ -2196,7 +2192,7 @@ int main(int argc, char **argv)
         case 'c': o.callpaths = optarg; break;
         case 't':
             if (strcmp(optarg, "aggr") == 0) {
-                o.by = BY_ALL; /* -t aggr is --by=all */
+                o.by = CUBE_BY_ALL; /* -t aggr is --by=all */
                 o.by_given = 0;
                 o.threads = NULL;
             } else {
@@ -2213,7 +2209,7 @@ int main(int argc, char **argv)
                     p += k + 1;
                 }
                 if (!o.by_given)
-                    o.by = BY_THREAD; /* after -t aggr, as it always was */
+                    o.by = CUBE_BY_THREAD; /* after -t aggr, as it always was */
                 o.threads = optarg;
             }
             break;
@@ -2257,18 +2253,10 @@ int main(int argc, char **argv)
             break;
         }
         case 'o': o.output = optarg; break;
-        case 'B': {
-            size_t i = 0;
-            while (i < NUM_OF(level_names) && strcmp(optarg, level_names[i]) != 0)
-                i++;
-            if (i == NUM_OF(level_names))
-                cli_usage_error(usage, "--by takes thread, process, node, machine or all, not "
-                                       "'%s'",
-                                optarg);
-            o.by = (dump_level)i;
+        case 'B':
+            o.by = cli_parse_by(optarg, usage);
             o.by_given = 1;
             break;
-        }
         case 'S':
             if (cli_sort_parse(optarg, &o.sort) != 0)
                 cli_usage_error(usage,
@@ -2293,12 +2281,12 @@ int main(int argc, char **argv)
     if (argc - optind != 1)
         cli_usage_error(usage, argc == optind ? "no input file" : "exactly one input file");
     o.input = argv[optind];
-    if (o.threads && o.by != BY_THREAD)
+    if (o.threads && o.by != CUBE_BY_THREAD)
         cli_usage_error(usage, "-t %s selects threads: it needs --by=thread, not --by=%s",
-                        o.threads, level_names[o.by]);
+                        o.threads, cli_by_name(o.by));
     if (o.wide && o.flat)
         cli_usage_error(usage, "--wide does not combine with -r");
-    o.aggregate = o.by == BY_ALL;
+    o.aggregate = o.by == CUBE_BY_ALL;
     if (o.external && strcmp(o.external, "-") == 0 && strcmp(o.input, "-") == 0)
         cli_usage_error(usage, "standard input ('-') can be read only once");
     if (o.callpaths) { /* syntax errors before reading */
