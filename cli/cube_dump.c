@@ -1107,9 +1107,10 @@ static void put_location(cli_table *t, const plan *p, size_t item)
         return;
     case CUBE_BY_THREAD: {
         const cube_thread *th = cube_get_thread(c, item);
+        const cube_process *pr = cube_thread_process(th);
         cli_table_int(t, (long long)item);
-        if (cube_thread_process(th))
-            cli_table_int(t, (long long)cube_process_rank(cube_thread_process(th)));
+        if (pr)
+            cli_table_int(t, (long long)cube_process_rank(pr));
         else
             cli_table_absent(t, "");
         cli_table_int(t, (long long)cube_thread_rank(th));

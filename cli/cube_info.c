@@ -170,8 +170,11 @@ static int facts_of(const cube_t *c, cube4_facts *f)
         const cube_node *n = cube_get_node(c, i);
         count_name(&f->classes, cube_node_class(n));
         /* only leaves can be the deepest */
-        if (cube_node_num_children(n) == 0 && node_level(n) + 1 > f->depth)
-            f->depth = node_level(n) + 1;
+        if (cube_node_num_children(n) == 0) {
+            size_t depth = node_level(n) + 1;
+            if (depth > f->depth)
+                f->depth = depth;
+        }
     }
     for (size_t i = 0; i < cube_num_processes(c); i++)
         count_name(&f->group_types,
