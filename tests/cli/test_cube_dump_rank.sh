@@ -160,7 +160,8 @@ if not sort and not top:
 print(len(got), "call paths of", len(agg))
 EOF
 for spec in "time:excl:1::" "time:incl:5::" "time:excl:0.5:-value:5" "visits:excl:0.1:value:7" \
-    "time:incl:2:name:" "time:incl:2:-id:4" "time:excl:1:-abs:3"; do
+    "time:incl:2:name:" "time:incl:2:-id:4" "time:excl:1:-abs:3" "time:excl:1:abs:" \
+    "time:incl:2:-name:" "visits:incl:0:id:6"; do
     IFS=: read -r metric flavour pct sort top <<EOF
 $spec
 EOF
