@@ -154,6 +154,8 @@ def main():
                          (m, new_of[old], b, a))
         if not targets:
             fail('nothing was pruned')
+    if not checked:
+        fail('no call path or no value to compare')
     print('%d inclusive values checked' % checked)
 
 

@@ -90,6 +90,8 @@ def stored_values(path):
 
 def convert(mode, orig_metrics, orig_stored, calltree, out_metrics, out_stored):
     om, nm = metrics(orig_metrics), metrics(out_metrics)
+    if not om:
+        fail("no metrics to compare")
     ov, locs = stored_values(orig_stored)
     nv, _ = stored_values(out_stored)
     tree = rows(calltree)
@@ -116,6 +118,10 @@ def convert(mode, orig_metrics, orig_stored, calltree, out_metrics, out_stored):
             # parts' numbers): the rows must be the original's
             if kind1 != want and kind1 != kind0:
                 fail(f"metric {name}: kind {kind1}, expected {want} or {kind0} as it was")
+            # only an integer or structured value may be more than a double
+            # holds and so keep its kind; a plain floating one converts
+            if kind1 != want and not (INT_BITS.get(dtype, 0) or structured(dtype)):
+                fail(f"metric {name} ({dtype}): kind {kind1} kept, expected {want}")
             for k in keys:
                 if ov.get(k) != nv.get(k):
                     fail(f"metric {name} ({kind1}) changed at {k}: {nv.get(k)}, was {ov.get(k)}")
@@ -153,6 +159,8 @@ def same(metrics_path, a_path, b_path, scale_path=None):
     scales = rows(scale_path) if scale_path else [{"value": "0"}] * len(a)
     if len(a) != len(b) or len(a) != len(scales):
         fail(f"{len(a)} rows against {len(b)} and {len(scales)}")
+    if not a:
+        fail("no values to compare")
     for ra, rb, rs in zip(a, b, scales):
         key = {k: v for k, v in ra.items() if k != "value"}
         if key != {k: v for k, v in rb.items() if k != "value"}:

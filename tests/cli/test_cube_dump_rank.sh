@@ -155,12 +155,14 @@ if not sort and not top:
     per = rows("--by=process", *args)
     assert [r["cnode_id"] for r in per][::4] == want, "per process"
     # and in a value mode the call paths are chosen by their absolute value
-    mode = rows("--by=process", "--mode=peer", *args)
-    assert [r["cnode_id"] for r in mode] == [r["cnode_id"] for r in per], "mode"
+    for m in ("ownroot", "metricroot", "callroot", "sysroot", "peer", "peerdist"):
+        mode = rows("--by=process", "--mode=" + m, *args)
+        assert [r["cnode_id"] for r in mode] == [r["cnode_id"] for r in per], "mode " + m
 print(len(got), "call paths of", len(agg))
 EOF
 for spec in "time:excl:1::" "time:incl:5::" "time:excl:0.5:-value:5" "visits:excl:0.1:value:7" \
-    "time:incl:2:name:" "time:incl:2:-id:4" "time:excl:1:-abs:3"; do
+    "time:incl:2:name:" "time:incl:2:-id:4" "time:excl:1:-abs:3" "time:excl:1:abs:" \
+    "time:incl:2:-name:" "visits:incl:0:id:6"; do
     IFS=: read -r metric flavour pct sort top <<EOF
 $spec
 EOF

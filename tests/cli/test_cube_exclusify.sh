@@ -38,6 +38,13 @@ for f in testdata/cube/*.cube testdata/cubex/*.cubex; do
             tests/cli/kind_ref.py same "$TMP/orig.metrics" "$TMP/orig.$z" "$TMP/new.$z" \
             "$TMP/orig.incl"
     done
+    # also along the metric tree: a metric's own part of its call paths'
+    # subtrees
+    dump "$TMP/orig.xexcl" -x excl -z incl -t $THREADS "$f"
+    dump "$TMP/new.xexcl" -x excl -z incl -t $THREADS "$TMP/incl.cubex"
+    pycheck "$name: cube_inclusify keeps the metric-exclusive call-incl values" \
+        tests/cli/kind_ref.py same "$TMP/orig.metrics" "$TMP/orig.xexcl" "$TMP/new.xexcl" \
+        "$TMP/orig.incl"
 done
 
 # an experiment with a metric stored inclusive comes back exclusive (the

@@ -96,6 +96,31 @@ static unsigned char *select_region(const cube_t *c, const char *name, size_t ex
     return sel;
 }
 
+/* c's call tree in index order: n call paths with these region names and
+ * parents (-1: a root), each numbered by its index, at its parent's depth
+ * plus one. */
+static void expect_tree(const cube_t *c, size_t n, const char *const *name, const int *parent)
+{
+    assert_int_equal(cube_num_cnodes(c), n);
+    size_t depth[N];
+    assert_true(n <= N);
+    for (size_t i = 0; i < n; i++) {
+        const cube_cnode *cn = cube_get_cnode(c, i);
+        assert_string_equal(cube_region_name(cube_cnode_callee(cn)), name[i]);
+        assert_int_equal(cube_cnode_index(cn), i);
+        assert_int_equal(cube_cnode_id(cn), (int64_t)i);
+        if (parent[i] < 0) {
+            assert_null(cube_cnode_parent(cn));
+            depth[i] = 0;
+        } else {
+            assert_true((size_t)parent[i] < i);
+            assert_ptr_equal(cube_cnode_parent(cn), cube_get_cnode(c, (size_t)parent[i]));
+            depth[i] = depth[parent[i]] + 1;
+        }
+        assert_int_equal(cube_cnode_depth(cn), depth[i]);
+    }
+}
+
 static void test_reroot_outermost_matches(void **state)
 {
     (void)state;
@@ -106,23 +131,12 @@ static void test_reroot_outermost_matches(void **state)
     /* a (1) with b and the inner a (3) and c below it; a (6) */
     assert_int_equal(roots, 2);
     assert_int_equal(cube_num_root_cnodes(c), 2);
-    assert_int_equal(cube_num_cnodes(c), 5);
     static const char *const kept[] = {"a", "b", "a", "c", "a"};
     static const int parent[] = {-1, 0, 1, 0, -1};
-    static const size_t depth[] = {0, 1, 2, 1, 0};
+    expect_tree(c, 5, kept, parent);
     static const double time[] = {2, 3, 4, 5, 7};
-    for (size_t i = 0; i < 5; i++) {
-        const cube_cnode *cn = cube_get_cnode(c, i);
-        assert_string_equal(cube_region_name(cube_cnode_callee(cn)), kept[i]);
-        assert_int_equal(cube_cnode_index(cn), i);
-        assert_int_equal(cube_cnode_id(cn), (int64_t)i);
-        assert_int_equal(cube_cnode_depth(cn), depth[i]);
-        if (parent[i] < 0)
-            assert_null(cube_cnode_parent(cn));
-        else
-            assert_ptr_equal(cube_cnode_parent(cn), cube_get_cnode(c, (size_t)parent[i]));
+    for (size_t i = 0; i < 5; i++)
         assert_true(value(c, "time", i) == time[i]);
-    }
     assert_int_equal(cube_cnode_num_children(cube_get_cnode(c, 0)), 2);
     assert_int_equal(cube_cnode_depth_max(c), 3);
     /* the rows of the call paths that went are gone */
@@ -147,10 +161,9 @@ static void test_prune_folds_by_dtype(void **state)
     assert_int_equal(cube_cut_prune(c, sel, &folded), 0);
     /* below a (1): b, a (3), c; below a (6): nothing */
     assert_int_equal(folded, 3);
-    assert_int_equal(cube_num_cnodes(c), 5);
     static const char *const kept[] = {"main", "a", "d", "a", "other"};
-    for (size_t i = 0; i < 5; i++)
-        assert_string_equal(cube_region_name(cube_cnode_callee(cube_get_cnode(c, i))), kept[i]);
+    static const int parent[] = {-1, 0, 0, 2, -1};
+    expect_tree(c, 5, kept, parent);
     assert_int_equal(cube_cnode_num_children(cube_get_cnode(c, 1)), 0);
     /* a (1): time 2 + 3 + 4 + 5, max of 20..50, min of 30..50 (a has
      * none of its own: not 0), incl as stored (it held them already) */
