@@ -186,3 +186,11 @@ void message_list_clear(message_list *l)
     l->items = NULL;
     l->count = l->cap = 0;
 }
+
+int host_is_big_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 0;
+}

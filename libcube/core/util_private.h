@@ -73,4 +73,7 @@ void strbuf_free(strbuf *b);
 /* The content, "" for a buffer that never held anything. */
 const char *strbuf_str(const strbuf *b);
 
+/* 1 when this machine stores the most significant byte first. */
+int host_is_big_endian(void);
+
 #endif
