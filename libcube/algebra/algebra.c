@@ -742,14 +742,10 @@ typedef struct {
 static void combine_items(const cube_t *res, const compare_context *x, cube_combine_rule how,
                           const double *row, double *items)
 {
-    switch (x->by) {
-    case CUBE_BY_PROCESS: cube_system_combine(res, how, row, items, NULL, NULL, NULL, NULL); break;
-    case CUBE_BY_NODE: cube_system_combine(res, how, row, NULL, items, NULL, NULL, NULL); break;
-    case CUBE_BY_MACHINE:
-        cube_system_combine(res, how, row, NULL, NULL, items, NULL, NULL);
-        break;
-    default: items[0] = cube_combine_values(how, row, res->threads.count); break;
-    }
+    cube_system_combine(res, how, row, x->by == CUBE_BY_PROCESS ? items : NULL,
+                        x->by == CUBE_BY_NODE ? items : NULL,
+                        x->by == CUBE_BY_MACHINE ? items : NULL,
+                        x->by == CUBE_BY_ALL ? items : NULL, NULL);
 }
 
 static void compare_rows(const cube_t *res, const severity_store *mine,
