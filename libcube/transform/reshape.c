@@ -272,6 +272,13 @@ static int finish_rows(reshape *r)
     return 0;
 }
 
+/* Is kept call path n a root of the new tree: a root already, or its
+ * parent dropped (a kept call path's parent is never folded)? */
+static int new_root(const size_t *dest, const cube_cnode *n)
+{
+    return !n->parent || dest[n->parent->index] != n->parent->index;
+}
+
 /* Everything is made: put the new tree and rows in place (no allocation
  * fails from here). */
 static void commit(reshape *r, void **cnodes, size_t kept, void **roots, size_t num_roots)
@@ -295,7 +302,7 @@ static void commit(reshape *r, void **cnodes, size_t kept, void **roots, size_t 
     /* by the old indexes, which dest speaks of: the new roots */
     for (size_t i = 0; i < c->cnodes.count; i++) {
         cube_cnode *n = c->cnodes.items[i];
-        if (r->dest[i] == i && n->parent && r->dest[n->parent->index] != n->parent->index)
+        if (r->dest[i] == i && new_root(r->dest, n))
             n->parent = NULL;
     }
     /* parents before children: a parent's depth is set before its
@@ -357,9 +364,8 @@ int call_tree_reshape(cube_t *c, const size_t *dest)
     for (size_t i = 0; i < n; i++) {
         if (dest[i] != i)
             continue;
-        const cube_cnode *p = ((cube_cnode *)c->cnodes.items[i])->parent;
         r.new_index[i] = kept++;
-        num_roots += !p || dest[p->index] != p->index;
+        num_roots += new_root(dest, c->cnodes.items[i]);
     }
     void **cnodes = malloc((kept ? kept : 1) * sizeof *cnodes);
     void **roots = malloc((num_roots ? num_roots : 1) * sizeof *roots);
@@ -377,7 +383,7 @@ int call_tree_reshape(cube_t *c, const size_t *dest)
             continue;
         cube_cnode *cn = c->cnodes.items[i];
         cnodes[k++] = cn;
-        if (!cn->parent || dest[cn->parent->index] != cn->parent->index)
+        if (new_root(dest, cn))
             roots[q++] = cn;
     }
     commit(&r, cnodes, kept, roots, num_roots);
