@@ -477,7 +477,6 @@ int model_may_store_inclusive(const cube_metric *met)
            strncmp(dtype, "HISTOGRAM(", 10) != 0;
 }
 
-
 int model_set_source(cube_t *c, cube_format format, const char *version)
 {
     c->source_format = format;

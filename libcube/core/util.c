@@ -54,6 +54,15 @@ int strbuf_append_char(strbuf *b, char ch)
     return strbuf_append(b, &ch, 1);
 }
 
+int strbuf_append_item(strbuf *b, const char *item, size_t max_len)
+{
+    if (b->len >= max_len)
+        return 0;
+    if (b->len && strbuf_append(b, ", ", 2) != 0)
+        return -1;
+    return strbuf_append(b, item, strlen(item));
+}
+
 void strbuf_clear(strbuf *b)
 {
     b->len = 0;
@@ -185,4 +194,12 @@ void message_list_clear(message_list *l)
     free(l->items);
     l->items = NULL;
     l->count = l->cap = 0;
+}
+
+int host_is_big_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 0;
 }

@@ -68,9 +68,16 @@ typedef struct {
 
 int strbuf_append(strbuf *b, const char *s, size_t n);
 int strbuf_append_char(strbuf *b, char ch);
+/* Append `item` to a list separated by ", " that a message names, unless
+ * the list holds `max_len` bytes already (the message stays short; its
+ * count says how many there are).  0, or -1 when out of memory. */
+int strbuf_append_item(strbuf *b, const char *item, size_t max_len);
 void strbuf_clear(strbuf *b);
 void strbuf_free(strbuf *b);
 /* The content, "" for a buffer that never held anything. */
 const char *strbuf_str(const strbuf *b);
+
+/* 1 when this machine stores the most significant byte first. */
+int host_is_big_endian(void);
 
 #endif

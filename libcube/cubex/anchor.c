@@ -1184,10 +1184,10 @@ static int check_unique(parser *p, id_pair *pairs, size_t n, const long *lines, 
 {
     /* writers number entities in document order: then there is nothing
      * to sort (pairs come in index order) */
-    size_t k = 1;
-    while (k < n && pairs[k - 1].id < pairs[k].id)
-        k++;
-    if (k >= n)
+    size_t ascending = 1;
+    while (ascending < n && pairs[ascending - 1].id < pairs[ascending].id)
+        ascending++;
+    if (ascending >= n)
         return 0;
     qsort(pairs, n, sizeof *pairs, cmp_pair);
     for (size_t k = 1; k < n; k++)

@@ -477,13 +477,9 @@ static void exact_row(const cubex_reader *x, cursor *k, const unsigned char *src
  * thread in thread order, rows as wide as the model's. */
 static int rows_as_stored(const cubex_reader *x, const cursor *k)
 {
-    const uint16_t one = 1;
-    unsigned char first;
-    memcpy(&first, &one, 1);
-    int host_big_endian = first == 0;
     cubex_kind kind = x->info[k->metric].dtype.kind;
     const severity_store *s = &x->c->sev;
-    return !k->d.compressed && !k->ix.big_endian == !host_big_endian && x->identity &&
+    return !k->d.compressed && !k->ix.big_endian == !host_is_big_endian() && x->identity &&
            (kind == CUBEX_DOUBLE || kind == CUBEX_MINDOUBLE || kind == CUBEX_MAXDOUBLE) &&
            s->row_len == x->num_locations && (!s->num_chunks || s->stride == s->row_len);
 }

@@ -105,10 +105,6 @@ done:
 
 /* ---- encoding -------------------------------------------------------------- */
 
-/* Can the value type hold the doubles of every row of m that has no exact
- * bytes?  Integers must be whole numbers in the type's range (UINT64 takes
- * negative numbers as the differences 2^64 - k stand for), structured
- * values need their components, which only exact bytes carry. */
 /* The whole numbers an integer type holds: [*lo, *hi).  UINT64 takes the
  * negative numbers too, which stand for the differences 2^64 - k that
  * the reader shows as -k. */
@@ -123,6 +119,10 @@ static void integer_range(cubex_dtype t, double *lo, double *hi)
         *lo = -0x1p63;
 }
 
+/* Can the value type hold the doubles of every row of m that has no exact
+ * bytes?  Integers must be whole numbers in the type's range
+ * (integer_range), structured values need their components, which only
+ * exact bytes carry. */
 static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
                            const pending_row *rows, size_t n)
 {
@@ -145,6 +145,13 @@ static int type_holds_rows(const cube_t *c, const cube_metric *m, cubex_dtype t,
         }
     }
     return 1;
+}
+
+/* The bits of an integer value: two's complement, so that UINT64's -k
+ * goes back to the 2^64 - k it was. */
+static uint64_t integer_bits(double v)
+{
+    return v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
 }
 
 /* Row r's bytes into out (row_size bytes); `exact`: take the exact bytes
@@ -170,11 +177,8 @@ static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_
         return 0;
     }
     if (t.kind == CUBEX_INT64 || t.kind == CUBEX_UINT64) {
-        for (size_t k = 0; k < nthreads; k++) {
-            /* two's complement: UINT64 -k goes back to the 2^64 - k it was */
-            double v = r->values[k];
-            cubex_put_u64(out + j->column[k] * 8, v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v);
-        }
+        for (size_t k = 0; k < nthreads; k++)
+            cubex_put_u64(out + j->column[k] * 8, integer_bits(r->values[k]));
         return 0;
     }
     int integer = cubex_dtype_is_integer(t);
@@ -182,9 +186,7 @@ static int encode_row(archive_job *j, const cube_metric *m, cubex_dtype t, size_
         unsigned char *dst = out + j->column[k] * value_size;
         double v = r->values[k];
         if (integer) {
-            /* two's complement: UINT64 -k goes back to the 2^64 - k it was */
-            uint64_t bits = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
-            cubex_value_encode_int(t, bits, dst);
+            cubex_value_encode_int(t, integer_bits(v), dst);
         } else if (cubex_value_encode(t, &v, dst) != 0) {
             status_set(j->status, CUBE_EINVAL, "metric %s: a value cannot be encoded",
                        m->uniq_name);
@@ -203,7 +205,7 @@ static int sort_by_ordinal(archive_job *j, pending_row *rows, size_t n)
         return 0;
     size_t num = j->a->num_cnodes;
     size_t *start = calloc(num + 1, sizeof *start);
-    pending_row *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    pending_row *sorted = malloc(n * sizeof *sorted);
     if (!start || !sorted) {
         free(start);
         free(sorted);

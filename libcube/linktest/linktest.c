@@ -6,6 +6,7 @@
 #include "cube_linktest.h"
 #include "linktest/linktest_private.h"
 #include "linktest/sion_private.h"
+#include "core/util_private.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -313,14 +314,6 @@ static int parse_chunk_header(cursor *c, lt_rank *r)
         return -1;
     r->core = (int32_t)core;
     return 0;
-}
-
-static int host_is_big_endian(void)
-{
-    const uint16_t probe = 1;
-    unsigned char first;
-    memcpy(&first, &probe, 1);
-    return first == 0;
 }
 
 /* Reverse the bytes of `count` 8-byte values in place (a file of the

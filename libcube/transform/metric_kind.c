@@ -45,11 +45,7 @@ typedef struct {
 static int list_add(metric_list *l, const cube_metric *m)
 {
     l->count++;
-    if (l->names.len >= 200)
-        return 0;
-    if (l->names.len && strbuf_append(&l->names, ", ", 2) != 0)
-        return -1;
-    return strbuf_append(&l->names, m->uniq_name, strlen(m->uniq_name));
+    return strbuf_append_item(&l->names, m->uniq_name, 200);
 }
 
 /* Does m keep exact values beside the doubles of its rows? */

@@ -55,25 +55,31 @@ static int oom(reshape *r)
     return -1;
 }
 
+/* The rows of `from` whose call paths are kept, renumbered, into the empty
+ * store `to` (its row_len set), then indexed. */
+static int copy_kept_rows(reshape *r, const severity_store *from, severity_store *to)
+{
+    for (size_t k = 0; k < from->num_rows; k++) {
+        severity_row row = from->rows[k];
+        if (r->dest[row.cnode] != row.cnode)
+            continue;
+        double *dst = sev_store_append(to, row.metric, r->new_index[row.cnode]);
+        if (!dst)
+            return oom(r);
+        if (from->row_len)
+            memcpy(dst, sev_row_values(from, k), from->row_len * sizeof *dst);
+    }
+    return sev_store_index(to) != 0 ? oom(r) : 0;
+}
+
 /* Pass 1: the rows of the kept call paths, and their exact values. */
 static int copy_kept(reshape *r)
 {
     cube_t *c = r->c;
-    size_t w = c->sev.row_len;
-    r->rows.row_len = w;
-    r->comp.row_len = w;
-    for (size_t k = 0; k < c->sev.num_rows; k++) {
-        severity_row row = c->sev.rows[k];
-        if (r->dest[row.cnode] != row.cnode)
-            continue;
-        double *dst = sev_store_append(&r->rows, row.metric, r->new_index[row.cnode]);
-        if (!dst)
-            return oom(r);
-        if (w)
-            memcpy(dst, sev_row_values(&c->sev, k), w * sizeof *dst);
-    }
-    if (sev_store_index(&r->rows) != 0)
-        return oom(r);
+    r->rows.row_len = c->sev.row_len;
+    r->comp.row_len = c->sev.row_len;
+    if (copy_kept_rows(r, &c->sev, &r->rows) != 0)
+        return -1;
     for (size_t m = 0; m < c->metrics.count; m++) {
         const cube_metric *met = c->metrics.items[m];
         exact_rows *e = &r->exact[m];
@@ -84,18 +90,8 @@ static int copy_kept(reshape *r)
         e->rows->row_len = met->exact->row_len;
         if (cubex_dtype_parse(met->dtype, &e->type) != 0)
             e->lost = 1; /* cannot happen for values read: the reader parsed it */
-        const severity_store *old = met->exact;
-        for (size_t k = 0; k < old->num_rows; k++) {
-            severity_row row = old->rows[k];
-            if (r->dest[row.cnode] != row.cnode)
-                continue;
-            double *dst = sev_store_append(e->rows, row.metric, r->new_index[row.cnode]);
-            if (!dst)
-                return oom(r);
-            memcpy(dst, sev_row_values(old, k), old->row_len * sizeof *dst);
-        }
-        if (sev_store_index(e->rows) != 0)
-            return oom(r);
+        if (copy_kept_rows(r, met->exact, e->rows) != 0)
+            return -1;
     }
     return 0;
 }
@@ -276,6 +272,13 @@ static int finish_rows(reshape *r)
     return 0;
 }
 
+/* Is kept call path n a root of the new tree: a root already, or its
+ * parent dropped (a kept call path's parent is never folded)? */
+static int new_root(const size_t *dest, const cube_cnode *n)
+{
+    return !n->parent || dest[n->parent->index] != n->parent->index;
+}
+
 /* Everything is made: put the new tree and rows in place (no allocation
  * fails from here). */
 static void commit(reshape *r, void **cnodes, size_t kept, void **roots, size_t num_roots)
@@ -299,7 +302,7 @@ static void commit(reshape *r, void **cnodes, size_t kept, void **roots, size_t 
     /* by the old indexes, which dest speaks of: the new roots */
     for (size_t i = 0; i < c->cnodes.count; i++) {
         cube_cnode *n = c->cnodes.items[i];
-        if (r->dest[i] == i && n->parent && r->dest[n->parent->index] != n->parent->index)
+        if (r->dest[i] == i && new_root(r->dest, n))
             n->parent = NULL;
     }
     /* parents before children: a parent's depth is set before its
@@ -361,9 +364,8 @@ int call_tree_reshape(cube_t *c, const size_t *dest)
     for (size_t i = 0; i < n; i++) {
         if (dest[i] != i)
             continue;
-        const cube_cnode *p = ((cube_cnode *)c->cnodes.items[i])->parent;
         r.new_index[i] = kept++;
-        num_roots += !p || dest[p->index] != p->index;
+        num_roots += new_root(dest, c->cnodes.items[i]);
     }
     void **cnodes = malloc((kept ? kept : 1) * sizeof *cnodes);
     void **roots = malloc((num_roots ? num_roots : 1) * sizeof *roots);
@@ -381,7 +383,7 @@ int call_tree_reshape(cube_t *c, const size_t *dest)
             continue;
         cube_cnode *cn = c->cnodes.items[i];
         cnodes[k++] = cn;
-        if (!cn->parent || dest[cn->parent->index] != cn->parent->index)
+        if (new_root(dest, cn))
             roots[q++] = cn;
     }
     commit(&r, cnodes, kept, roots, num_roots);

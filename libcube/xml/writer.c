@@ -364,14 +364,9 @@ static int conversion_warnings(cube_t *c)
             lists[1] = &structured;
             num_structured++;
         }
-        for (int k = 0; k < 2; k++) {
-            strbuf *list = lists[k];
-            if (list && list->len < 200) {
-                if (list->len)
-                    rc |= strbuf_append(list, ", ", 2);
-                rc |= strbuf_append(list, m->uniq_name, strlen(m->uniq_name));
-            }
-        }
+        for (int k = 0; k < 2; k++)
+            if (lists[k])
+                rc |= strbuf_append_item(lists[k], m->uniq_name, 200);
     }
     if (num_inclusive)
         rc |= cube_add_warning(c, "CUBE 3 stores call-tree exclusive values: %zu metrics stored "
