@@ -736,10 +736,6 @@ typedef struct {
     double *zeros;          /* a row of zeros: the row one side lacks */
     double *item_a, *item_b;/* room for the values of the level's items */
     size_t num_items;       /* processes, nodes, machines or 1 */
-    double *node_room;      /* CUBE_BY_MACHINE with several machines: room
-                               for the nodes' values on the way, which
-                               cube_system_combine would otherwise allocate
-                               for every row; else NULL */
 } compare_context;
 
 /* The items of the level from a row of every thread's values. */
@@ -747,7 +743,7 @@ static void combine_items(const cube_t *res, const compare_context *x, cube_comb
                           const double *row, double *items)
 {
     cube_system_combine(res, how, row, x->by == CUBE_BY_PROCESS ? items : NULL,
-                        x->by == CUBE_BY_NODE ? items : x->node_room,
+                        x->by == CUBE_BY_NODE ? items : NULL,
                         x->by == CUBE_BY_MACHINE ? items : NULL,
                         x->by == CUBE_BY_ALL ? items : NULL, NULL);
 }
@@ -989,12 +985,9 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
         x.num_items = counts[x.by];
         totals = malloc(2 * (nm ? nm : 1) * sizeof *totals);
         x.zeros = calloc(nt ? nt : 1, sizeof *x.zeros);
-        int node_room = x.by == CUBE_BY_MACHINE && res->machines.count > 1;
-        if (node_room)
-            x.node_room = malloc((res->nodes.count ? res->nodes.count : 1) * sizeof *x.node_room);
         x.item_a = malloc(2 * (x.num_items ? x.num_items : 1) * sizeof *x.item_a);
         /* each side looks up every row of the other */
-        if (!totals || !x.zeros || !x.item_a || (node_room && !x.node_room) ||
+        if (!totals || !x.zeros || !x.item_a ||
             sev_store_index(&res->sev) != 0 || sev_store_index(&other) != 0) {
             rc = oom(&cb);
         } else {
@@ -1013,7 +1006,6 @@ static int compare(const char *path_a, const char *path_b, const cube_t *const *
     }
     free(totals);
     free(x.zeros);
-    free(x.node_room);
     free(x.item_a);
     free(take);
     sev_store_free(&other);

@@ -614,6 +614,36 @@ static void add_node(const cube_node *n, const double *tv, view_combiner *k)
         add_process(n->processes[i], tv, k);
 }
 
+/* The threads of `top` and of every node nested in it, in preorder,
+ * continued in k.  Walked by the parent links (no stack, no recursion:
+ * system trees may be deep); a node's place among its siblings is found
+ * by a scan of its parent's children. */
+static void add_subtree(const cube_node *top, const double *tv, view_combiner *k)
+{
+    const cube_node *n = top;
+    for (;;) {
+        add_node(n, tv, k);
+        if (n->num_children) {
+            n = n->children[0];
+            continue;
+        }
+        /* the next sibling of n or of its nearest ancestor below top */
+        while (n != top) {
+            const cube_node *parent = n->parent;
+            size_t at = 0;
+            while (parent->children[at] != n)
+                at++;
+            if (at + 1 < parent->num_children) {
+                n = parent->children[at + 1];
+                break;
+            }
+            n = parent;
+        }
+        if (n == top)
+            return;
+    }
+}
+
 int cube_system_sums(const cube_t *c, const double *thread_values, double *process_values,
                      double *node_values, double *machine_values, double *total,
                      cube_status *status)
@@ -642,8 +672,9 @@ int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *th
                    "CUBE_COMBINE_MAX, CUBE_COMBINE_MIN)", (int)how);
         return -1;
     }
-    /* Each item walks its own threads; scratch memory is only a
-     * speed-up, so this cannot fail once the arguments are valid. */
+    /* Each item walks its own threads and nothing is allocated, so this
+     * cannot fail once the arguments are valid (a tool may call it for
+     * every row). */
     if (process_values)
         for (size_t i = 0; i < cube_num_processes(c); i++) {
             view_combiner k = {how, 0.0, 0.0, 0};
@@ -655,44 +686,27 @@ int cube_system_combine(const cube_t *c, cube_combine_rule how, const double *th
      * defined after its parent, so in reverse index order every child is
      * done before its parent, which adds the child's result; a neutral
      * result (a child without threads) changes no sum, maximum or
-     * minimum.  A machine then combines its direct child nodes.  Without
-     * room for the nodes' values (the caller's, or scratch memory when
-     * there are several machines) each machine scans the nodes for its
-     * own: the same values, in time machines x nodes. */
-    size_t nn = cube_num_nodes(c), nm = cube_num_machines(c);
-    double *nodes = node_values, *scratch = NULL;
-    if (!nodes && machine_values && nm > 1 && nn)
-        nodes = scratch = malloc(nn * sizeof *scratch);
-    if (nodes)
-        for (size_t i = nn; i-- > 0;) {
+     * minimum. */
+    if (node_values)
+        for (size_t i = cube_num_nodes(c); i-- > 0;) {
             const cube_node *n = cube_get_node(c, i);
             view_combiner k = {how, 0.0, 0.0, 0};
             add_node(n, thread_values, &k);
             for (size_t ch = 0; ch < n->num_children; ch++)
-                view_combiner_add(&k, nodes[n->children[ch]->index]);
-            nodes[i] = view_combiner_result(&k);
+                view_combiner_add(&k, node_values[n->children[ch]->index]);
+            node_values[i] = view_combiner_result(&k);
         }
+    /* A machine adds the threads of every node below it, one by one, in
+     * the order of the tree: needs no memory, and for a tree of two levels
+     * (every CUBE 3 file) adds exactly as the machine's nodes always did. */
     if (machine_values)
-        for (size_t i = 0; i < nm; i++) {
+        for (size_t i = 0; i < cube_num_machines(c); i++) {
             const cube_machine *m = cube_get_machine(c, i);
             view_combiner k = {how, 0.0, 0.0, 0};
-            if (nodes)
-                for (size_t n = 0; n < m->num_nodes; n++) {
-                    /* a node without nodes below it: its threads, as they
-                     * always were added (the same sum to the last bit) */
-                    const cube_node *node = m->nodes[n];
-                    if (node->num_children)
-                        view_combiner_add(&k, nodes[node->index]);
-                    else
-                        add_node(node, thread_values, &k);
-                }
-            else
-                for (size_t n = 0; n < nn; n++)
-                    if (cube_get_node(c, n)->machine == m)
-                        add_node(cube_get_node(c, n), thread_values, &k);
+            for (size_t n = 0; n < m->num_nodes; n++)
+                add_subtree(m->nodes[n], thread_values, &k);
             machine_values[i] = view_combiner_result(&k);
         }
-    free(scratch);
     if (total)
         *total = cube_combine_values(how, thread_values, cube_num_threads(c));
     status_ok(status);
