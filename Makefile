@@ -147,7 +147,7 @@ $(BUILD)/man/%: man/% libcube/include/cube.h
 # --- dependencies ---------------------------------------------------------
 # Debian packages; `make deps` / `make deps-check` only (see the top)
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev libmicrohttpd-dev
-CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq
+CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq nodejs
 PERF_DEPS  := libxml2-utils time
 
 deps:
