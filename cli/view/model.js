@@ -660,7 +660,7 @@ var CubeModel = (function () {
      * one accumulator (cube_dump -t aggr); width nT: per thread.
      * ------------------------------------------------------------------ */
 
-    var VIEW_CACHE = 6;
+    var VIEW_CACHE = 4;
 
     /* neu-add x into sum[i], comp[i] */
     function neu(sum, comp, i, x) {
@@ -1596,8 +1596,9 @@ var CubeModel = (function () {
     }
 
     /* A number as the precision settings say: `digits` after the point,
-     * mantissa and exponent ("2.04e4") from 10^expThreshold on, 0 below
-     * 10^-zeroThreshold; "-" for undefined (NaN). */
+     * mantissa and exponent ("2.04e4") from 10^expThreshold on and below
+     * 10^-expThreshold, 0 below 10^-zeroThreshold; "-" for undefined
+     * (NaN). */
     function format(value, settings) {
         var st = settings || DEFAULT_SETTINGS.tree;
         var digits = st.digits === undefined ? 2 : st.digits;
@@ -1609,7 +1610,8 @@ var CubeModel = (function () {
             return value > 0 ? 'inf' : '-inf';
         if (Math.abs(value) < Math.pow(10, -zt))
             value = 0;
-        if (Math.abs(value) >= Math.pow(10, et)) {
+        var mag = Math.abs(value);
+        if (mag >= Math.pow(10, et) || (mag !== 0 && mag < Math.pow(10, -et))) {
             var e = Math.floor(Math.log10(Math.abs(value)));
             var mant = value / Math.pow(10, e);
             var ms = mant.toFixed(digits);

@@ -449,6 +449,8 @@ function testFormatColour() {
         [[-3.5, {digits: 1, expThreshold: 4, zeroThreshold: 9}], '-3.5'],
         [[-1e-12, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '0.00'],
         [[NaN, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '-'],
+        [[0.0000123, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '1.23e-5'],
+        [[99999, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '1.00e5'],
     ];
     const bad = [];
     for (const [args, want] of cases)
