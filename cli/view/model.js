@@ -1268,7 +1268,9 @@ var CubeModel = (function () {
         var url = this.base + '/api/pane?token=' + encodeURIComponent(this.token) + '&' + q;
         var flat = pane === 'call' && state.callTab === 'flat';
         var n = this.paneSize(pane, state);
-        return Promise.resolve(this.fetchFn(url)).then(function (resp) {
+        /* called as a plain function: window.fetch refuses another `this` */
+        var get = this.fetchFn;
+        return Promise.resolve(get(url)).then(function (resp) {
             return resp.json().then(function (body) {
                 if (!resp.ok || body.error)
                     throw new Error('pane query failed (' + resp.status + '): ' + (body.error || ''));
