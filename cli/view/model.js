@@ -26,6 +26,25 @@
  * Embedded data ("served": false) is computed here; served data is fetched
  * from the page's server one pane at a time (/api/pane), and the value
  * modes are applied here in both cases.  Answers are cached per query.
+ *
+ * The interface:
+ *   CubeModel.open(data, {fetch, token, base}) -> model
+ *   model.defs          the definitions, with children lists (metrics,
+ *                       cnodes, system) and regions[i].cnodes
+ *   model.modes         the eleven modes [{name, label}], cube_dump's names
+ *   model.defaultSettings  {tree, widget}: {digits, expThreshold,
+ *                       zeroThreshold} of the precision dialog
+ *   model.modeAvailable(paneKind, mode, state)
+ *   model.compute(state) -> Promise of {metric, call, system, references},
+ *       each pane {incl, excl, absIncl, absExcl, selected, selectedAbs,
+ *       legend: {min, max}}; the flat profile (callTab 'flat') per region
+ *       with sub and absSub too.  A pane left of the metric pane, or right
+ *       of a pane with nothing selected, has only NaN (undefined).
+ *   model.topology(index, systemResult, mode) -> {name, dims, cells:
+ *       [{id, coord, value}], legend}
+ *   model.colour(value, legend, settings), model.format(value, settings)
+ *   model.largestPath(paneKind, result, state[, from]) -> [ids]
+ *   model.paneQuery(pane, state) -> the served query of a pane
  */
 var CubeModel = (function () {
     'use strict';
@@ -161,13 +180,6 @@ var CubeModel = (function () {
             return isFinite(this.s) ? this.s + this.c : this.s;
         return this.v;
     };
-
-    function combineValues(how, values) {
-        var k = new Combiner(how);
-        for (var i = 0; i < values.length; i++)
-            k.add(values[i]);
-        return k.result();
-    }
 
     function pick(how, a, b) {
         if (a !== a)
@@ -394,7 +406,6 @@ var CubeModel = (function () {
             this.rows.push({cnodes: cn, data: data});
         }
         this.aggCache = [];
-        this.threadTotCache = [];
         this.totalCache = [];
     };
 
@@ -1073,7 +1084,7 @@ var CubeModel = (function () {
      * as the walk enters it and adds an outermost call's subtree as it
      * leaves it. */
     Model.prototype.flatRegionRow = function (v, region, part) {
-        var w = v.w, how = v.how, t, j;
+        var w = v.w, how = v.how, t;
         if (v.flat || how !== SUM || v.excl) {
             var fl = this.viewFlat(v), arr = part === 'incl' ? fl.incl : part === 'excl' ? fl.excl : fl.sub;
             return new Float64Array(arr.subarray(region * w, region * w + w));
@@ -1105,7 +1116,6 @@ var CubeModel = (function () {
         var pick3 = part === 'incl' ? [iS, iC] : part === 'excl' ? [eS, eC] : [sS, sC];
         var out = fold(pick3[0], pick3[1]);
         wrapArray(out, this.mbits[v.m], this.msigned[v.m]);
-        void j;
         return out;
     };
 
@@ -1677,11 +1687,7 @@ var CubeModel = (function () {
         modes: MODES,
         colour: colour,
         format: format,
-        defaultSettings: DEFAULT_SETTINGS,
-        /* for tests */
-        _wrap: wrap,
-        _percent: percent,
-        _combineValues: combineValues
+        defaultSettings: DEFAULT_SETTINGS
     };
 })();
 if (typeof module !== 'undefined')
