@@ -961,64 +961,71 @@ var CubeModel = (function () {
         return true;
     }
 
-    /* The one thread a system filter takes once, or -1. */
-    function singleThread(sf) {
-        var only = -1, count = 0;
-        for (var t = 0; t < sf.w.length; t++)
-            if (sf.w[t]) { only = t; count += sf.w[t]; }
-        return count === 1 ? only : -1;
-    }
-
-    /* Columns of per-thread values (n items of width w) combined over the
-     * threads of sf: one value per item. */
-    function combineColumns(values, n, w, sf, how) {
-        var out = new Float64Array(n), only = -1, count = 0;
-        for (var u = 0; u < w; u++)
-            if (sf.w[u]) { only = u; count += sf.w[u]; }
-        if (count === 1) {
-            /* one thread: its column as it is */
-            for (var c = 0; c < n; c++)
-                out[c] = values[c * w + only];
-            return out;
-        }
-        for (var i = 0; i < n; i++) {
-            var k = new Combiner(how);
-            for (var t = 0; t < w; t++) {
-                var g = sf.w[t];
-                if (!g) continue;
-                var x = values[i * w + t];
-                if (how === SUM) {
-                    for (var q = 0; q < g; q++) k.add(x);
-                } else {
-                    k.add(x);
-                }
-            }
-            out[i] = k.result();
-        }
-        return out;
-    }
-
     /* The call pane: per call path (tree) or per region (flat) of the
      * metrics selected, over the threads of sf (null: all). */
     Model.prototype.callPane = function (msel, sf, flat) {
         var how = this.selectionCombine(msel), n = flat ? this.nR : this.nC;
         var names = flat ? ['incl', 'excl', 'sub'] : ['incl', 'excl'];
-        var out = {how: how}, bad = !msel.length, k, q, i;
-        var perThread = !!sf && !allThreadsOnce(sf), single = perThread ? singleThread(sf) : -1;
-        if (single >= 0)
-            perThread = false;
+        var out = {how: how}, bad = !msel.length, k, q, i, t;
+        /* some threads: each thread's column on its own (the per-thread
+         * view's numbers), combined thread by thread */
+        var columns = null;
+        if (sf && !allThreadsOnce(sf)) {
+            columns = [];
+            for (t = 0; t < sf.w.length; t++)
+                for (var rep = 0; rep < sf.w[t]; rep++)
+                    columns.push(t);
+        }
         for (k = 0; k < msel.length && !bad; k++) {
-            var v = this.view(msel[k], single >= 0 ? single : perThread);
-            if (!v) { bad = true; break; }
-            var src = flat ? this.viewFlat(v) : this.materialise(v);
+            var vals = {};
+            if (!columns) {
+                var v = this.view(msel[k], false);
+                if (!v) { bad = true; break; }
+                var src = flat ? this.viewFlat(v) : v;
+                for (q = 0; q < names.length; q++)
+                    vals[names[q]] = src[names[q]];
+            } else {
+                var acc = {}, mhow = this.mcombine[msel[k].m];
+                for (q = 0; q < names.length; q++)
+                    acc[names[q]] = [];
+                for (var j = 0; j < columns.length && !bad; j++) {
+                    var cv = columns.length === 1 ? this.view(msel[k], columns[j]) : this.makeView(msel[k], columns[j]);
+                    if (!cv) { bad = true; break; }
+                    var csrc = flat ? this.viewFlat(cv) : cv;
+                    for (q = 0; q < names.length; q++)
+                        acc[names[q]].push(csrc[names[q]]);
+                }
+                if (bad) break;
+                for (q = 0; q < names.length; q++) {
+                    var cols = acc[names[q]], res = new Float64Array(n);
+                    if (cols.length === 1) {
+                        vals[names[q]] = cols[0];
+                        continue;
+                    }
+                    for (i = 0; i < n; i++) {
+                        var cs = 0, cc = 0, cm = NaN;
+                        for (j = 0; j < cols.length; j++) {
+                            var y = cols[j][i];
+                            if (mhow !== SUM) {
+                                cm = pick(mhow, cm, y);
+                            } else if (y === y) {
+                                var u = cs + y;
+                                cc += Math.abs(cs) >= Math.abs(y) ? (cs - u) + y : (y - u) + cs;
+                                cs = u;
+                            }
+                        }
+                        res[i] = !cols.length ? NaN : mhow !== SUM ? cm : isFinite(cs) ? cs + cc : cs;
+                    }
+                    vals[names[q]] = res;
+                }
+            }
             for (q = 0; q < names.length; q++) {
-                var vals = perThread ? combineColumns(src[names[q]], n, v.w, sf, v.how) : src[names[q]];
                 if (k === 0) {
-                    out[names[q]] = new Float64Array(vals);
+                    out[names[q]] = new Float64Array(vals[names[q]]);
                 } else {
-                    var o = out[names[q]];
+                    var o = out[names[q]], x = vals[names[q]];
                     for (i = 0; i < n; i++)
-                        o[i] = how === SUM ? o[i] + vals[i] : pick(how, o[i], vals[i]);
+                        o[i] = how === SUM ? o[i] + x[i] : pick(how, o[i], x[i]);
                 }
             }
         }

@@ -499,12 +499,15 @@ async function testServed(file) {
                                               fetch: (q) => { queries++; return fetch(q); }});
         const time = data.metrics.findIndex(x => x.kind === 'stored');
         const thread = data.system.findIndex(x => x.kind === 'thread');
+        const process = data.system.findIndex(x => x.kind === 'process');
         const states = [
             {selection: {metric: [{id: time}], call: [{id: 0}]}},
             {selection: {metric: [{id: time, expanded: true}], call: [{id: 0, expanded: true}, {id: 1}]}, mode: {call: 'metricroot', system: 'peer'}},
             {callTab: 'flat', selection: {metric: [{id: time}], flat: [{region: data.cnodes[0].region, part: 'sub'}]}, mode: {system: 'callsel'}},
             {order: ['metric', 'system', 'call'], selection: {metric: [{id: time}], system: [{id: thread}]}, mode: {call: 'syssel'}},
             {order: ['call', 'metric', 'system'], selection: {metric: [{id: time}], call: [{id: 0}]}},
+            {order: ['metric', 'system', 'call'], selection: {metric: [{id: time}], system: [{id: process}, {id: thread}]}},
+            {order: ['metric', 'system', 'call'], callTab: 'flat', selection: {metric: [{id: time, expanded: true}], system: [{id: process}]}},
             {order: ['system', 'call', 'metric'], selection: {system: [{id: 0}], call: [{id: 0}]}},
         ];
         const ch = new Checker(`${base}: served compute() = embedded compute()`);
