@@ -91,7 +91,9 @@
     for (let i = 0; i < r.length; i++) if (r[i].cnodes && r[i].cnodes.length) ids.push(i);
     if (!ids.length) ids = r.map(function (_, i) { return i; });
     if (ui.flatSort === 'name') ids.sort(function (a, b) { return r[a].name < r[b].name ? -1 : r[a].name > r[b].name ? 1 : a - b; });
-    else if (ui.flatSort === 'value' && ui.result) {
+    else if (ui.flatSort === 'value' && ui.result && ui.result.call.incl.length === r.length) {
+      /* Sorted by the values shown when the order is chosen or the tab opened
+       * (expanded: exclusive), not again after every click. */
       const res = ui.result.call;
       const v = function (i) { const x = ui.expanded.flat.has('r' + i) ? res.excl[i] : res.incl[i]; return x === x ? x : -Infinity; };
       ids.sort(function (a, b) { return v(b) - v(a) || a - b; });
@@ -245,11 +247,16 @@
     const marker = legendEl.querySelector('.marker');
     while (grad.firstChild) grad.removeChild(grad.firstChild);
     const ok = legend && isFinite(legend.min) && isFinite(legend.max);
-    if (ok) {
+    if (ok && !(legend.max > legend.min)) {
+      /* An empty range: every value has the one colour of its end. */
+      const c = ui.model.colour(legend.max, legend, ui.settings.widget);
+      grad.appendChild(el('stop', {offset: '0', 'stop-color': c}));
+      grad.appendChild(el('stop', {offset: '1', 'stop-color': c}));
+    } else if (ok) {
       const span = legend.max - legend.min;
       for (let i = 0; i <= 20; i++) {
         let v = legend.min + span * i / 20;
-        if (v === 0 || span === 0) v = legend.min + (span || Math.abs(legend.max) || 1) * (i === 0 ? 1e-9 : i / 20);
+        if (v === 0) v = legend.min + span * (i === 0 ? 0.002 : i / 20 + 0.002);
         grad.appendChild(el('stop', {offset: String(i / 20), 'stop-color': ui.model.colour(v, legend, ui.settings.widget)}));
       }
     } else {
@@ -302,7 +309,9 @@
     }
     markTabs();
     updateModeOptions();
-    requestUpdate();
+    const done = requestUpdate();
+    if (kind === 'call' && ui.callTab === 'flat' && ui.flatSort === 'value' && done)
+      done.then(function () { if (ui.callTab === 'flat') { renderTree('call'); applyValues('call'); } }, function () {});
   }
 
   function markTabs() {
@@ -636,7 +645,6 @@
 
   function drawAll() {
     for (const k of KINDS) {
-      if (k === 'call' && ui.callTab === 'flat' && ui.flatSort === 'value') renderTree(k);
       applyValues(k);
       drawWidget(k);
     }
@@ -675,6 +683,9 @@
     const one = function (k) {
       const kids = a.children(t, k).length;
       const state = t === 'flat' ? flatPart(k) : kids ? (ui.expanded[t].has(k) ? 'exclusive' : 'inclusive') : '';
+      if (t === 'flat' && k[0] === 's') return ui.defs.regions[+k.slice(1)].name + ' [subroutines]';
+      if (t === 'system' && ui.defs.system[k].kind === 'thread' && ui.defs.system[k].parent >= 0)
+        return ui.defs.system[ui.defs.system[k].parent].name + ' / ' + ui.defs.system[k].name;
       return a.name(t, k) + (state ? ' [' + state + ']' : '');
     };
     return sel.length > 3 ? sel.length + ' items (sum)' : sel.map(one).join(' + ');
@@ -734,6 +745,7 @@
       const token = new URLSearchParams(location.search).get('token') || '';
       ui.model = await CubeModel.open(data, {fetch: window.fetch ? window.fetch.bind(window) : null, token: token});
       ui.defs = ui.model.defs;
+      if (ui.model.defaultSettings) ui.settings = JSON.parse(JSON.stringify(ui.model.defaultSettings));
       document.title = 'cube_view: ' + (ui.defs.file || '');
       document.getElementById('title').textContent = 'cube_view \u2014 ' + (ui.defs.file || '');
       const ext = ui.defs.external;

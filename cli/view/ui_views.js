@@ -21,17 +21,23 @@
     const sx = size(0), sy = size(1);
     let planes = 1;
     for (let d = 2; d < dims.length; d++) planes *= size(d);
-    const width = Math.max(200, (box.clientWidth || 400) - 12);
+    const width = Math.max(200, (box.clientWidth || 400) - 28);
+    const height = Math.max(120, (box.clientHeight || 300) - 70);
     const gap = 14, labelH = dims.length > 2 ? 14 : 0;
-    let cell = Math.floor(Math.min(32, Math.max(6, (width - gap) / sx)));
-    if (planes > 1) {
-      /* Prefer several planes per row when they stay readable. */
-      for (let c = cell; c >= 8; c--) { if (Math.floor((width + gap) / (sx * c + gap)) >= Math.min(planes, 4)) { cell = c; break; } }
+    /* The number of planes per row that gives the largest cells fitting the pane
+     * (at least 6 pixels; the view scrolls beyond that). */
+    let cell = 6, perRowBest = 1;
+    for (let n = 1; n <= planes; n++) {
+      const rows = Math.ceil(planes / n);
+      const c = Math.floor(Math.min(32, (width - (n - 1) * gap) / (n * sx), (height - rows * (labelH + gap)) / (rows * sy)));
+      if (c > cell) { cell = c; perRowBest = n; }
+      if (n * sx * 6 > width) break;
     }
+    if (cell === 6) perRowBest = Math.max(1, Math.floor((width + gap) / (sx * cell + gap)));
     const pw = sx * cell, ph = sy * cell;
-    const perRow = Math.max(1, Math.min(planes, Math.floor((width + gap) / (pw + gap))));
+    const perRow = Math.max(1, Math.min(planes, perRowBest));
     const rows = Math.ceil(planes / perRow);
-    const W = perRow * (pw + gap), H = rows * (ph + labelH + gap);
+    const W = perRow * (pw + gap) - gap + 2, H = rows * (ph + labelH + gap) - gap + 2;
     const svg = el('svg', {class: 'topology', 'data-topology': index, width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
       role: 'img', 'aria-label': (topo.name || 'Topology') + ': ' + dims.map(function (d) { return d.size; }).join(' x ')});
     const origin = function (plane) {
@@ -140,7 +146,7 @@
   function num(v) { return typeof v === 'number' && isFinite(v); }
 
   function boxPlot(patterns) {
-    const W = 70 + 90 * patterns.length, H = 190, top = 10, bottom = 30, left = 60;
+    const W = 70 + 90 * patterns.length, H = 168, top = 8, bottom = 30, left = 60;
     let lo = Infinity, hi = -Infinity;
     for (const p of patterns) for (const k of ['min', 'q1', 'median', 'q3', 'max', 'mean']) if (num(p[k])) { lo = Math.min(lo, p[k]); hi = Math.max(hi, p[k]); }
     if (!(lo <= hi)) { lo = 0; hi = 1; }
@@ -189,7 +195,7 @@
       const path = valid ? callPathName(inst.cnode) : '(unknown call path)';
       const tr = el('tr', {'data-cnode': inst.cnode, 'data-pattern': p.name, title: valid ? 'Select this call path' : ''}, [
         el('td', {text: p.name}),
-        el('td', {text: path.length > 60 ? '\u2026' + path.slice(-59) : path, title: path}),
+        el('td', {class: 'path', text: path.length > 60 ? '\u2026' + path.slice(-59) : path, title: path}),
         el('td', {class: 'num', text: CubeUI.fmt(inst.enter, 'widget')}),
         el('td', {class: 'num', text: CubeUI.fmt(inst.exit, 'widget')}),
         el('td', {class: 'num', text: CubeUI.fmt(inst.duration, 'widget')})]);
@@ -283,6 +289,15 @@
 
   CubeUI.setupViews = function () {
     setupStat();
+    let timer = null;
+    window.addEventListener('resize', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        if (ui.systemTab === 'tree' || !ui.result) return;
+        buildTopology(ui.panes.system.topo, ui.systemTab);
+        drawTopology(ui.result);
+      }, 150);
+    });
     ui.hooks.push(drawTopology, function () { drawStat(false); }, drawSource);
   };
 })();
