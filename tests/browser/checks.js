@@ -424,11 +424,12 @@ class FileChecks {
 
 function partColumn(part) { return part === 'excl' ? 'exclusive' : part === 'sub' ? 'subroutines' : 'inclusive'; }
 
-// the legend's gradient: blue, cyan, green, yellow, red at equal distances
-// over [min, max]; 0 (and undefined) white
+// the legend's gradient (cube_view(1)): blue, cyan, green, yellow, red at
+// equal distances over [min, max]; white for undefined, 0 and magnitudes
+// below the zero threshold (10^-9 by default)
 const STOPS = [[0, 0, 255], [0, 255, 255], [0, 255, 0], [255, 255, 0], [255, 0, 0]];
-function expectedColour(v, min, max) {
-    if (Number.isNaN(v) || v === 0) return 'rgb(255, 255, 255)';
+function expectedColour(v, min, max, zeroThreshold = 9) {
+    if (Number.isNaN(v) || Math.abs(v) < Math.pow(10, -zeroThreshold)) return 'rgb(255, 255, 255)';
     let t = max > min ? (v - min) / (max - min) : 1;
     t = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
     const k = Math.min(STOPS.length - 2, Math.floor(t)), f = t - k;

@@ -249,10 +249,11 @@ class View {
         }, kind);
     }
     async legend(kind) {
-        return this.page.evaluate((sel) => {
-            const e = document.querySelector(sel + ' .legend') || document.querySelector('.legend');
-            return e ? { min: Number(e.dataset.min), max: Number(e.dataset.max) } : null;
-        }, this.pane(kind));
+        return this.page.evaluate((k) => {
+            const e = document.querySelector(`.legend[data-pane="${k}"]`) ||
+                document.querySelector(`section.pane[data-pane="${k}"] .legend`);
+            return e && e.dataset.min !== '' ? { min: Number(e.dataset.min), max: Number(e.dataset.max) } : null;
+        }, kind);
     }
     async shot(h, name) {
         const file = path.join(h.shots, name.replace(/[^A-Za-z0-9_.-]+/g, '_') + '.png');
