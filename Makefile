@@ -151,7 +151,7 @@ $(BUILD)/man/%: man/% libcube/include/cube.h
 
 # --- dependencies ---------------------------------------------------------
 # Debian packages; `make deps` / `make deps-check` only (see the top)
-BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev
+BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev libmicrohttpd-dev
 CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq
 PERF_DEPS  := libxml2-utils time
 # npm comes with the machine's Node.js (20 or later, which playwright-core
@@ -222,6 +222,40 @@ LINKTEST_SVG_OBJ := $(BUILD)/obj/cli/linktest_svg.o
 $(BUILD)/bin/cube_linktest: $(BUILD)/obj/cli/cube_linktest.o $(LINKTEST_SVG_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# cube_view carries its page (cli/view: the HTML, the style sheet, the model
+# and the user interface's scripts) as byte arrays that tools/embed.c, built
+# for the build machine with $(BUILD_CC), generates; its --serve links
+# libmicrohttpd (the library libcube never does)
+BUILD_CC   ?= cc
+EMBED_BIN  := $(BUILD)/host/embed
+VIEW_FILES := cli/view/page.html cli/view/view.css cli/view/model.js \
+              $(sort $(wildcard cli/view/ui*.js))
+VIEW_ASSETS_C := $(BUILD)/gen/view_assets.c
+VIEW_OBJ   := $(BUILD)/obj/cli/view_page.o $(BUILD)/obj/cli/view_serve.o \
+              $(BUILD)/obj/gen/view_assets.o
+MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+
+$(EMBED_BIN): tools/embed.c
+	@mkdir -p $(@D)
+	$(call quiet,CC,$@)$(BUILD_CC) -std=c11 -O2 -o $@ $<
+
+$(VIEW_ASSETS_C): $(EMBED_BIN) $(VIEW_FILES)
+	@mkdir -p $(@D)
+	$(call quiet,GEN,$@)$(EMBED_BIN) $@ -n view_asset_page cli/view/page.html \
+	    -s view_asset_css cli/view/view.css \
+	    -s view_asset_script $(filter %.js,$(VIEW_FILES))
+
+$(BUILD)/obj/gen/view_assets.o: $(VIEW_ASSETS_C)
+	@mkdir -p $(@D)
+	$(call quiet,CC,$@)$(CC) $(WARN) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(BUILD)/obj/cli/view_serve.o: CPPFLAGS += $(MHD_CFLAGS)
+
+$(BUILD)/bin/cube_view: $(BUILD)/obj/cli/cube_view.o $(VIEW_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	$(call quiet,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(MHD_LIBS) $(LDLIBS_ALL)
 
 # --- cube_bench -------------------------------------------------------------
 BENCH_HDRS := $(wildcard bench/*.h) $(PUBLIC_HDRS) cli/cli_signals.h

@@ -1,0 +1,2 @@
+/* placeholder: the model is written elsewhere */
+var CubeModel = {};

@@ -1,0 +1,620 @@
+/*
+ * view_page.c - the data document of cube_view's page and the page around
+ * it.  See view_page.h; the format of the document is described in
+ * cube_view(1), DATA.
+ */
+#include "view_page.h"
+
+#include "cli_common.h"
+#include "cube_views.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The page's files, compiled in (tools/embed.c). */
+extern const unsigned char view_asset_page[], view_asset_css[], view_asset_script[];
+extern const size_t view_asset_page_len, view_asset_css_len, view_asset_script_len;
+
+/* ------------------------------------------------------------------------
+ * JSON.
+ * ------------------------------------------------------------------------ */
+
+void view_json_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", fp); break;
+        case '\\': fputs("\\\\", fp); break;
+        case '\n': fputs("\\n", fp); break;
+        case '\r': fputs("\\r", fp); break;
+        case '\t': fputs("\\t", fp); break;
+        case '<': fputs("\\u003c", fp); break;
+        default:
+            if (*p < 0x20)
+                fprintf(fp, "\\u%04x", *p);
+            else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+                /* U+2028, U+2029: line ends to older JavaScript */
+                fprintf(fp, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
+                p += 2;
+            } else
+                fputc(*p, fp);
+        }
+    }
+    fputc('"', fp);
+}
+
+void view_json_number(FILE *fp, double v)
+{
+    if (!isfinite(v)) {
+        fputs("null", fp);
+        return;
+    }
+    cli_print_double(fp, v);
+}
+
+/* "key": (the separator before it when not the first) */
+static void key(FILE *fp, const char *k, int first)
+{
+    if (!first)
+        fputc(',', fp);
+    fprintf(fp, "\"%s\":", k);
+}
+
+static void key_string(FILE *fp, const char *k, const char *v)
+{
+    key(fp, k, 0);
+    view_json_string(fp, v ? v : "");
+}
+
+static void key_long(FILE *fp, const char *k, long long v)
+{
+    key(fp, k, 0);
+    fprintf(fp, "%lld", v);
+}
+
+/* ------------------------------------------------------------------------
+ * Base64 of little-endian binary values.
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    FILE *fp;
+    unsigned char in[3];
+    size_t n;
+} base64;
+
+static void base64_flush(base64 *b)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (!b->n)
+        return;
+    unsigned long w = (unsigned long)b->in[0] << 16;
+    if (b->n > 1)
+        w |= (unsigned long)b->in[1] << 8;
+    if (b->n > 2)
+        w |= b->in[2];
+    char out[4] = {digits[(w >> 18) & 63], digits[(w >> 12) & 63],
+                   b->n > 1 ? digits[(w >> 6) & 63] : '=', b->n > 2 ? digits[w & 63] : '='};
+    fwrite(out, 1, 4, b->fp);
+    b->n = 0;
+}
+
+static void base64_put(base64 *b, uint64_t v, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++) {
+        b->in[b->n++] = (unsigned char)(v >> (8 * i));
+        if (b->n == 3)
+            base64_flush(b);
+    }
+}
+
+static void base64_double(base64 *b, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    base64_put(b, u, 8);
+}
+
+/* ------------------------------------------------------------------------
+ * The parts of the document.
+ * ------------------------------------------------------------------------ */
+
+static void write_attributes(FILE *fp, const cube_t *c)
+{
+    key(fp, "attributes", 0);
+    fputc('{', fp);
+    for (size_t i = 0; i < cube_num_attrs(c); i++) {
+        if (i)
+            fputc(',', fp);
+        view_json_string(fp, cube_attr_key(c, i));
+        fputc(':', fp);
+        view_json_string(fp, cube_attr_value(c, i));
+    }
+    fputc('}', fp);
+}
+
+static const char *combine_name(cube_combine_rule how)
+{
+    return how == CUBE_COMBINE_MAX ? "max" : how == CUBE_COMBINE_MIN ? "min" : "sum";
+}
+
+/* "stored", "derived" (no values: its expression is not evaluated) or
+ * "void" (no data). */
+static const char *metric_kind(const cube_metric *m)
+{
+    return cube_metric_is_void(m) ? "void" : cube_metric_is_derived(m) ? "derived" : "stored";
+}
+
+static void write_metrics(FILE *fp, const cube_t *c)
+{
+    key(fp, "metrics", 0);
+    fputc('[', fp);
+    for (size_t i = 0; i < cube_num_metrics(c); i++) {
+        const cube_metric *m = cube_get_metric(c, i);
+        const cube_metric *parent = cube_metric_parent(m);
+        fputs(i ? ",\n{" : "\n{", fp);
+        key(fp, "name", 1);
+        view_json_string(fp, cube_metric_disp_name(m));
+        key_string(fp, "uniq", cube_metric_uniq_name(m));
+        key_string(fp, "unit", cube_metric_uom(m));
+        key_string(fp, "dtype", cube_metric_dtype(m));
+        key_string(fp, "combine", combine_name(cube_metric_combine(m)));
+        key_string(fp, "kind", metric_kind(m));
+        key_string(fp, "descr", cube_metric_descr(m));
+        key_string(fp, "url", cube_metric_url(m));
+        key_long(fp, "parent", parent ? (long long)cube_metric_index(parent) : -1);
+        fputc('}', fp);
+    }
+    fputc(']', fp);
+}
+
+/* Lines around a region's begin line shown by the source view. */
+enum { SOURCE_BEFORE = 10, SOURCE_AFTER = 30, SOURCE_LINE_MAX = 4096 };
+/* A source file is read up to this many bytes looking for the lines. */
+#define SOURCE_SCAN_MAX (64L * 1024 * 1024)
+
+/* Open `path` when it is a regular file (never a FIFO or a device, which
+ * could block or never end). */
+static FILE *open_regular(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    return fopen(path, "r");
+}
+
+/* The source object of a region: lines first..first+n-1 of its file, or
+ * null when the file is not readable (as named, or relative to the
+ * experiment's folder) or has no such lines. */
+static void write_source(FILE *fp, const view_source *s, const cube_region *r)
+{
+    const char *mod = cube_region_mod(r);
+    long begin = cube_region_begin_line(r);
+    FILE *in = NULL;
+    char *joined = NULL;
+    if (*mod && begin >= 1) {
+        in = open_regular(mod);
+        if (!in && mod[0] != '/' && s->dir) {
+            size_t len = strlen(s->dir) + strlen(mod) + 2;
+            joined = malloc(len);
+            if (joined) {
+                snprintf(joined, len, "%s/%s", s->dir, mod);
+                in = open_regular(joined);
+            }
+        }
+    }
+    if (!in) {
+        free(joined);
+        fputs("null", fp);
+        return;
+    }
+    long first = begin > SOURCE_BEFORE ? begin - SOURCE_BEFORE : 1, last = begin + SOURCE_AFTER;
+    char line[SOURCE_LINE_MAX + 1];
+    size_t len = 0;
+    long lineno = 1, scanned = 0;
+    int started = 0, ch = 0;
+    while (lineno <= last && scanned < SOURCE_SCAN_MAX) {
+        ch = getc(in);
+        if (ch != EOF && ch != '\n') {
+            scanned++;
+            if (lineno >= first && len < SOURCE_LINE_MAX && ch != '\r')
+                line[len++] = (char)ch;
+            continue;
+        }
+        /* a line ends (the last one may have no newline) */
+        if (lineno >= first && (ch == '\n' || len)) {
+            line[len] = '\0';
+            if (!started) {
+                fputs("{\"path\":", fp);
+                view_json_string(fp, joined ? joined : mod);
+                fprintf(fp, ",\"first\":%ld,\"lines\":[", first);
+            } else
+                fputc(',', fp);
+            started = 1;
+            /* a NUL byte ends the line early: the rest is no text */
+            view_json_string(fp, line);
+        }
+        if (ch == EOF)
+            break;
+        scanned++;
+        len = 0;
+        lineno++;
+    }
+    fclose(in);
+    free(joined);
+    fputs(started ? "]}" : "null", fp);
+}
+
+static void write_regions(FILE *fp, const view_source *s)
+{
+    const cube_t *c = s->c;
+    key(fp, "regions", 0);
+    fputc('[', fp);
+    for (size_t i = 0; i < cube_num_regions(c); i++) {
+        const cube_region *r = cube_get_region(c, i);
+        fputs(i ? ",\n{" : "\n{", fp);
+        key(fp, "name", 1);
+        view_json_string(fp, cube_region_name(r));
+        key_string(fp, "mod", cube_region_mod(r));
+        key_long(fp, "begin", cube_region_begin_line(r));
+        key_long(fp, "end", cube_region_end_line(r));
+        key_string(fp, "descr", cube_region_descr(r));
+        key_string(fp, "url", cube_region_url(r));
+        key(fp, "source", 0);
+        write_source(fp, s, r);
+        fputc('}', fp);
+    }
+    fputc(']', fp);
+}
+
+static void write_cnodes(FILE *fp, const cube_t *c)
+{
+    key(fp, "cnodes", 0);
+    fputc('[', fp);
+    for (size_t i = 0; i < cube_num_cnodes(c); i++) {
+        const cube_cnode *cn = cube_get_cnode(c, i);
+        const cube_cnode *parent = cube_cnode_parent(cn);
+        fprintf(fp, "%s{\"region\":%zu,\"parent\":%lld,\"mod\":", i ? ",\n" : "\n",
+                cube_region_index(cube_cnode_callee(cn)),
+                parent ? (long long)cube_cnode_index(parent) : -1LL);
+        view_json_string(fp, cube_cnode_mod(cn));
+        fprintf(fp, ",\"line\":%ld}", cube_cnode_line(cn));
+    }
+    fputc(']', fp);
+}
+
+/* The system tree in depth-first order: every machine, below it its nodes
+ * (a node's child nodes before its processes), below a process its
+ * threads.  Records where each entity went, for the topologies. */
+typedef struct {
+    size_t *machine, *node, *process, *thread; /* system index by the kind's index */
+    size_t next;
+} system_index;
+
+static void system_item(FILE *fp, system_index *x, const char *kind, const char *name,
+                        long long parent, size_t index, long long rank)
+{
+    fprintf(fp, "%s{\"kind\":\"%s\",\"name\":", x->next ? ",\n" : "\n", kind);
+    view_json_string(fp, name);
+    fprintf(fp, ",\"parent\":%lld,\"index\":%zu,\"rank\":%lld}", parent, index, rank);
+    x->next++;
+}
+
+static void write_process(FILE *fp, system_index *x, const cube_process *p, size_t parent)
+{
+    size_t pi = cube_process_index(p);
+    x->process[pi] = x->next;
+    system_item(fp, x, "process", cube_process_name(p), (long long)parent, pi,
+                (long long)cube_process_rank(p));
+    for (size_t k = 0; k < cube_process_num_threads(p); k++) {
+        const cube_thread *t = cube_process_thread(p, k);
+        x->thread[cube_thread_index(t)] = x->next;
+        system_item(fp, x, "thread", cube_thread_name(t), (long long)x->process[pi],
+                    cube_thread_index(t), (long long)cube_process_rank(p));
+    }
+}
+
+static int write_system(FILE *fp, const cube_t *c, system_index *x)
+{
+    x->machine = calloc(cube_num_machines(c) + 1, sizeof *x->machine);
+    x->node = calloc(cube_num_nodes(c) + 1, sizeof *x->node);
+    x->process = calloc(cube_num_processes(c) + 1, sizeof *x->process);
+    x->thread = calloc(cube_num_threads(c) + 1, sizeof *x->thread);
+    const cube_node **stack = calloc(cube_num_nodes(c) + 1, sizeof *stack);
+    if (!x->machine || !x->node || !x->process || !x->thread || !stack) {
+        free(stack);
+        cli_error("out of memory");
+        return -1;
+    }
+    x->next = 0;
+    key(fp, "system", 0);
+    fputc('[', fp);
+    for (size_t i = 0; i < cube_num_machines(c); i++) {
+        const cube_machine *m = cube_get_machine(c, i);
+        x->machine[i] = x->next;
+        system_item(fp, x, "machine", cube_machine_name(m), -1, i, -1);
+        /* the nodes depth first, without recursion: pushed in reverse so
+         * that they come out in order */
+        size_t top = 0;
+        for (size_t k = cube_machine_num_nodes(m); k-- > 0;)
+            stack[top++] = cube_machine_node(m, k);
+        while (top) {
+            const cube_node *n = stack[--top];
+            const cube_node *up = cube_node_parent(n);
+            size_t ni = cube_node_index(n);
+            x->node[ni] = x->next;
+            system_item(fp, x, "node", cube_node_name(n),
+                        (long long)(up ? x->node[cube_node_index(up)] : x->machine[i]), ni, -1);
+            for (size_t k = 0; k < cube_node_num_processes(n); k++)
+                write_process(fp, x, cube_node_process(n, k), x->node[ni]);
+            for (size_t k = cube_node_num_children(n); k-- > 0 && top < cube_num_nodes(c);)
+                stack[top++] = cube_node_child(n, k);
+        }
+    }
+    fputc(']', fp);
+    free(stack);
+    return 0;
+}
+
+static void write_topologies(FILE *fp, const cube_t *c, const system_index *x)
+{
+    key(fp, "topologies", 0);
+    fputc('[', fp);
+    for (size_t i = 0; i < cube_num_carts(c); i++) {
+        const cube_cartesian *cart = cube_get_cart(c, i);
+        long nd = cube_cart_ndims(cart);
+        fputs(i ? ",\n{\"name\":" : "\n{\"name\":", fp);
+        view_json_string(fp, cube_cart_name(cart));
+        fputs(",\"dims\":[", fp);
+        for (long d = 0; d < nd; d++) {
+            const char *dn = cube_cart_dim_name(cart, d);
+            fputs(d ? ",{\"name\":" : "{\"name\":", fp);
+            view_json_string(fp, dn ? dn : "");
+            fprintf(fp, ",\"size\":%ld,\"periodic\":%s}", cube_cart_dim(cart, d),
+                    cube_cart_period(cart, d) ? "true" : "false");
+        }
+        fputs("],\"cells\":[", fp);
+        for (size_t k = 0; k < cube_cart_num_coords(cart); k++) {
+            const cube_coord *co = cube_cart_coord(cart, k);
+            size_t at;
+            switch (co->kind) {
+            case CUBE_COORD_THREAD: at = x->thread[cube_thread_index(co->entity)]; break;
+            case CUBE_COORD_PROCESS: at = x->process[cube_process_index(co->entity)]; break;
+            case CUBE_COORD_NODE: at = x->node[cube_node_index(co->entity)]; break;
+            default: at = x->machine[cube_machine_index(co->entity)]; break;
+            }
+            fprintf(fp, "%s[%zu", k ? "," : "", at);
+            for (long d = 0; d < nd; d++)
+                fprintf(fp, ",%ld", co->coords[d]);
+            fputc(']', fp);
+        }
+        fputs("]}", fp);
+    }
+    fputc(']', fp);
+}
+
+/* One metric's values: metric-inclusive, call-exclusive, per thread, the
+ * call paths with a row; a maximum or minimum nothing contributed to
+ * (cube_combine_neutral) as NaN. */
+static int write_metric_values(FILE *fp, const cube_t *c, const cube_metric *m, int *first)
+{
+    cube_status st;
+    cube_view *v = cube_view_compute(c, m, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
+    if (!v) {
+        cli_error("metric '%s': %s", cube_metric_uniq_name(m), st.message);
+        return -1;
+    }
+    const double *const *rows = cube_view_rows(v);
+    size_t ncn = cube_num_cnodes(c), width = cube_view_width(v);
+    cube_combine_rule how = cube_metric_combine(m);
+    double neutral = cube_combine_neutral(how);
+    fprintf(fp, "%s\"%zu\":{\"cnodes\":\"", *first ? "\n" : ",\n", cube_metric_index(m));
+    *first = 0;
+    base64 b = {fp, {0}, 0};
+    for (size_t i = 0; i < ncn; i++)
+        if (rows[i])
+            base64_put(&b, (uint32_t)i, 4);
+    base64_flush(&b);
+    fputs("\",\"data\":\"", fp);
+    for (size_t i = 0; i < ncn; i++) {
+        if (!rows[i])
+            continue;
+        for (size_t t = 0; t < width; t++) {
+            double d = rows[i][t];
+            base64_double(&b, how != CUBE_COMBINE_SUM && d == neutral ? NAN : d);
+        }
+    }
+    base64_flush(&b);
+    fputs("\"}", fp);
+    cube_view_free(v);
+    return 0;
+}
+
+static int write_values(FILE *fp, const cube_t *c)
+{
+    key(fp, "values", 0);
+    fputc('{', fp);
+    int first = 1;
+    for (size_t i = 0; i < cube_num_metrics(c); i++) {
+        const cube_metric *m = cube_get_metric(c, i);
+        if (cube_metric_is_void(m) || cube_metric_is_derived(m))
+            continue;
+        if (write_metric_values(fp, c, m, &first) != 0)
+            return -1;
+    }
+    fputc('}', fp);
+    return 0;
+}
+
+static void write_external(FILE *fp, const view_source *s)
+{
+    key(fp, "external", 0);
+    if (!s->external) {
+        fputs("null", fp);
+        return;
+    }
+    const cube_t *e = s->external_c;
+    fputs("{\"file\":", fp);
+    view_json_string(fp, s->external_file);
+    fputs(",\"totals\":{", fp);
+    for (size_t i = 0; i < cube_num_metrics(e); i++) {
+        const cube_metric *m = cube_get_metric(e, i);
+        double v = s->external[i];
+        double neutral = cube_combine_neutral(cube_metric_combine(m));
+        if (i)
+            fputc(',', fp);
+        view_json_string(fp, cube_metric_uniq_name(m));
+        fputc(':', fp);
+        view_json_number(fp, cube_metric_combine(m) != CUBE_COMBINE_SUM && v == neutral ? NAN : v);
+    }
+    fputs("}}", fp);
+}
+
+static void key_stat(FILE *fp, const char *k, int present, double v)
+{
+    key(fp, k, 0);
+    view_json_number(fp, present ? v : NAN);
+}
+
+static void write_stat(FILE *fp, const view_source *s)
+{
+    key(fp, "stat", 0);
+    if (!s->stat) {
+        fputs("null", fp);
+        return;
+    }
+    fputs("{\"file\":", fp);
+    view_json_string(fp, s->stat_file);
+    fputs(",\"patterns\":[", fp);
+    for (size_t i = 0; i < cube_statfile_num_patterns(s->stat); i++) {
+        const cube_statfile_pattern *p = cube_statfile_get_pattern(s->stat, i);
+        const cube_metric *m = cube_statfile_metric(p, s->c);
+        unsigned sum = p->has & CUBE_STATFILE_SUMMARY;
+        fputs(i ? ",\n{\"name\":" : "\n{\"name\":", fp);
+        view_json_string(fp, p->name);
+        key(fp, "metric", 0);
+        if (m)
+            view_json_string(fp, cube_metric_uniq_name(m));
+        else
+            fputs("null", fp);
+        fprintf(fp, ",\"count\":%llu", (unsigned long long)p->count);
+        key_stat(fp, "sum", sum, p->sum);
+        key_stat(fp, "mean", sum, p->mean);
+        key_stat(fp, "min", sum, p->minimum);
+        key_stat(fp, "q1", p->has & CUBE_STATFILE_QUARTILES, p->quartile25);
+        key_stat(fp, "median", sum, p->median);
+        key_stat(fp, "q3", p->has & CUBE_STATFILE_QUARTILES, p->quartile75);
+        key_stat(fp, "max", sum, p->maximum);
+        key_stat(fp, "variance", p->has & CUBE_STATFILE_VARIANCE, p->variance);
+        fputs(",\"instances\":[", fp);
+        for (size_t k = 0; k < p->num_instances; k++) {
+            const cube_statfile_instance *in = &p->instances[k];
+            const cube_cnode *cn = cube_statfile_cnode(in, s->c);
+            fprintf(fp, "%s{\"cnode\":%lld", k ? "," : "",
+                    cn ? (long long)cube_cnode_index(cn) : -1LL);
+            key_stat(fp, "enter", 1, in->enter);
+            key_stat(fp, "exit", 1, in->exit);
+            key_stat(fp, "duration", 1, in->duration);
+            fputc('}', fp);
+        }
+        fputs("]}", fp);
+    }
+    fputs("]}", fp);
+}
+
+int view_write_data(FILE *fp, const view_source *s)
+{
+    const cube_t *c = s->c;
+    system_index x = {0};
+    fputs("{\"format\":1", fp);
+    key_string(fp, "file", s->file);
+    key(fp, "served", 0);
+    fputs(s->served ? "true" : "false", fp);
+    write_attributes(fp, c);
+    write_metrics(fp, c);
+    write_regions(fp, s);
+    write_cnodes(fp, c);
+    int rc = write_system(fp, c, &x);
+    if (rc == 0) {
+        write_topologies(fp, c, &x);
+        if (!s->served)
+            rc = write_values(fp, c);
+    }
+    if (rc == 0) {
+        write_external(fp, s);
+        write_stat(fp, s);
+        fputs("}\n", fp);
+    }
+    free(x.machine);
+    free(x.node);
+    free(x.process);
+    free(x.thread);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * The page: page.html with its three marker lines replaced.
+ * ------------------------------------------------------------------------ */
+
+/* Write (fp not NULL) or only count the page's bytes. */
+static size_t assemble(FILE *fp, const char *data, size_t len)
+{
+    static const struct {
+        const char *marker, *open, *close;
+    } parts[] = {
+        {"<!--CUBE_VIEW_STYLE-->", "<style>\n", "</style>\n"},
+        {"<!--CUBE_VIEW_DATA-->", "<script type=\"application/json\" id=\"cube-data\">", "</script>\n"},
+        {"<!--CUBE_VIEW_SCRIPT-->", "<script>\n", "</script>\n"},
+    };
+    const char *bodies[] = {(const char *)view_asset_css, data, (const char *)view_asset_script};
+    size_t lens[] = {view_asset_css_len, len, view_asset_script_len};
+    const char *p = (const char *)view_asset_page, *end = p + view_asset_page_len;
+    size_t total = 0;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *next = nl ? nl + 1 : end;
+        const char *a = p, *b = nl ? nl : end;
+        while (a < b && (*a == ' ' || *a == '\t'))
+            a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r'))
+            b--;
+        size_t k = 0;
+        while (k < 3 && !((size_t)(b - a) == strlen(parts[k].marker) &&
+                          memcmp(a, parts[k].marker, (size_t)(b - a)) == 0))
+            k++;
+        if (k < 3) {
+            size_t o = strlen(parts[k].open), cl = strlen(parts[k].close);
+            int nl_needed = lens[k] && bodies[k][lens[k] - 1] != '\n' && k != 1;
+            total += o + lens[k] + (size_t)nl_needed + cl;
+            if (fp) {
+                fwrite(parts[k].open, 1, o, fp);
+                fwrite(bodies[k], 1, lens[k], fp);
+                if (nl_needed)
+                    fputc('\n', fp);
+                fwrite(parts[k].close, 1, cl, fp);
+            }
+        } else {
+            total += (size_t)(next - p);
+            if (fp)
+                fwrite(p, 1, (size_t)(next - p), fp);
+        }
+        p = next;
+    }
+    return total;
+}
+
+size_t view_page_overhead(void)
+{
+    return assemble(NULL, "", 0);
+}
+
+int view_write_page(FILE *fp, const char *data, size_t len)
+{
+    assemble(fp, data, len);
+    return ferror(fp) ? -1 : 0;
+}
