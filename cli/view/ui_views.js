@@ -279,6 +279,7 @@
         const n = src.first + i;
         const span = el('span', {'data-line': n, text: String(n).padStart(6) + '  ' + text});
         if (n === r.begin) { span.className = 'current'; current = span; }
+        else if (n > r.begin && n <= r.end) span.className = 'region';
         pre.appendChild(span);
       });
       box.appendChild(pre);
