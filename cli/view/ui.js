@@ -635,12 +635,15 @@
         const res = await ui.model.compute(state);
         if (ui.dirty) continue;
         ui.result = res;
+        if (ui.lastError) { ui.lastError = null; ui.note = null; ui.noteError = false; }
         drawAll();
       }
+      ui.lastError = null;
     } catch (e) {
+      /* Reported in the status line; the page stays usable for the next click. */
+      ui.lastError = e;
+      ui.dirty = false;
       setStatus('Error: ' + (e && e.message ? e.message : e), true);
-      console.error(e);
-      throw e;
     } finally {
       ui.computing = false;
       document.body.dataset.busy = 'false';
@@ -779,6 +782,7 @@
       markTabs();
       if (CubeUI.setupViews) CubeUI.setupViews();
       await requestUpdate();
+      if (ui.lastError) throw ui.lastError;
       readyResolve();
     } catch (e) {
       showStatus('Error: ' + (e && e.message ? e.message : e), true);
