@@ -15,6 +15,10 @@
 #                   man3 and man5 pages
 #   SANITIZE=1      build and test with AddressSanitizer + UBSan (in build/sanitize)
 #   make check-tsan the tests that run threads, under ThreadSanitizer (in build/tsan)
+#   make check-browser  cube_view's pages in Debian's headless Chromium, driven
+#                   by playwright-core from npm (tests/browser; no browser
+#                   download); the details in $(BUILD)/check-browser.log,
+#                   screenshots in $(BUILD)/screenshots/
 #   V=1             print the compiler's command lines (quiet by default:
 #                   one "CC target" line each)
 #   make check-libxml2-headers XML2_INCLUDE=DIR   compile the XML reader
@@ -22,9 +26,9 @@
 #
 # `make deps` installs the missing Debian packages of the build (MPICH
 # included) when run as root, else names them; it does nothing when all are
-# there.  Only `make demo` and `make check` run it (deps-check: also the
-# test tools); `make`, `make install` and the other targets never call
-# apt or dpkg.
+# there.  Only `make demo`, `make check` and `make check-browser` run it
+# (deps-check: also the test tools; deps-browser: Chromium and Node.js);
+# `make`, `make install` and the other targets never call apt or dpkg.
 
 # The version is defined once, by the CUBE_VERSION_MAJOR/MINOR/PATCH
 # macros of cube.h; the shared library's name, its soname (the major
@@ -128,7 +132,8 @@ MAN_OUT   := $(patsubst man/%,$(BUILD)/man/%,$(MAN_PAGES))
 
 .SECONDARY:
 
-.PHONY: all deps deps-check lib tools man check check-run demo demo-run perf \
+.PHONY: all deps deps-check deps-browser lib tools man check check-run check-browser \
+        check-browser-run demo demo-run perf \
         install install-lib install-tools uninstall clean check-libxml2-headers
 
 all: lib tools man
@@ -149,12 +154,19 @@ $(BUILD)/man/%: man/% libcube/include/cube.h
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev libmicrohttpd-dev
 CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq nodejs
 PERF_DEPS  := libxml2-utils time
+# npm comes with the machine's Node.js (20 or later, which playwright-core
+# needs); Debian's own npm package conflicts with that nodejs package
+BROWSER_DEPS := chromium nodejs
 
 deps:
 	@sh scripts/deps.sh $(BUILD_DEPS)
 
 deps-check:
 	@sh scripts/deps.sh $(BUILD_DEPS) $(CHECK_DEPS)
+
+deps-browser:
+	@sh scripts/deps.sh $(BUILD_DEPS) $(BROWSER_DEPS)
+	@command -v npm >/dev/null 2>&1 || { echo "deps: npm not found (it comes with Node.js 20 or later)" >&2; exit 1; }
 
 # --- the library ----------------------------------------------------------
 $(BUILD)/obj/libcube/%.o: libcube/%.c $(LIB_HDRS)
@@ -326,6 +338,17 @@ check: deps-check
 	@$(MAKE) --no-print-directory check-run
 check-run: lib tools man $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_BIN)
 	@sh tests/run.sh $(BUILD) $(TEST_BIN)
+
+# cube_view's pages (embedded and served) in Debian's headless Chromium:
+# tests/browser/run.js prints "ok - ..." / "not ok - ..." and the summary
+# line; playwright-core is installed from tests/browser/package-lock.json
+# when tests/browser/node_modules is missing.
+check-browser: deps-browser
+	@$(MAKE) --no-print-directory check-browser-run
+check-browser-run: tools
+	@test -d tests/browser/node_modules/playwright-core || \
+	    (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --ignore-scripts >/dev/null)
+	@node tests/browser/run.js $(BUILD)
 
 # The unit tests that run threads of their own or of the library (the
 # concurrency test, the algebra's read-ahead workers, the LinkTest

@@ -1,0 +1,445 @@
+'use strict';
+// The checks of one opened cube_view page (embedded or served), each against
+// cube_dump on the same file.  A row of cube_dump is one value of the
+// display (cube_dump(1), VALUE MODES):
+//   per thread  = the system pane, with the row's metric and call path
+//                 selected (collapsed: -x/-z incl, expanded: excl);
+//   -t aggr     = the call pane (the flat profile with -r), with the metric
+//                 selected;
+//   sysroot and syssel per thread = the call pane in the order metric,
+//                 system, call with the thread selected; with -t aggr with
+//                 every machine selected.
+const { View, near, pageNumber, combine, floorOf } = require('./lib');
+
+const MODES = ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel',
+    'sysroot', 'syssel', 'peer', 'peerdist', 'external'];
+
+// the definitions as cube_dump lists them, and the maps from its ids to the
+// page's indexes (checked against the page's own definitions)
+function dumpDefs(h, file) {
+    const d = {
+        metrics: h.dump(file, ['-w', 'metrics']).metrics,
+        calltree: h.dump(file, ['-w', 'calltree']).calltree,
+        regions: h.dump(file, ['-w', 'regions']).regions,
+        system: h.dump(file, ['-w', 'systemtree']).systemtree,
+        topologies: h.dump(file, ['-w', 'topologies']).topologies,
+    };
+    d.cnodeIndex = new Map(d.calltree.map((c, i) => [c.cnode_id, i]));
+    d.regionIndex = new Map(d.regions.map((r, i) => [r.region_id, i]));
+    return d;
+}
+
+function structureMatches(defs, d) {
+    const bad = [];
+    if (defs.metrics.length !== d.metrics.length) bad.push(`metrics: page ${defs.metrics.length}, cube_dump ${d.metrics.length}`);
+    else d.metrics.forEach((m, i) => { if (defs.metrics[i].uniq !== m.uniq_name) bad.push(`metric ${i}: page ${defs.metrics[i].uniq}, cube_dump ${m.uniq_name}`); });
+    if (defs.cnodes.length !== d.calltree.length) bad.push(`cnodes: page ${defs.cnodes.length}, cube_dump ${d.calltree.length}`);
+    else d.calltree.forEach((c, i) => {
+        const r = defs.regions[defs.cnodes[i].region];
+        if (!r || r.name !== c.region) bad.push(`cnode ${i}: page region ${r && r.name}, cube_dump ${c.region}`);
+        const p = c.parent_id === null ? -1 : d.cnodeIndex.get(c.parent_id);
+        if (defs.cnodes[i].parent !== p) bad.push(`cnode ${i}: page parent ${defs.cnodes[i].parent}, cube_dump ${p}`);
+    });
+    if (defs.regions.length !== d.regions.length) bad.push(`regions: page ${defs.regions.length}, cube_dump ${d.regions.length}`);
+    const threads = defs.system.filter((s) => s.kind === 'thread').length;
+    const want = d.system.filter((s) => s.kind === 'thread').length;
+    if (threads !== want) bad.push(`threads: page ${threads}, cube_dump ${want}`);
+    return bad.slice(0, 8);
+}
+
+// the metric to browse: one with values whose children (if any) have values,
+// preferring one with children (metric-exclusive differs from inclusive)
+function pickMetric(d) {
+    const usable = (m) => m.val !== 'VOID' && !/DERIVED/.test(m.kind || '');
+    const cands = d.metrics.map((m, i) => ({ m, i })).filter(({ m }) => usable(m));
+    const kids = (i) => d.metrics.filter((c) => c.parent_id === d.metrics[i].metric_id);
+    const ok = cands.filter(({ i }) => kids(i).every(usable));
+    const withKids = ok.find(({ i }) => kids(i).length > 0);
+    return (withKids || ok[0] || cands[0]).i;
+}
+
+function level(d, i) { return d.calltree[i].level; }
+// a call path to reveal: the first at the deepest level up to 4
+function pickDeep(d) {
+    let best = 0;
+    for (let i = 0; i < d.calltree.length; i++) if (level(d, i) <= 4 && level(d, i) > level(d, best)) best = i;
+    return best;
+}
+function hasChildren(defs, i) { return defs.cnodes.some((c) => c.parent === i); }
+
+class FileChecks {
+    constructor(h, view, file, label, opts = {}) {
+        this.h = h;
+        this.v = view;
+        this.file = file;
+        this.label = label;
+        this.opts = opts;
+    }
+    name(text) { return `${this.label}: ${text}`; }
+    async step(text, fn) {
+        try {
+            return await fn();
+        } catch (e) {
+            this.h.fail(this.name(text), e);
+            return undefined;
+        }
+    }
+    // compare page rows with expected values; expect(row) -> number|null, or
+    // undefined to leave the row out
+    compare(text, rows, expect) {
+        const pairs = [];
+        for (const r of rows) {
+            const w = expect(r);
+            if (w !== undefined) pairs.push({ r, w });
+        }
+        const floor = floorOf(pairs.map((p) => p.w));
+        const bad = pairs.filter(({ r, w }) => !near(pageNumber(r.value), w, floor));
+        return this.h.ok(pairs.length > 0 && bad.length === 0, this.name(`${text} (${pairs.length} values)`),
+            pairs.length === 0 ? ['no value compared'] :
+                bad.slice(0, 6).map(({ r, w }) => `id ${r.id}${r.part ? ' ' + r.part : ''}${r.expanded ? ' expanded' : ''}: page '${r.value}', cube_dump ${w}`));
+    }
+    aggr(m, flavourX, flavourZ, mode, extra = []) {
+        const rows = this.h.dump(this.file, ['-m', this.d.metrics[m].uniq_name, '-t', 'aggr', '-x', flavourX, '-z', flavourZ,
+            `--mode=${mode}`, ...extra]);
+        return new Map(rows.map((r) => [this.d.cnodeIndex.get(r.cnode_id), r.value]));
+    }
+    perThread(m, c, flavourX, flavourZ, mode, threads = null) {
+        const args = ['-m', this.d.metrics[m].uniq_name, '-c', String(this.d.calltree[c].cnode_id), '-x', flavourX, '-z', flavourZ,
+            `--mode=${mode}`];
+        if (threads) args.push('-t', threads);
+        return new Map(this.h.dump(this.file, args).map((r) => [r.location, r.value]));
+    }
+    threadRows(rows, defs) { return rows.filter((r) => defs.system[r.id] && defs.system[r.id].kind === 'thread'); }
+
+    async run() {
+        const h = this.h, v = this.v;
+        this.d = dumpDefs(h, this.file);
+        const defs = await v.defs();
+        this.defs = defs;
+        const d = this.d;
+        const bad = structureMatches(defs, d);
+        if (!h.ok(bad.length === 0, this.name('the page defines the metrics, call paths, regions and threads cube_dump lists'), bad)) return;
+        const m = pickMetric(d);
+        const mname = d.metrics[m].uniq_name;
+        const combineKind = defs.metrics[m].combine || 'sum';
+        h.note(`${this.label}: metric ${mname} (${combineKind})`);
+        const deep = pickDeep(d);
+        const root = d.calltree.findIndex((c) => c.parent_id === null);
+        const modes = await this.step('a mode select in each pane', async () => {
+            const o = {};
+            for (const k of ['metric', 'call', 'system']) {
+                o[k] = await v.modeOptions(k);
+                if (!o[k]) throw new Error(`no select[data-role=mode] in the ${k} pane`);
+            }
+            const names = o.call.map((x) => x.value);
+            const missing = MODES.filter((x) => x !== 'external' && !names.includes(x));
+            h.ok(missing.length === 0, this.name('the call pane offers the value modes of cube_dump'), missing.length ? ['missing: ' + missing.join(' ')] : null);
+            return o;
+        });
+        if (!modes) return;
+        const enabled = (k, mode) => { const x = modes[k].find((o) => o.value === mode); return x && !x.disabled; };
+
+        // --- call pane = cube_dump -t aggr ------------------------------------
+        await this.step('select the metric', () => v.select('metric', m));
+        await this.step('reveal a deep call path', () => v.reveal('call', deep));
+        const modesOfCall = MODES.filter((x) => x !== 'external');
+        for (const mode of modesOfCall) {
+            await this.step(`call pane, mode ${mode}`, async () => {
+                if (!enabled('call', mode)) {
+                    // offered as unavailable: cube_dump must have no value there either, or the order must forbid it
+                    const ref = this.aggr(m, 'incl', 'incl', mode);
+                    const undef = [...ref.values()].every((x) => x === null);
+                    h.ok(undef || mode === 'sysroot' || mode === 'syssel',
+                        this.name(`call pane: mode ${mode} is disabled, and cube_dump -t aggr has no value in it`),
+                        undef ? null : ['cube_dump has values']);
+                    return;
+                }
+                await v.setMode('call', mode);
+                const rows = (await v.read('call')).filter((r) => !r.part);
+                const inc = this.aggr(m, 'incl', 'incl', mode), exc = this.aggr(m, 'incl', 'excl', mode);
+                const sysMode = mode === 'sysroot' || mode === 'syssel';
+                this.compare(`call pane, metric ${mname} collapsed, mode ${mode}${sysMode ? ' (order metric,call,system: undefined)' : ''} = cube_dump -t aggr -z incl|excl --mode=${mode}`,
+                    rows, (r) => (sysMode ? null : (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id)));
+            });
+        }
+        await this.step('call pane back to absolute', () => v.setMode('call', 'absolute'));
+        await this.step('screenshot', () => v.shot(h, `${this.label}-main`));
+
+        // --- metric pane: collapsed = inclusive, expanded = exclusive --------------
+        const kidsOfM = defs.metrics.some((x) => x.parent === m);
+        await this.step('metric pane values', async () => {
+            const total = (x) => {
+                const rows = h.dump(this.file, ['-m', mname, '-t', 'aggr', '-x', x, '-z', 'incl', '-c', 'roots']);
+                return combine(combineKind, rows.map((r) => r.value));
+            };
+            let st = await v.nodeState('metric', m);
+            h.ok(near(pageNumber(st.value), total('incl'), 1e-12 * Math.abs(total('incl'))),
+                this.name(`metric pane: ${mname} collapsed shows its inclusive total`), [`page '${st.value}', cube_dump ${total('incl')}`]);
+            if (!kidsOfM) return;
+            await v.setExpanded('metric', m, true);
+            st = await v.nodeState('metric', m);
+            h.ok(near(pageNumber(st.value), total('excl'), 1e-12 * Math.abs(total('incl'))),
+                this.name(`metric pane: ${mname} expanded shows its exclusive total`), [`page '${st.value}', cube_dump ${total('excl')}`]);
+            const rows = (await v.read('call')).filter((r) => !r.part);
+            const inc = this.aggr(m, 'excl', 'incl', 'absolute'), exc = this.aggr(m, 'excl', 'excl', 'absolute');
+            this.compare(`call pane, metric ${mname} expanded = cube_dump -t aggr -x excl`, rows,
+                (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id));
+            await v.setExpanded('metric', m, false);
+            st = await v.nodeState('metric', m);
+            h.ok(near(pageNumber(st.value), total('incl'), 1e-12 * Math.abs(total('incl'))),
+                this.name(`metric pane: ${mname} collapsed again shows its inclusive total`), [`page '${st.value}'`]);
+        });
+
+        // --- a call path collapsed/expanded switches inclusive/exclusive ------------
+        if (hasChildren(defs, root)) {
+            await this.step('expand/collapse a call path', async () => {
+                const inc = this.aggr(m, 'incl', 'incl', 'absolute').get(root), exc = this.aggr(m, 'incl', 'excl', 'absolute').get(root);
+                await v.setExpanded('call', root, false);
+                const a = await v.nodeState('call', root);
+                await v.setExpanded('call', root, true);
+                const b = await v.nodeState('call', root);
+                await v.setExpanded('call', root, false);
+                const c = await v.nodeState('call', root);
+                h.ok(near(pageNumber(a.value), inc) && near(pageNumber(b.value), exc) && near(pageNumber(c.value), inc),
+                    this.name(`call path ${root}: collapsed ${inc}, expanded ${exc}, collapsed again`),
+                    [`page: collapsed '${a.value}', expanded '${b.value}', collapsed again '${c.value}'`]);
+                await v.reveal('call', deep);
+            });
+        }
+
+        // --- system pane = cube_dump per thread -------------------------------------
+        const c1 = hasChildren(defs, deep) ? deep : (defs.cnodes[deep].parent >= 0 ? defs.cnodes[deep].parent : root);
+        await this.step('select a call path and show the threads', async () => {
+            await v.setExpanded('call', c1, false);
+            await v.select('call', c1);
+            await this.revealThreads();
+        });
+        for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel', 'peer', 'peerdist']) {
+            await this.step(`system pane, mode ${mode}`, async () => {
+                if (!enabled('system', mode)) { h.ok(false, this.name(`system pane: mode ${mode} offered`), ['the option is missing or disabled']); return; }
+                await v.setMode('system', mode);
+                const rows = this.threadRows(await v.read('system'), defs);
+                const want = this.perThread(m, c1, 'incl', 'incl', mode);
+                this.compare(`system pane, metric ${mname}, call path ${c1} collapsed, mode ${mode} = cube_dump per thread -z incl --mode=${mode}`,
+                    rows, (r) => want.get(defs.system[r.id].index));
+            });
+        }
+        await this.step('system pane absolute', () => v.setMode('system', 'absolute'));
+        if (hasChildren(defs, c1)) {
+            await this.step('system pane, call path expanded', async () => {
+                await v.setExpanded('call', c1, true);
+                await v.select('call', c1);
+                for (const mode of ['absolute', 'callsel']) {
+                    await v.setMode('system', mode);
+                    const rows = this.threadRows(await v.read('system'), defs);
+                    const want = this.perThread(m, c1, 'incl', 'excl', mode);
+                    this.compare(`system pane, call path ${c1} expanded, mode ${mode} = cube_dump per thread -z excl --mode=${mode}`,
+                        rows, (r) => want.get(defs.system[r.id].index));
+                }
+                await v.setMode('system', 'absolute');
+            });
+        }
+        if (kidsOfM) {
+            await this.step('system pane, metric expanded', async () => {
+                await v.setExpanded('metric', m, true);
+                await v.select('metric', m);
+                const rows = this.threadRows(await v.read('system'), defs);
+                const st = await v.nodeState('call', c1);
+                const want = this.perThread(m, c1, 'excl', st.expanded ? 'excl' : 'incl', 'absolute');
+                this.compare(`system pane, metric ${mname} expanded = cube_dump per thread -x excl`, rows, (r) => want.get(defs.system[r.id].index));
+                await v.setExpanded('metric', m, false);
+                await v.select('metric', m);
+            });
+        }
+
+        // --- multiple selection: the sum (combine) of the selected call paths --------
+        let c2 = defs.cnodes.findIndex((c, i) => i !== c1 && c.parent === defs.cnodes[c1].parent);
+        if (c2 < 0) c2 = defs.cnodes.findIndex((c, i) => i !== c1 && i !== root);
+        if (c2 >= 0) {
+            await this.step('multiple selection', async () => {
+                await v.setExpanded('call', c1, false);
+                await v.setExpanded('call', c2, false);
+                await v.select('call', c1);
+                await v.select('call', c2, true);
+                const s1 = await v.nodeState('call', c1);
+                h.ok(s1.selected, this.name('ctrl-click adds to the selection'), ['the first call path is no longer selected']);
+                const w1 = this.perThread(m, c1, 'incl', 'incl', 'absolute'), w2 = this.perThread(m, c2, 'incl', 'incl', 'absolute');
+                const rows = this.threadRows(await v.read('system'), defs);
+                this.compare(`system pane, call paths ${c1} and ${c2} selected = the ${combineKind} of their cube_dump rows`, rows,
+                    (r) => combine(combineKind, [w1.get(defs.system[r.id].index), w2.get(defs.system[r.id].index)]));
+                const agg = this.aggr(m, 'incl', 'incl', 'absolute');
+                const sv = await v.selectedValue('call');
+                const want = combine(combineKind, [agg.get(c1), agg.get(c2)]);
+                h.ok(sv !== undefined && near(pageNumber(sv), want, floorOf([agg.get(c1), agg.get(c2)])),
+                    this.name(`call pane's selected-value widget = the ${combineKind} of the two selected values`), [`page '${sv}', expected ${want}`]);
+                await v.select('call', c1);
+            });
+        }
+
+        // --- colours against the legend ---------------------------------------------
+        await this.step('colours', async () => {
+            const rows = (await v.read('call')).filter((r) => !r.part && r.value !== '');
+            const lg = await v.legend('call');
+            if (!lg) { h.ok(false, this.name('a .legend with data-min, data-max'), ['none']); return; }
+            const bad = [];
+            for (const r of rows.slice(0, 12)) {
+                const want = expectedColour(pageNumber(r.value), lg.min, lg.max);
+                if (!sameColour(r.colour, want)) bad.push(`id ${r.id} value ${r.value}: colour ${r.colour}, legend ${lg.min}..${lg.max} gives ${want}`);
+            }
+            h.ok(rows.length > 0 && bad.length === 0, this.name(`colours of ${Math.min(rows.length, 12)} call paths match the legend`), bad.slice(0, 5));
+        });
+
+        // --- order metric, system, call: sysroot and syssel -------------------------
+        await this.step('order metric,system,call', async () => {
+            await v.setOrder('metric,system,call');
+            const t = defs.system.findIndex((s) => s.kind === 'thread' && s.index === 0);
+            await v.select('metric', m);
+            await v.select('system', t);
+            for (const mode of ['sysroot', 'syssel']) {
+                await v.setMode('call', mode);
+                const rows = (await v.read('call')).filter((r) => !r.part);
+                const inc = this.perThreadAll(m, 'incl', mode, '0'), exc = this.perThreadAll(m, 'excl', mode, '0');
+                this.compare(`order metric,system,call, thread 0 selected: call pane mode ${mode} = cube_dump -t 0 --mode=${mode}`,
+                    rows, (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id));
+            }
+            // every machine selected (collapsed) = cube_dump -t aggr
+            const machines = defs.system.map((s, i) => ({ s, i })).filter(({ s }) => s.kind === 'machine').map(({ i }) => i);
+            for (const [k, i] of machines.entries()) { await v.setExpanded('system', i, false); await v.select('system', i, k > 0); }
+            for (const mode of ['sysroot', 'absolute']) {
+                await v.setMode('call', mode);
+                const rows = (await v.read('call')).filter((r) => !r.part);
+                const inc = this.aggr(m, 'incl', 'incl', mode), exc = this.aggr(m, 'incl', 'excl', mode);
+                this.compare(`order metric,system,call, every machine selected: call pane mode ${mode} = cube_dump -t aggr --mode=${mode}`,
+                    rows, (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id));
+            }
+            await v.setMode('call', 'absolute');
+            await v.setOrder('metric,call,system');
+        });
+
+        // --- flat profile = cube_dump -r ---------------------------------------------
+        await this.step('flat profile', async () => {
+            await v.tab('call', 'flat');
+            await v.select('metric', m);
+            for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel']) {
+                await v.setMode('call', mode);
+                const rows = (await v.read('call')).filter((r) => r.part);
+                const want = new Map(h.dump(this.file, ['-m', mname, '-r', '-t', 'aggr', `--mode=${mode}`])
+                    .map((r) => [d.regionIndex.get(r.region_id), r]));
+                this.compare(`flat profile, mode ${mode} = cube_dump -r -t aggr --mode=${mode}`, rows,
+                    (r) => { const w = want.get(r.id); return w ? w[partColumn(r.part)] : undefined; });
+            }
+            await v.setMode('call', 'absolute');
+            await v.shot(h, `${this.label}-flat`);
+            // one flat row selected: the system pane = cube_dump -r per thread
+            const rows = (await v.read('call')).filter((r) => r.part);
+            const perThread = h.dump(this.file, ['-m', mname, '-r']);
+            const row = rows.find((r) => r.value !== '' && Number(r.value) !== 0) || rows[0];
+            await v.page.locator(`${v.pane('call')} li.node[data-id="${row.id}"][data-part="${row.part}"]`).locator('.label').first().click();
+            await v.idle();
+            await this.revealThreads();
+            const sys = this.threadRows(await v.read('system'), defs);
+            const want = new Map(perThread.filter((r) => d.regionIndex.get(r.region_id) === row.id).map((r) => [r.location, r[partColumn(row.part)]]));
+            this.compare(`flat profile, region ${row.id} ${row.part} selected: system pane = cube_dump -r per thread`, sys,
+                (r) => want.get(defs.system[r.id].index));
+            await v.tab('call', 'tree');
+        });
+
+        // --- keyboard and search -------------------------------------------------------
+        await this.step('keyboard navigation', async () => {
+            await v.select('call', root);
+            const before = (await v.read('call')).filter((r) => !r.part);
+            const at = before.findIndex((r) => r.id === root);
+            await v.page.keyboard.press('ArrowDown');
+            await v.idle();
+            let sel = (await v.read('call')).filter((r) => r.selected).map((r) => r.id);
+            const next = before[at + 1];
+            h.ok(next && sel.length === 1 && sel[0] === next.id, this.name('ArrowDown selects the next call path'),
+                [`selected ${JSON.stringify(sel)}, expected ${next && next.id}`]);
+            await v.page.keyboard.press('ArrowUp');
+            await v.idle();
+            sel = (await v.read('call')).filter((r) => r.selected).map((r) => r.id);
+            h.ok(sel.length === 1 && sel[0] === root, this.name('ArrowUp selects the call path above'), [`selected ${JSON.stringify(sel)}`]);
+        });
+        await this.step('search', async () => {
+            const target = deep;
+            const name = defs.regions[defs.cnodes[target].region].name;
+            const re = '^' + name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
+            await v.setExpanded('call', root, false);
+            const input = v.page.locator(`${v.pane('call')} input[data-role="search"]`);
+            await input.fill(re);
+            await input.press('Enter');
+            await v.idle();
+            const rows = await v.read('call');
+            const hits = rows.filter((r) => !r.part && defs.regions[defs.cnodes[r.id].region].name === name);
+            const marked = await v.page.evaluate((sel) => [...document.querySelectorAll(sel + ' li.node')]
+                .filter((li) => li.dataset.selected === 'true' || /match|found|hit/.test(li.className)).map((li) => Number(li.dataset.id)), v.pane('call'));
+            h.ok(hits.length > 0 && hits.some((r) => marked.includes(r.id)), this.name(`search /${re}/ shows and marks a call path of ${name}`),
+                [`visible: ${hits.map((r) => r.id)}, marked: ${marked}`]);
+            await input.fill('');
+            await input.press('Enter');
+            await v.idle();
+        });
+
+        // --- topologies ----------------------------------------------------------------
+        const topo = d.topologies.filter((t) => t.topology === 0);
+        if (defs.topologies && defs.topologies.length) {
+            await this.step('topology', async () => {
+                await v.select('call', c1);
+                await v.tab('system', 'topo-0');
+                const cells = await v.page.evaluate((sel) => [...document.querySelectorAll(sel + ' .topology .cell')]
+                    .filter((c) => (c.checkVisibility ? c.checkVisibility() : true))
+                    .map((c) => ({ coord: c.dataset.coord, id: Number(c.dataset.id), value: c.dataset.value, fill: c.getAttribute('fill') || getComputedStyle(c).fill })),
+                v.pane('system'));
+                const coords = new Set(cells.map((c) => c.coord));
+                const want = new Map(topo.map((t) => [t.coords, t]));
+                const wrong = cells.filter((c) => {
+                    const t = want.get(c.coord);
+                    if (!t) return true;
+                    const s = defs.system[c.id];
+                    return !s || s.kind !== t.kind || s.index !== t.id;
+                });
+                h.ok(cells.length === topo.length && coords.size === cells.length && wrong.length === 0,
+                    this.name(`topology 0: one cell per coordinate (${topo.length}), each the thread cube_dump -w topologies places there`),
+                    [`cells ${cells.length}, distinct coordinates ${coords.size}, expected ${topo.length}`,
+                        ...wrong.slice(0, 3).map((c) => `cell ${c.coord}: system ${c.id}`)]);
+                const per = this.perThread(m, c1, 'incl', (await v.nodeState('call', c1)).expanded ? 'excl' : 'incl', 'absolute');
+                this.compare(`topology 0: cell values = cube_dump per thread`, cells.map((c) => ({ id: c.id, value: c.value })),
+                    (r) => (defs.system[r.id] && defs.system[r.id].kind === 'thread' ? per.get(defs.system[r.id].index) : undefined));
+                await v.shot(h, `${this.label}-topology`);
+                await v.tab('system', 'tree');
+            });
+        }
+    }
+    perThreadAll(m, flavourZ, mode, threads) {
+        const rows = this.h.dump(this.file, ['-m', this.d.metrics[m].uniq_name, '-z', flavourZ, `--mode=${mode}`, '-t', threads]);
+        return new Map(rows.map((r) => [this.d.cnodeIndex.get(r.cnode_id), r.value]));
+    }
+    // expand the system tree down to the threads (at most 40 processes)
+    async revealThreads() {
+        const defs = this.defs;
+        const threads = defs.system.map((s, i) => ({ s, i })).filter(({ s }) => s.kind === 'thread').slice(0, 40);
+        for (const { i } of threads) await this.v.reveal('system', i);
+    }
+}
+
+function partColumn(part) { return part === 'excl' ? 'exclusive' : part === 'sub' ? 'subroutines' : 'inclusive'; }
+
+// the legend's gradient (cube_view(1)): blue, cyan, green, yellow, red at
+// equal distances over [min, max]; white for undefined, 0 and magnitudes
+// below the zero threshold (10^-9 by default)
+const STOPS = [[0, 0, 255], [0, 255, 255], [0, 255, 0], [255, 255, 0], [255, 0, 0]];
+function expectedColour(v, min, max, zeroThreshold = 9) {
+    if (Number.isNaN(v) || Math.abs(v) < Math.pow(10, -zeroThreshold)) return 'rgb(255, 255, 255)';
+    let t = max > min ? (v - min) / (max - min) : 1;
+    t = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
+    const k = Math.min(STOPS.length - 2, Math.floor(t)), f = t - k;
+    const c = STOPS[k].map((a, j) => Math.round(a + (STOPS[k + 1][j] - a) * f));
+    return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+function sameColour(a, b) {
+    const p = (s) => (String(s).match(/\d+(\.\d+)?/g) || []).slice(0, 3).map(Number);
+    const x = p(a), y = p(b);
+    return x.length === 3 && y.length === 3 && x.every((c, i) => Math.abs(c - y[i]) <= 3);
+}
+
+module.exports = { FileChecks, MODES, expectedColour, dumpDefs };
