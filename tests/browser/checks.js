@@ -86,13 +86,15 @@ class FileChecks {
     }
     // compare page rows with expected values; expect(row) -> number|null, or
     // undefined to leave the row out
-    compare(text, rows, expect) {
+    // (`scale`: the magnitude of the terms of the expected values, for
+    // values that are differences, such as metric-exclusive ones)
+    compare(text, rows, expect, scale = 0) {
         const pairs = [];
         for (const r of rows) {
             const w = expect(r);
             if (w !== undefined) pairs.push({ r, w });
         }
-        const floor = floorOf(pairs.map((p) => p.w));
+        const floor = floorOf([scale, ...pairs.map((p) => p.w)]);
         const bad = pairs.filter(({ r, w }) => !near(pageNumber(r.value), w, floor));
         return this.h.ok(pairs.length > 0 && bad.length === 0, this.name(`${text} (${pairs.length} values)`),
             pairs.length === 0 ? ['no value compared'] :
@@ -183,7 +185,7 @@ class FileChecks {
             const rows = (await v.read('call')).filter((r) => !r.part);
             const inc = this.aggr(m, 'excl', 'incl', 'absolute'), exc = this.aggr(m, 'excl', 'excl', 'absolute');
             this.compare(`call pane, metric ${mname} expanded = cube_dump -t aggr -x excl`, rows,
-                (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id));
+                (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id), total('incl'));
             await v.setExpanded('metric', m, false);
             st = await v.nodeState('metric', m);
             h.ok(near(pageNumber(st.value), total('incl'), 1e-12 * Math.abs(total('incl'))),
@@ -246,15 +248,19 @@ class FileChecks {
                 const rows = this.threadRows(await v.read('system'), defs);
                 const st = await v.nodeState('call', c1);
                 const want = this.perThread(m, c1, 'excl', st.expanded ? 'excl' : 'incl', 'absolute');
-                this.compare(`system pane, metric ${mname} expanded = cube_dump per thread -x excl`, rows, (r) => want.get(defs.system[r.id].index));
+                const scale = [...this.perThread(m, c1, 'incl', st.expanded ? 'excl' : 'incl', 'absolute').values()].reduce((a, x) => Math.max(a, Math.abs(x || 0)), 0);
+                this.compare(`system pane, metric ${mname} expanded = cube_dump per thread -x excl`, rows, (r) => want.get(defs.system[r.id].index), scale);
                 await v.setExpanded('metric', m, false);
                 await v.select('metric', m);
             });
         }
 
         // --- multiple selection: the sum (combine) of the selected call paths --------
-        let c2 = defs.cnodes.findIndex((c, i) => i !== c1 && c.parent === defs.cnodes[c1].parent);
-        if (c2 < 0) c2 = defs.cnodes.findIndex((c, i) => i !== c1 && i !== root);
+        // a second call path outside c1's subtree and path (no value counted twice)
+        const ancestors = (i) => { const a = []; for (let p = defs.cnodes[i].parent; p >= 0; p = defs.cnodes[p].parent) a.push(p); return a; };
+        const apart = (i) => i !== c1 && !ancestors(i).includes(c1) && !ancestors(c1).includes(i);
+        let c2 = defs.cnodes.findIndex((c, i) => c.parent === defs.cnodes[c1].parent && apart(i));
+        if (c2 < 0) c2 = defs.cnodes.findIndex((c, i) => apart(i));
         if (c2 >= 0) {
             await this.step('multiple selection', async () => {
                 await v.setExpanded('call', c1, false);
@@ -318,6 +324,7 @@ class FileChecks {
 
         // --- flat profile = cube_dump -r ---------------------------------------------
         await this.step('flat profile', async () => {
+            await v.setOrder('metric,call,system');
             await v.tab('call', 'flat');
             await v.select('metric', m);
             for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel']) {

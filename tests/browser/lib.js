@@ -71,7 +71,9 @@ class Harness {
     // cube_dump -s json ARGS FILE, parsed (cached: the same call recurs)
     dump(file, args) {
         const key = file + '\0' + args.join('\0');
-        if (!this.dumpCache.has(key)) this.dumpCache.set(key, JSON.parse(this.run('cube_dump', ['-s', 'json', ...args, file])));
+        if (!this.dumpCache.has(key)) {
+            this.dumpCache.set(key, JSON.parse(this.run('cube_dump', ['-s', 'json', ...args, file], { stdio: ['ignore', 'pipe', 'pipe'] })));
+        }
         return this.dumpCache.get(key);
     }
 
@@ -195,8 +197,12 @@ class View {
     }
     async select(kind, id, add = false) {
         await this.reveal(kind, id);
-        await this.page.locator(this.nodeSel(kind, id)).locator('.label').first()
-            .click({ modifiers: add ? ['ControlOrMeta'] : [] });
+        const label = this.page.locator(this.nodeSel(kind, id)).locator('.label').first();
+        const box = await label.boundingBox();
+        // an empty name makes an empty label: click the node's row beside it
+        const target = box && box.width > 0 ? label : this.page.locator(this.nodeSel(kind, id)).locator(':scope > *').first();
+        if (target !== label) this.emptyLabels = (this.emptyLabels || 0) + 1;
+        await target.click({ modifiers: add ? ['ControlOrMeta'] : [] });
         await this.idle();
         const st = await this.nodeState(kind, id);
         if (!st.selected) throw new Error(`${kind} node ${id}: clicking .label left data-selected=false`);
