@@ -279,8 +279,8 @@ static void write_cnodes(FILE *fp, const cube_t *c)
     for (size_t i = 0; i < cube_num_cnodes(c); i++) {
         const cube_cnode *cn = cube_get_cnode(c, i);
         const cube_cnode *parent = cube_cnode_parent(cn);
-        fprintf(fp, "%s{\"region\":%zu,\"parent\":%lld,\"mod\":", i ? ",\n" : "\n",
-                cube_region_index(cube_cnode_callee(cn)),
+        fprintf(fp, "%s{\"id\":%lld,\"region\":%zu,\"parent\":%lld,\"mod\":", i ? ",\n" : "\n",
+                (long long)cube_cnode_id(cn), cube_region_index(cube_cnode_callee(cn)),
                 parent ? (long long)cube_cnode_index(parent) : -1LL);
         view_json_string(fp, cube_cnode_mod(cn));
         fprintf(fp, ",\"line\":%ld}", cube_cnode_line(cn));
@@ -288,80 +288,120 @@ static void write_cnodes(FILE *fp, const cube_t *c)
     fputc(']', fp);
 }
 
-/* The system tree in depth-first order: every machine, below it its nodes
- * (a node's child nodes before its processes), below a process its
- * threads.  Records where each entity went, for the topologies. */
-typedef struct {
-    size_t *machine, *node, *process, *thread; /* system index by the kind's index */
-    size_t next;
-} system_index;
-
-static void system_item(FILE *fp, system_index *x, const char *kind, const char *name,
-                        long long parent, size_t index, long long rank)
+void view_system_map_free(view_system_map *map)
 {
-    fprintf(fp, "%s{\"kind\":\"%s\",\"name\":", x->next ? ",\n" : "\n", kind);
-    view_json_string(fp, name);
-    fprintf(fp, ",\"parent\":%lld,\"index\":%zu,\"rank\":%lld}", parent, index, rank);
-    x->next++;
+    free(map->machine);
+    free(map->node);
+    free(map->process);
+    free(map->thread);
+    memset(map, 0, sizeof *map);
 }
 
-static void write_process(FILE *fp, system_index *x, const cube_process *p, size_t parent)
+static void add_item(view_system_item *items, size_t *n, view_system_kind kind,
+                     const void *entity, size_t index, long long parent, size_t *where)
 {
-    size_t pi = cube_process_index(p);
-    x->process[pi] = x->next;
-    system_item(fp, x, "process", cube_process_name(p), (long long)parent, pi,
-                (long long)cube_process_rank(p));
-    for (size_t k = 0; k < cube_process_num_threads(p); k++) {
-        const cube_thread *t = cube_process_thread(p, k);
-        x->thread[cube_thread_index(t)] = x->next;
-        system_item(fp, x, "thread", cube_thread_name(t), (long long)x->process[pi],
-                    cube_thread_index(t), (long long)cube_process_rank(p));
-    }
+    items[*n] = (view_system_item){kind, entity, index, parent};
+    where[index] = (*n)++;
 }
 
-static int write_system(FILE *fp, const cube_t *c, system_index *x)
+int view_system_order(const cube_t *c, view_system_item **items, size_t *n, view_system_map *map)
 {
-    x->machine = calloc(cube_num_machines(c) + 1, sizeof *x->machine);
-    x->node = calloc(cube_num_nodes(c) + 1, sizeof *x->node);
-    x->process = calloc(cube_num_processes(c) + 1, sizeof *x->process);
-    x->thread = calloc(cube_num_threads(c) + 1, sizeof *x->thread);
+    size_t total = cube_num_machines(c) + cube_num_nodes(c) + cube_num_processes(c) +
+                   cube_num_threads(c);
+    view_system_map x;
+    x.machine = calloc(cube_num_machines(c) + 1, sizeof *x.machine);
+    x.node = calloc(cube_num_nodes(c) + 1, sizeof *x.node);
+    x.process = calloc(cube_num_processes(c) + 1, sizeof *x.process);
+    x.thread = calloc(cube_num_threads(c) + 1, sizeof *x.thread);
     const cube_node **stack = calloc(cube_num_nodes(c) + 1, sizeof *stack);
-    if (!x->machine || !x->node || !x->process || !x->thread || !stack) {
+    view_system_item *it = calloc(total + 1, sizeof *it);
+    if (!x.machine || !x.node || !x.process || !x.thread || !stack || !it) {
+        view_system_map_free(&x);
         free(stack);
-        cli_error("out of memory");
+        free(it);
         return -1;
     }
-    x->next = 0;
-    key(fp, "system", 0);
-    fputc('[', fp);
+    size_t k = 0;
     for (size_t i = 0; i < cube_num_machines(c); i++) {
         const cube_machine *m = cube_get_machine(c, i);
-        x->machine[i] = x->next;
-        system_item(fp, x, "machine", cube_machine_name(m), -1, i, -1);
-        /* the nodes depth first, without recursion: pushed in reverse so
+        add_item(it, &k, VIEW_MACHINE, m, i, -1, x.machine);
+        /* the nodes depth first without recursion, pushed in reverse so
          * that they come out in order */
         size_t top = 0;
-        for (size_t k = cube_machine_num_nodes(m); k-- > 0;)
-            stack[top++] = cube_machine_node(m, k);
+        for (size_t j = cube_machine_num_nodes(m); j-- > 0 && top < cube_num_nodes(c);)
+            stack[top++] = cube_machine_node(m, j);
         while (top) {
-            const cube_node *n = stack[--top];
-            const cube_node *up = cube_node_parent(n);
-            size_t ni = cube_node_index(n);
-            x->node[ni] = x->next;
-            system_item(fp, x, "node", cube_node_name(n),
-                        (long long)(up ? x->node[cube_node_index(up)] : x->machine[i]), ni, -1);
-            for (size_t k = 0; k < cube_node_num_processes(n); k++)
-                write_process(fp, x, cube_node_process(n, k), x->node[ni]);
-            for (size_t k = cube_node_num_children(n); k-- > 0 && top < cube_num_nodes(c);)
-                stack[top++] = cube_node_child(n, k);
+            const cube_node *nd = stack[--top];
+            const cube_node *up = cube_node_parent(nd);
+            size_t ni = cube_node_index(nd);
+            add_item(it, &k, VIEW_NODE, nd, ni,
+                     (long long)(up ? x.node[cube_node_index(up)] : x.machine[i]), x.node);
+            for (size_t j = 0; j < cube_node_num_processes(nd); j++) {
+                const cube_process *p = cube_node_process(nd, j);
+                size_t pi = cube_process_index(p);
+                add_item(it, &k, VIEW_PROCESS, p, pi, (long long)x.node[ni], x.process);
+                for (size_t t = 0; t < cube_process_num_threads(p); t++) {
+                    const cube_thread *th = cube_process_thread(p, t);
+                    add_item(it, &k, VIEW_THREAD, th, cube_thread_index(th),
+                             (long long)x.process[pi], x.thread);
+                }
+            }
+            for (size_t j = cube_node_num_children(nd); j-- > 0 && top < cube_num_nodes(c);)
+                stack[top++] = cube_node_child(nd, j);
         }
     }
-    fputc(']', fp);
     free(stack);
+    *items = it;
+    *n = k;
+    if (map)
+        *map = x;
+    else
+        view_system_map_free(&x);
     return 0;
 }
 
-static void write_topologies(FILE *fp, const cube_t *c, const system_index *x)
+static long long item_rank(const view_system_item *it)
+{
+    if (it->kind == VIEW_PROCESS)
+        return (long long)cube_process_rank(it->entity);
+    if (it->kind == VIEW_THREAD)
+        return (long long)cube_process_rank(cube_thread_process(it->entity));
+    return -1;
+}
+
+static const char *item_name(const view_system_item *it)
+{
+    switch (it->kind) {
+    case VIEW_MACHINE: return cube_machine_name(it->entity);
+    case VIEW_NODE: return cube_node_name(it->entity);
+    case VIEW_PROCESS: return cube_process_name(it->entity);
+    default: return cube_thread_name(it->entity);
+    }
+}
+
+static int write_system(FILE *fp, const cube_t *c, view_system_map *x)
+{
+    static const char *const kinds[] = {"machine", "node", "process", "thread"};
+    view_system_item *items;
+    size_t n;
+    if (view_system_order(c, &items, &n, x) != 0) {
+        cli_error("out of memory");
+        return -1;
+    }
+    key(fp, "system", 0);
+    fputc('[', fp);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(fp, "%s{\"kind\":\"%s\",\"name\":", i ? ",\n" : "\n", kinds[items[i].kind]);
+        view_json_string(fp, item_name(&items[i]));
+        fprintf(fp, ",\"parent\":%lld,\"index\":%zu,\"rank\":%lld}", items[i].parent,
+                items[i].index, item_rank(&items[i]));
+    }
+    fputc(']', fp);
+    free(items);
+    return 0;
+}
+
+static void write_topologies(FILE *fp, const cube_t *c, const view_system_map *x)
 {
     key(fp, "topologies", 0);
     fputc('[', fp);
@@ -530,7 +570,7 @@ static void write_stat(FILE *fp, const view_source *s)
 int view_write_data(FILE *fp, const view_source *s)
 {
     const cube_t *c = s->c;
-    system_index x = {0};
+    view_system_map x = {0};
     fputs("{\"format\":1", fp);
     key_string(fp, "file", s->file);
     key(fp, "served", 0);
@@ -550,10 +590,7 @@ int view_write_data(FILE *fp, const view_source *s)
         write_stat(fp, s);
         fputs("}\n", fp);
     }
-    free(x.machine);
-    free(x.node);
-    free(x.process);
-    free(x.thread);
+    view_system_map_free(&x);
     return rc;
 }
 

@@ -39,6 +39,26 @@ size_t view_page_overhead(void);
  * the caller reports it when closing the stream). */
 int view_write_page(FILE *fp, const char *data, size_t len);
 
+/* The system tree in the order of the page's "system" list: depth first,
+ * every machine, below it its nodes (a node's processes before its child
+ * nodes), below a process its threads. */
+typedef enum { VIEW_MACHINE, VIEW_NODE, VIEW_PROCESS, VIEW_THREAD } view_system_kind;
+typedef struct {
+    view_system_kind kind;
+    const void *entity; /* cube_machine, cube_node, cube_process or cube_thread */
+    size_t index;       /* within its kind */
+    long long parent;   /* system index, -1 for a machine */
+} view_system_item;
+/* The items (malloc'ed, *n of them), and where each entity went: a
+ * system index per machine, node, process and thread index (malloc'ed;
+ * any pointer may be NULL when not wanted).  0, or -1 when out of memory
+ * (nothing to free). */
+typedef struct {
+    size_t *machine, *node, *process, *thread;
+} view_system_map;
+int view_system_order(const cube_t *c, view_system_item **items, size_t *n, view_system_map *map);
+void view_system_map_free(view_system_map *map);
+
 /* A JSON string literal as the data writes it. */
 void view_json_string(FILE *fp, const char *s);
 /* A JSON number in the shortest form that reads back exactly; null for

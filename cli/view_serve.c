@@ -1,16 +1,840 @@
 /*
- * view_serve.c - cube_view --serve.
+ * view_serve.c - cube_view --serve: the page (without values) and the
+ * values of one pane at a time, over HTTP on 127.0.0.1 (libmicrohttpd).
+ *
+ * Requests (every one must carry ?token=TOKEN, else 403):
+ *   GET /               the page
+ *   GET /api/pane?pane=P&order=..&msel=..&csel=..&fsel=..&ssel=..
+ *                       {"pane": P, "incl": [..], "excl": [..]} (flat: "sub" too),
+ *                       absolute values, null where there is no value
+ * 404 for any other path, 405 for a method other than GET and HEAD, 400
+ * with {"error": "..."} for a bad parameter.
+ *
+ * The experiment is read once.  Values come from libcube's views, per
+ * thread, computed when a query first needs them and kept: one view per
+ * (metric, metric flavour, call flavour), one flat profile and one row of
+ * totals per (metric, metric flavour).  Only what the selections reach is
+ * computed, so a query over a large experiment costs one pass over the
+ * rows it needs.  The daemon runs one thread of its own that answers the
+ * requests one after the other, so the caches need no lock; the main
+ * thread waits for SIGINT or SIGTERM, then stops the daemon and frees
+ * everything.
  */
 #include "view_serve.h"
 
 #include "cli_common.h"
+#include "cube_views.h"
+#include "view_page.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum { DIM_METRIC, DIM_CALL, DIM_SYSTEM };
+static const char *const dim_names[] = {"metric", "call", "system"};
+
+/* What is computed for one metric, when first needed. */
+typedef struct {
+    cube_view *view[2][2]; /* [metric flavour][0: call-inclusive, 1: call-exclusive] */
+    cube_flat *flat[2];    /* from the call-exclusive view */
+    double *total[2];      /* per thread, over all call paths */
+    unsigned char failed[2]; /* a view of this metric flavour cannot be made (derived) */
+} metric_cache;
+
+typedef struct {
+    const cube_t *c;
+    const char *page;
+    size_t page_len;
+    char token[33];
+    size_t nm, nc, nr, nt;
+    view_system_item *sys;
+    size_t nsys;
+    metric_cache *cache;
+    double *tree[2]; /* the metric tree's values when it is the leftmost tree */
+    int tree_failed;
+} server;
+
+/* ------------------------------------------------------------------------
+ * The caches.
+ * ------------------------------------------------------------------------ */
+
+static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
+{
+    metric_cache *mc = &s->cache[m];
+    if (mc->failed[mflav])
+        return NULL;
+    if (!mc->view[mflav][excl]) {
+        cube_status st;
+        mc->view[mflav][excl] = cube_view_compute(
+            s->c, cube_get_metric(s->c, m), mflav ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
+            excl ? CUBE_CALL_EXCLUSIVE : CUBE_CALL_INCLUSIVE, 0, &st);
+        if (!mc->view[mflav][excl])
+            mc->failed[mflav] = 1;
+    }
+    return mc->view[mflav][excl];
+}
+
+static const cube_flat *get_flat(server *s, size_t m, int mflav)
+{
+    metric_cache *mc = &s->cache[m];
+    if (!mc->flat[mflav]) {
+        const cube_view *v = get_view(s, m, mflav, 1);
+        cube_status st;
+        if (v)
+            mc->flat[mflav] = cube_flat_create(v, &st);
+    }
+    return mc->flat[mflav];
+}
+
+static const double *get_total(server *s, size_t m, int mflav)
+{
+    metric_cache *mc = &s->cache[m];
+    if (!mc->total[mflav]) {
+        const cube_view *v = get_view(s, m, mflav, 1);
+        if (!v)
+            return NULL;
+        double *t = malloc((s->nt + 1) * sizeof *t);
+        cube_status st;
+        if (t && cube_view_total(v, t, &st) != 0) {
+            free(t);
+            t = NULL;
+        }
+        mc->total[mflav] = t;
+    }
+    return mc->total[mflav];
+}
+
+static void free_caches(server *s)
+{
+    for (size_t m = 0; s->cache && m < s->nm; m++) {
+        for (int f = 0; f < 2; f++) {
+            cube_view_free(s->cache[m].view[f][0]);
+            cube_view_free(s->cache[m].view[f][1]);
+            cube_flat_free(s->cache[m].flat[f]);
+            free(s->cache[m].total[f]);
+        }
+    }
+    free(s->cache);
+    free(s->tree[0]);
+    free(s->tree[1]);
+    free(s->sys);
+}
+
+/* ------------------------------------------------------------------------
+ * Queries.
+ * ------------------------------------------------------------------------ */
+
+/* The parts of a flat-profile node, by the index used here and on the
+ * wire (i, e, s). */
+static const cube_flat_part flat_parts[] = {CUBE_FLAT_INCLUSIVE, CUBE_FLAT_EXCLUSIVE,
+                                            CUBE_FLAT_SUBROUTINES};
+
+typedef struct {
+    size_t id;
+    int part; /* 0 collapsed (inclusive), 1 expanded (exclusive); flat: 0 incl, 1 excl, 2 sub */
+} selection;
+
+typedef struct {
+    int dim_of_pane; /* DIM_* of the pane asked for */
+    int flat;        /* the flat profile instead of the call tree */
+    int pos[3];      /* position of each dimension in the order */
+    selection *sel[3];
+    size_t nsel[3];
+    int flat_sel;    /* the call selection is of the flat profile (fsel) */
+    char error[200];
+} query;
+
+static void query_free(query *q)
+{
+    for (int d = 0; d < 3; d++)
+        free(q->sel[d]);
+}
+
+/* Is dimension d left of the pane asked for? */
+static int left_of_pane(const query *q, int d)
+{
+    return q->pos[d] < q->pos[q->dim_of_pane];
+}
+
+static int parse_order(query *q, const char *arg)
+{
+    int seen = 0;
+    const char *p = arg;
+    for (int k = 0; k < 3; k++) {
+        size_t len = strcspn(p, ",");
+        int d = 0;
+        while (d < 3 && !(strlen(dim_names[d]) == len && strncmp(p, dim_names[d], len) == 0))
+            d++;
+        if (d == 3 || (seen & (1 << d)) || (k < 2 && p[len] != ',') || (k == 2 && p[len]))
+            return -1;
+        seen |= 1 << d;
+        q->pos[d] = k;
+        p += len + (k < 2);
+    }
+    return 0;
+}
+
+/* A selection list "ID[:e],..." (flat: "REGION:i|e|s,...") with ids below
+ * `limit`, no id (flat: no region and part) twice. */
+static int parse_selection(query *q, int d, const char *name, const char *arg, size_t limit,
+                           int flat)
+{
+    size_t n = 1;
+    for (const char *p = arg; *p; p++)
+        n += *p == ',';
+    if (n > 3 * limit + 1) {
+        snprintf(q->error, sizeof q->error, "%s: more selections than nodes", name);
+        return -1;
+    }
+    selection *sel = calloc(n, sizeof *sel);
+    unsigned char *seen = calloc(limit + 1, 1);
+    if (!sel || !seen) {
+        free(sel);
+        free(seen);
+        snprintf(q->error, sizeof q->error, "out of memory");
+        return -1;
+    }
+    const char *p = arg;
+    size_t k = 0;
+    for (;;) {
+        const char *start = p;
+        size_t id = 0;
+        int digits = 0, part = 0, bad = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (id > (SIZE_MAX - 9) / 10)
+                bad = 1;
+            else
+                id = id * 10 + (size_t)(*p - '0');
+            p++;
+            digits++;
+        }
+        if (!digits || bad) {
+            snprintf(q->error, sizeof q->error, "%s: expected a number at '%.20s'", name, start);
+            goto fail;
+        }
+        if (flat) {
+            if (p[0] != ':' || !p[1] || !strchr("ies", p[1])) {
+                snprintf(q->error, sizeof q->error, "%s: expected REGION:i, :e or :s at '%.20s'",
+                         name, start);
+                goto fail;
+            }
+            part = p[1] == 'i' ? 0 : p[1] == 'e' ? 1 : 2;
+            p += 2;
+        } else if (p[0] == ':') {
+            if (p[1] != 'e') {
+                snprintf(q->error, sizeof q->error, "%s: expected ID or ID:e at '%.20s'", name,
+                         start);
+                goto fail;
+            }
+            part = 1;
+            p += 2;
+        }
+        if (id >= limit) {
+            snprintf(q->error, sizeof q->error, "%s: %zu is out of range (%zu %s)", name, id,
+                     limit, flat ? "regions" : "nodes");
+            goto fail;
+        }
+        unsigned char bit = (unsigned char)(flat ? 1u << part : 1u);
+        if (seen[id] & bit) {
+            snprintf(q->error, sizeof q->error, "%s: %zu is given twice", name, id);
+            goto fail;
+        }
+        seen[id] |= bit;
+        sel[k++] = (selection){id, part};
+        if (!*p)
+            break;
+        if (*p != ',' || !p[1]) {
+            snprintf(q->error, sizeof q->error, "%s: expected ',' and another id at '%.20s'",
+                     name, p);
+            goto fail;
+        }
+        p++;
+    }
+    free(seen);
+    q->sel[d] = sel;
+    q->nsel[d] = k;
+    return 0;
+fail:
+    free(seen);
+    free(sel);
+    return -1;
+}
+
+typedef struct {
+    const char *name;
+    const char *value;
+    int count;
+} param;
+
+/* Collect the known parameters; an unknown or repeated one is an error. */
+static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    (void)kind;
+    param *ps = cls;
+    for (size_t i = 0; ps[i].name; i++) {
+        if (strcmp(ps[i].name, key) == 0) {
+            ps[i].count++;
+            ps[i].value = value ? value : "";
+            return MHD_YES;
+        }
+    }
+    /* an unknown parameter: counted in the sentinel */
+    size_t i = 0;
+    while (ps[i].name)
+        i++;
+    ps[i].count++;
+    ps[i].value = key;
+    return MHD_YES;
+}
+
+enum { P_TOKEN, P_PANE, P_ORDER, P_MSEL, P_CSEL, P_FSEL, P_SSEL, P_UNKNOWN };
+
+/* Parse the query of /api/pane.  0, or -1 with q->error. */
+static int parse_query(server *s, struct MHD_Connection *conn, query *q)
+{
+    param ps[] = {{"token", NULL, 0}, {"pane", NULL, 0}, {"order", NULL, 0},
+                  {"msel", NULL, 0},  {"csel", NULL, 0}, {"fsel", NULL, 0},
+                  {"ssel", NULL, 0},  {NULL, NULL, 0}};
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_param, ps);
+    if (ps[P_UNKNOWN].count) {
+        snprintf(q->error, sizeof q->error, "unknown parameter '%.40s'", ps[P_UNKNOWN].value);
+        return -1;
+    }
+    for (int i = 0; i < P_UNKNOWN; i++) {
+        if (ps[i].count > 1) {
+            snprintf(q->error, sizeof q->error, "%s: given more than once", ps[i].name);
+            return -1;
+        }
+    }
+    const char *pane = ps[P_PANE].value;
+    if (!pane) {
+        snprintf(q->error, sizeof q->error, "pane: missing (metric, call, flat or system)");
+        return -1;
+    }
+    if (strcmp(pane, "metric") == 0)
+        q->dim_of_pane = DIM_METRIC;
+    else if (strcmp(pane, "call") == 0)
+        q->dim_of_pane = DIM_CALL;
+    else if (strcmp(pane, "flat") == 0) {
+        q->dim_of_pane = DIM_CALL;
+        q->flat = 1;
+    } else if (strcmp(pane, "system") == 0)
+        q->dim_of_pane = DIM_SYSTEM;
+    else {
+        snprintf(q->error, sizeof q->error,
+                 "pane: expected metric, call, flat or system, not '%.40s'", pane);
+        return -1;
+    }
+    q->pos[DIM_METRIC] = 0;
+    q->pos[DIM_CALL] = 1;
+    q->pos[DIM_SYSTEM] = 2;
+    if (ps[P_ORDER].value && parse_order(q, ps[P_ORDER].value) != 0) {
+        snprintf(q->error, sizeof q->error,
+                 "order: expected metric, call and system in some order, comma-separated");
+        return -1;
+    }
+    if (ps[P_CSEL].value && ps[P_FSEL].value) {
+        snprintf(q->error, sizeof q->error, "csel, fsel: the call pane has one selection");
+        return -1;
+    }
+    struct {
+        int p, d, flat;
+        size_t limit;
+    } sels[] = {{P_MSEL, DIM_METRIC, 0, s->nm},
+                {P_CSEL, DIM_CALL, 0, s->nc},
+                {P_FSEL, DIM_CALL, 1, s->nr},
+                {P_SSEL, DIM_SYSTEM, 0, s->nsys}};
+    for (size_t i = 0; i < 4; i++) {
+        const char *v = ps[sels[i].p].value, *name = ps[sels[i].p].name;
+        if (!v)
+            continue;
+        if (!left_of_pane(q, sels[i].d)) {
+            snprintf(q->error, sizeof q->error, "%s: the %s pane is not left of the %s pane",
+                     name, dim_names[sels[i].d], pane);
+            return -1;
+        }
+        if (parse_selection(q, sels[i].d, name, v, sels[i].limit, sels[i].flat) != 0)
+            return -1;
+        q->flat_sel = q->flat_sel || sels[i].flat;
+    }
+    for (int d = 0; d < 3; d++) {
+        if (left_of_pane(q, d) && !q->sel[d]) {
+            snprintf(q->error, sizeof q->error, "%s: the %s pane is left of the %s pane: give its selection",
+                     d == DIM_METRIC ? "msel" : d == DIM_CALL ? "csel" : "ssel", dim_names[d], pane);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The value of "no value" as NaN: a maximum or minimum nothing reached. */
+static double defined(cube_combine_rule how, double v)
+{
+    return how != CUBE_COMBINE_SUM && v == cube_combine_neutral(how) ? NAN : v;
+}
+
+static double combine2(cube_combine_rule how, double a, double b)
+{
+    switch (how) {
+    case CUBE_COMBINE_MAX: return a > b ? a : b;
+    case CUBE_COMBINE_MIN: return a < b ? a : b;
+    default: return a + b;
+    }
+}
+
+/* Per thread, metric m (flavour mflav) over the call selection, or over
+ * every call path when the call pane is not left of the pane asked for:
+ * into out[nt].  -1 when the metric has no values (derived). */
+static int over_calls(server *s, const query *q, size_t m, int mflav, double *out)
+{
+    cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+    if (!left_of_pane(q, DIM_CALL)) {
+        const double *t = get_total(s, m, mflav);
+        if (!t)
+            return -1;
+        memcpy(out, t, s->nt * sizeof *out);
+        return 0;
+    }
+    double neutral = cube_combine_neutral(how);
+    for (size_t t = 0; t < s->nt; t++)
+        out[t] = neutral;
+    for (size_t k = 0; k < q->nsel[DIM_CALL]; k++) {
+        const selection *sel = &q->sel[DIM_CALL][k];
+        const double *row;
+        if (q->flat_sel) {
+            const cube_flat *f = get_flat(s, m, mflav);
+            if (!f)
+                return -1;
+            row = cube_flat_row(f, cube_get_region(s->c, sel->id), flat_parts[sel->part]);
+        } else {
+            const cube_view *v = get_view(s, m, mflav, sel->part);
+            if (!v)
+                return -1;
+            row = cube_view_row(v, cube_get_cnode(s->c, sel->id));
+        }
+        if (!row)
+            continue;
+        for (size_t t = 0; t < s->nt; t++)
+            out[t] = combine2(how, out[t], row[t]);
+    }
+    return 0;
+}
+
+/* The threads' values `vec` combined over the system selection, or over
+ * every thread when the system pane is not left of the pane asked for.
+ * sums: the values per process, node and machine (cube_system_combine),
+ * filled by the caller when the selection holds one. */
+typedef struct {
+    double *process, *node, *machine;
+} system_sums;
+
+static double over_system(server *s, const query *q, cube_combine_rule how, const double *vec,
+                          system_sums *sums)
+{
+    if (!left_of_pane(q, DIM_SYSTEM))
+        return cube_combine_values(how, vec, s->nt);
+    int need_sums = 0;
+    for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++)
+        need_sums |= s->sys[q->sel[DIM_SYSTEM][k].id].kind != VIEW_THREAD;
+    cube_status st;
+    if (need_sums &&
+        cube_system_combine(s->c, how, vec, sums->process, sums->node, sums->machine, NULL, &st) != 0)
+        return NAN;
+    double acc = cube_combine_neutral(how);
+    for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++) {
+        const selection *sel = &q->sel[DIM_SYSTEM][k];
+        const view_system_item *it = &s->sys[sel->id];
+        double v;
+        if (it->kind == VIEW_THREAD)
+            v = vec[it->index];
+        else if (sel->part) /* an expanded machine, node or process has no value of its own */
+            return NAN;
+        else
+            v = it->kind == VIEW_PROCESS ? sums->process[it->index]
+                : it->kind == VIEW_NODE  ? sums->node[it->index]
+                                         : sums->machine[it->index];
+        acc = combine2(how, acc, v);
+    }
+    return acc;
+}
+
+/* The answer's arrays: n values each of incl, excl (and sub). */
+typedef struct {
+    double *a[3];
+    size_t n;
+    int parts;
+} answer;
+
+/* Add one metric's values into the answer: a metric's "no value" makes
+ * the sum over metrics no value too. */
+static void add_value(double *acc, int *first, double v)
+{
+    *acc = *first ? v : *acc + v;
+    *first = 0;
+}
+
+static int pane_metric(server *s, const query *q, answer *ans, double *vec, system_sums *sums)
+{
+    if (!left_of_pane(q, DIM_CALL) && !left_of_pane(q, DIM_SYSTEM)) {
+        for (int f = 0; f < 2 && !s->tree_failed; f++) {
+            if (!s->tree[f]) {
+                cube_status st;
+                s->tree[f] = malloc((s->nm + 1) * sizeof *s->tree[f]);
+                if (!s->tree[f] ||
+                    cube_metric_tree_values(s->c, f ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
+                                            s->tree[f], &st) != 0)
+                    s->tree_failed = 1;
+            }
+        }
+        if (s->tree_failed)
+            return -1;
+        for (size_t m = 0; m < s->nm; m++) {
+            cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+            ans->a[0][m] = defined(how, s->tree[0][m]);
+            ans->a[1][m] = defined(how, s->tree[1][m]);
+        }
+        return 0;
+    }
+    for (size_t m = 0; m < s->nm; m++) {
+        cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+        for (int f = 0; f < 2; f++) {
+            ans->a[f][m] = over_calls(s, q, m, f, vec) != 0
+                               ? NAN
+                               : defined(how, over_system(s, q, how, vec, sums));
+        }
+    }
+    return 0;
+}
+
+static void fill(double *a, size_t n, double v)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = v;
+}
+
+/* The call tree or flat profile: per node, over the metric selection and
+ * the system (selection or all). */
+static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
+{
+    int parts = q->flat ? 3 : 2;
+    int *first = calloc(ans->n + 1, sizeof *first);
+    if (!first)
+        return -1;
+    for (int p = 0; p < parts; p++) {
+        fill(ans->a[p], ans->n, 0);
+        for (size_t i = 0; i < ans->n; i++)
+            first[i] = 1;
+        for (size_t k = 0; k < q->nsel[DIM_METRIC]; k++) {
+            size_t m = q->sel[DIM_METRIC][k].id;
+            int mflav = q->sel[DIM_METRIC][k].part;
+            cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+            double neutral = cube_combine_neutral(how);
+            const cube_view *v = NULL;
+            const cube_flat *f = NULL;
+            if (q->flat)
+                f = get_flat(s, m, mflav);
+            else
+                v = get_view(s, m, mflav, p);
+            for (size_t i = 0; i < ans->n; i++) {
+                const double *row = NULL;
+                if (f)
+                    row = cube_flat_row(f, cube_get_region(s->c, i), flat_parts[p]);
+                else if (v)
+                    row = cube_view_row(v, cube_get_cnode(s->c, i));
+                double val;
+                if (!v && !f)
+                    val = NAN;
+                else if (!row)
+                    val = defined(how, neutral);
+                else if (!left_of_pane(q, DIM_SYSTEM))
+                    val = defined(how, cube_combine_values(how, row, s->nt));
+                else
+                    val = defined(how, over_system(s, q, how, row, sums));
+                add_value(&ans->a[p][i], &first[i], val);
+            }
+        }
+    }
+    free(first);
+    return 0;
+}
+
+static int pane_system(server *s, const query *q, answer *ans, double *vec, system_sums *sums)
+{
+    fill(ans->a[0], ans->n, 0);
+    int *first = calloc(ans->n + 1, sizeof *first);
+    if (!first)
+        return -1;
+    for (size_t i = 0; i < ans->n; i++)
+        first[i] = 1;
+    for (size_t k = 0; k < q->nsel[DIM_METRIC]; k++) {
+        size_t m = q->sel[DIM_METRIC][k].id;
+        cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+        int ok = over_calls(s, q, m, q->sel[DIM_METRIC][k].part, vec) == 0;
+        cube_status st;
+        if (ok && cube_system_combine(s->c, how, vec, sums->process, sums->node, sums->machine,
+                                      NULL, &st) != 0)
+            ok = 0;
+        for (size_t i = 0; i < ans->n; i++) {
+            const view_system_item *it = &s->sys[i];
+            double v = !ok                          ? NAN
+                       : it->kind == VIEW_THREAD  ? vec[it->index]
+                       : it->kind == VIEW_PROCESS ? sums->process[it->index]
+                       : it->kind == VIEW_NODE    ? sums->node[it->index]
+                                                  : sums->machine[it->index];
+            add_value(&ans->a[0][i], &first[i], defined(how, v));
+        }
+    }
+    /* expanded: only threads have values of their own */
+    for (size_t i = 0; i < ans->n; i++)
+        ans->a[1][i] = s->sys[i].kind == VIEW_THREAD ? ans->a[0][i] : NAN;
+    free(first);
+    return 0;
+}
+
+/* The JSON answer of a query (malloc'ed, *len bytes), or NULL (out of
+ * memory). */
+static char *answer_query(server *s, const query *q, size_t *len)
+{
+    static const char *const panes[] = {"metric", "call", "system"};
+    answer ans = {{NULL, NULL, NULL}, 0, q->flat ? 3 : 2};
+    ans.n = q->dim_of_pane == DIM_METRIC ? s->nm
+            : q->dim_of_pane == DIM_SYSTEM ? s->nsys
+            : q->flat                       ? s->nr
+                                            : s->nc;
+    double *vec = malloc((s->nt + 1) * sizeof *vec);
+    system_sums sums = {malloc((cube_num_processes(s->c) + 1) * sizeof(double)),
+                        malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
+                        malloc((cube_num_machines(s->c) + 1) * sizeof(double))};
+    char *out = NULL;
+    int ok = vec && sums.process && sums.node && sums.machine;
+    for (int p = 0; p < ans.parts && ok; p++)
+        ok = (ans.a[p] = malloc((ans.n + 1) * sizeof(double))) != NULL;
+    if (ok) {
+        if (left_of_pane(q, DIM_METRIC) || q->dim_of_pane == DIM_METRIC) {
+            int rc = q->dim_of_pane == DIM_METRIC ? pane_metric(s, q, &ans, vec, &sums)
+                     : q->dim_of_pane == DIM_CALL ? pane_call(s, q, &ans, &sums)
+                                                  : pane_system(s, q, &ans, vec, &sums);
+            ok = rc == 0;
+        } else {
+            /* a tree left of the metric tree would add up metrics of
+             * different meanings: no values */
+            for (int p = 0; p < ans.parts; p++)
+                fill(ans.a[p], ans.n, NAN);
+        }
+    }
+    if (ok) {
+        FILE *mem = open_memstream(&out, len);
+        if (mem) {
+            static const char *const keys[] = {"incl", "excl", "sub"};
+            fprintf(mem, "{\"pane\":\"%s\"", q->flat ? "flat" : panes[q->dim_of_pane]);
+            for (int p = 0; p < ans.parts; p++) {
+                fprintf(mem, ",\"%s\":[", keys[p]);
+                for (size_t i = 0; i < ans.n; i++) {
+                    if (i)
+                        fputc(',', mem);
+                    view_json_number(mem, ans.a[p][i]);
+                }
+                fputc(']', mem);
+            }
+            fputs("}\n", mem);
+            if (fclose(mem) != 0) {
+                free(out);
+                out = NULL;
+            }
+        }
+    }
+    for (int p = 0; p < 3; p++)
+        free(ans.a[p]);
+    free(vec);
+    free(sums.process);
+    free(sums.node);
+    free(sums.machine);
+    return out;
+}
+
+/* ------------------------------------------------------------------------
+ * HTTP.
+ * ------------------------------------------------------------------------ */
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
+                             char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+    if (!r) {
+        if (mode == MHD_RESPMEM_MUST_FREE)
+            free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    /* the page reaches nothing but this server */
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'self' 'unsafe-inline' data: blob:");
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    enum MHD_Result rc = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *text)
+{
+    return reply(conn, status, "text/plain; charset=utf-8", (char *)text, strlen(text),
+                 MHD_RESPMEM_PERSISTENT);
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *conn, const char *message)
+{
+    char *body = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&body, &len);
+    if (!mem)
+        return MHD_NO;
+    fputs("{\"error\":", mem);
+    view_json_string(mem, message);
+    fputs("}\n", mem);
+    if (fclose(mem) != 0) {
+        free(body);
+        return MHD_NO;
+    }
+    return reply(conn, MHD_HTTP_BAD_REQUEST, "application/json", body, len,
+                 MHD_RESPMEM_MUST_FREE);
+}
+
+/* The token compared in a time that does not depend on where it differs. */
+static int token_ok(const server *s, const char *given)
+{
+    if (!given || strlen(given) != 32)
+        return 0;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < 32; i++)
+        diff |= (unsigned char)(given[i] ^ s->token[i]);
+    return diff == 0;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls)
+{
+    (void)version;
+    (void)upload_data;
+    (void)upload_data_size;
+    (void)con_cls;
+    server *s = cls;
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served\n");
+    if (!token_ok(s, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token")))
+        return reply_text(conn, MHD_HTTP_FORBIDDEN,
+                          "a valid token is needed: use the URL cube_view --serve printed\n");
+    if (strcmp(url, "/") == 0)
+        return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)s->page, s->page_len,
+                     MHD_RESPMEM_PERSISTENT);
+    if (strcmp(url, "/api/pane") != 0)
+        return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: only the page and /api/pane\n");
+    query q;
+    memset(&q, 0, sizeof q);
+    if (parse_query(s, conn, &q) != 0) {
+        query_free(&q);
+        return reply_error(conn, q.error);
+    }
+    size_t len = 0;
+    char *body = answer_query(s, &q, &len);
+    query_free(&q);
+    if (!body)
+        return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    return reply(conn, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE);
+}
+
+/* 32 hex digits from /dev/urandom.  0 or -1. */
+static int make_token(char token[33])
+{
+    unsigned char raw[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = read(fd, raw + got, sizeof raw - got);
+        if (n <= 0 && !(n < 0 && errno == EINTR)) {
+            close(fd);
+            return -1;
+        }
+        if (n > 0)
+            got += (size_t)n;
+    }
+    close(fd);
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(token + 2 * i, 3, "%02x", raw[i]);
+    return 0;
+}
 
 int view_serve(const cube_t *c, const char *page, size_t len, unsigned port)
 {
-    (void)c;
-    (void)page;
-    (void)len;
-    (void)port;
-    cli_error("--serve is not available in this build");
-    return -1;
+    server s;
+    memset(&s, 0, sizeof s);
+    s.c = c;
+    s.page = page;
+    s.page_len = len;
+    s.nm = cube_num_metrics(c);
+    s.nc = cube_num_cnodes(c);
+    s.nr = cube_num_regions(c);
+    s.nt = cube_num_threads(c);
+    if (make_token(s.token) != 0) {
+        cli_error("/dev/urandom: cannot read the token: %s", strerror(errno));
+        return -1;
+    }
+    s.cache = calloc(s.nm + 1, sizeof *s.cache);
+    if (!s.cache || view_system_order(c, &s.sys, &s.nsys, NULL) != 0) {
+        free(s.cache);
+        cli_error("out of memory");
+        return -1;
+    }
+
+    /* SIGINT and SIGTERM (and SIGHUP) are waited for by this thread; the
+     * daemon's thread inherits the mask and never sees them */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)port, NULL, NULL, handle, &s,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+    if (!d) {
+        cli_error("cannot listen on 127.0.0.1:%u: %s", port,
+                  errno ? strerror(errno) : "the HTTP server did not start");
+        free_caches(&s);
+        return -1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    unsigned real = info ? info->port : port;
+    printf("http://127.0.0.1:%u/?token=%s\n", real, s.token);
+    fflush(stdout);
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0)
+        ;
+    MHD_stop_daemon(d);
+    free_caches(&s);
+    return 0;
 }

@@ -1,2 +1,1384 @@
-/* placeholder: the model is written elsewhere */
-var CubeModel = {};
+/*
+ * model.js - the numbers of the cube_view page, without any drawing: the
+ * page's data decoded, the values of the three panes (metric tree, call
+ * tree or flat profile, system tree) computed from the selections of the
+ * panes to their left, the eleven value modes, colours and number
+ * formatting.  It defines one global, CubeModel; the user interface reads
+ * everything through it.
+ *
+ * The values follow libcube's views (cube_views.h) so that the page shows
+ * what cube_dump prints:
+ *  - stored values are metric-inclusive and call-exclusive, per thread;
+ *  - a metric's exclusive value is its value minus the values of its child
+ *    metrics that are parts of it (both combine by sum, the child is not
+ *    VOID; a COMPLEX, RATE or TAU_ATOMIC parent has only children of its
+ *    own type as parts, a HISTOGRAM parent none);
+ *  - a call path's inclusive value combines its whole subtree;
+ *  - MAXDOUBLE values combine by maximum, MINDOUBLE by minimum, all others
+ *    by sum (compensated, as the library sums); a call path without a row
+ *    has no value of a maximum or minimum (NaN here) and 0 of a sum;
+ *  - integer types narrower than 64 bits wrap modulo 2^bits;
+ *  - processes, nodes and machines combine their threads; an expanded one
+ *    has no value of its own (NaN, shown as "-");
+ *  - a pane left of the metric pane has no values (NaN): it would add up
+ *    metrics of different meanings.
+ *
+ * Embedded data ("served": false) is computed here; served data is fetched
+ * from the page's server one pane at a time (/api/pane), and the value
+ * modes are applied here in both cases.  Answers are cached per query.
+ */
+var CubeModel = (function () {
+    'use strict';
+
+    var MODES = [
+        {name: 'absolute', label: 'Absolute'},
+        {name: 'ownroot', label: 'Own root percent'},
+        {name: 'metricroot', label: 'Metric root percent'},
+        {name: 'metricsel', label: 'Metric selection percent'},
+        {name: 'callroot', label: 'Call root percent'},
+        {name: 'callsel', label: 'Call selection percent'},
+        {name: 'sysroot', label: 'System root percent'},
+        {name: 'syssel', label: 'System selection percent'},
+        {name: 'peer', label: 'Peer percent'},
+        {name: 'peerdist', label: 'Peer distribution'},
+        {name: 'external', label: 'External percent'}
+    ];
+    var PANES = ['metric', 'call', 'system'];
+    var SUM = 0, MAX = 1, MIN = 2;
+    var CACHE_SIZE = 24;
+
+    /* Precision settings of the manual's dialog: digits after the point,
+     * exponent notation from 10^expThreshold on, zero below
+     * 10^-zeroThreshold. */
+    var DEFAULT_SETTINGS = {
+        tree: {digits: 2, expThreshold: 4, zeroThreshold: 9},
+        widget: {digits: 6, expThreshold: 7, zeroThreshold: 12}
+    };
+
+    /* ------------------------------------------------------------------
+     * Decoding
+     * ------------------------------------------------------------------ */
+
+    function base64Bytes(text) {
+        if (typeof atob === 'function') {
+            var bin = atob(text), n = bin.length, out = new Uint8Array(n);
+            for (var i = 0; i < n; i++)
+                out[i] = bin.charCodeAt(i);
+            return out;
+        }
+        /* node without atob (older versions) */
+        var buf = Buffer.from(text, 'base64');
+        return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+    }
+
+    function decodeFloat64(text) {
+        var bytes = base64Bytes(text), n = bytes.length >> 3;
+        var out = new Float64Array(n), dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+        for (var i = 0; i < n; i++)
+            out[i] = dv.getFloat64(i * 8, true);
+        return out;
+    }
+
+    function decodeInt32(text) {
+        var bytes = base64Bytes(text), n = bytes.length >> 2;
+        var out = new Int32Array(n), dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+        for (var i = 0; i < n; i++)
+            out[i] = dv.getInt32(i * 4, true);
+        return out;
+    }
+
+    /* ------------------------------------------------------------------
+     * Arithmetic as libcube does it
+     * ------------------------------------------------------------------ */
+
+    function combineOf(metric) {
+        if (metric.combine === 'max' || metric.dtype === 'MAXDOUBLE')
+            return MAX;
+        if (metric.combine === 'min' || metric.dtype === 'MINDOUBLE')
+            return MIN;
+        return SUM;
+    }
+
+    var INT_TYPES = {
+        'INT8': [8, true], 'UINT8': [8, false], 'CHAR': [8, false],
+        'INT16': [16, true], 'SIGNED SHORT INT': [16, true], 'SHORT INT': [16, true],
+        'UINT16': [16, false], 'UNSIGNED SHORT INT': [16, false],
+        'INT32': [32, true], 'SIGNED INT': [32, true], 'INT': [32, true],
+        'UINT32': [32, false], 'UNSIGNED INT': [32, false]
+    };
+
+    /* v brought into the range of an integer type of `bits` bits. */
+    function wrap(v, bits, signed) {
+        if (!bits || !isFinite(v))
+            return v;
+        var m = Math.pow(2, bits), x = v % m;
+        if (!signed)
+            return x < 0 ? x + m : x;
+        var half = m / 2;
+        return x >= half ? x - m : x < -half ? x + m : x;
+    }
+
+    function wrapArray(a, bits, signed) {
+        if (bits)
+            for (var i = 0; i < a.length; i++)
+                a[i] = wrap(a[i], bits, signed);
+    }
+
+    /* A combiner: a compensated (Neumaier) sum, or a maximum or minimum of
+     * the values that are not NaN; NaN when a maximum or minimum saw none. */
+    function Combiner(how) {
+        this.how = how;
+        this.s = 0;
+        this.c = 0;
+        this.v = NaN;
+    }
+    Combiner.prototype.add = function (x) {
+        if (this.how === SUM) {
+            if (x !== x)
+                return;
+            var s = this.s + x;
+            this.c += Math.abs(this.s) >= Math.abs(x) ? (this.s - s) + x : (x - s) + this.s;
+            this.s = s;
+        } else if (x === x) {
+            var v = this.v;
+            if (v !== v || (this.how === MAX ? x > v : x < v))
+                this.v = x;
+        }
+    };
+    Combiner.prototype.result = function () {
+        if (this.how === SUM)
+            return isFinite(this.s) ? this.s + this.c : this.s;
+        return this.v;
+    };
+
+    function combineValues(how, values) {
+        var k = new Combiner(how);
+        for (var i = 0; i < values.length; i++)
+            k.add(values[i]);
+        return k.result();
+    }
+
+    function pick(how, a, b) {
+        if (a !== a)
+            return b;
+        if (b !== b)
+            return a;
+        return how === MAX ? (b > a ? b : a) : (b < a ? b : a);
+    }
+
+    /* 100 * value / reference (cube_value_in_mode's percent) */
+    function percent(value, reference) {
+        if (reference === 0 || reference !== reference || value !== value)
+            return NaN;
+        if (value === reference)
+            return 100;
+        var scaled = 100 * value;
+        return isFinite(scaled) || !isFinite(value) ? scaled / reference : value / reference * 100;
+    }
+
+    /* ------------------------------------------------------------------
+     * The model
+     * ------------------------------------------------------------------ */
+
+    function Model(data, options) {
+        options = options || {};
+        this.data = data;
+        this.served = !!data.served;
+        this.fetchFn = options.fetch || (typeof fetch === 'function' ? fetch : null);
+        this.token = options.token || '';
+        this.base = options.base || '';
+        this.modes = MODES.map(function (m) { return {name: m.name, label: m.label}; });
+        this.defaultSettings = JSON.parse(JSON.stringify(DEFAULT_SETTINGS));
+        this.cache = new Map();
+        this.buildDefinitions();
+        if (!this.served)
+            this.decodeValues();
+    }
+
+    Model.prototype.buildDefinitions = function () {
+        var d = this.data;
+        var metrics = d.metrics || [], cnodes = d.cnodes || [], system = d.system || [],
+            regions = d.regions || [];
+        var i;
+        this.defs = {
+            format: d.format, file: d.file, served: !!d.served, attributes: d.attributes || {},
+            metrics: metrics, regions: regions, cnodes: cnodes, system: system,
+            topologies: d.topologies || [], external: d.external || null, stat: d.stat || null
+        };
+        var nM = this.nM = metrics.length, nC = this.nC = cnodes.length,
+            nS = this.nS = system.length, nR = this.nR = regions.length;
+        for (i = 0; i < nM; i++)
+            metrics[i].children = [];
+        for (i = 0; i < nC; i++)
+            cnodes[i].children = [];
+        for (i = 0; i < nS; i++)
+            system[i].children = [];
+        for (i = 0; i < nR; i++)
+            regions[i].cnodes = [];
+        this.metricRoots = [];
+        this.cnodeRoots = [];
+        this.systemRoots = [];
+        for (i = 0; i < nM; i++) {
+            var p = metrics[i].parent;
+            if (p >= 0) metrics[p].children.push(i); else this.metricRoots.push(i);
+        }
+        var cparent = this.cparent = new Int32Array(nC), cregion = this.cregion = new Int32Array(nC);
+        for (i = 0; i < nC; i++) {
+            var cp = cnodes[i].parent == null ? -1 : cnodes[i].parent;
+            cparent[i] = cp;
+            cregion[i] = cnodes[i].region;
+            if (cp >= 0) cnodes[cp].children.push(i); else this.cnodeRoots.push(i);
+            if (cnodes[i].region >= 0 && cnodes[i].region < nR)
+                regions[cnodes[i].region].cnodes.push(i);
+        }
+        for (i = 0; i < nS; i++) {
+            var sp = system[i].parent == null ? -1 : system[i].parent;
+            if (sp >= 0) system[sp].children.push(i); else this.systemRoots.push(i);
+        }
+
+        /* metrics: combine rules, integer wrapping, parts */
+        this.mcombine = new Uint8Array(nM);
+        this.mbits = new Uint8Array(nM);
+        this.msigned = new Uint8Array(nM);
+        this.mparts = [];
+        this.mroot = new Int32Array(nM);
+        for (i = 0; i < nM; i++) {
+            var m = metrics[i];
+            this.mcombine[i] = combineOf(m);
+            var it = INT_TYPES[m.dtype];
+            if (it) {
+                this.mbits[i] = it[0];
+                this.msigned[i] = it[1] ? 1 : 0;
+            }
+            var r = i;
+            while (metrics[r].parent >= 0)
+                r = metrics[r].parent;
+            this.mroot[i] = r;
+        }
+        for (i = 0; i < nM; i++) {
+            var parts = [], pm = metrics[i], rule = this.partRule(pm);
+            for (var k = 0; k < pm.children.length; k++) {
+                var ch = metrics[pm.children[k]];
+                if (rule === 0 || ch.kind === 'void' || combineOf(ch) !== SUM)
+                    continue;
+                if (rule === 2 && ch.dtype !== pm.dtype)
+                    continue;
+                parts.push(pm.children[k]);
+            }
+            this.mparts.push(parts);
+        }
+
+        /* call tree: preorder, subtree ranges, roots, outermost calls */
+        var pre = this.cpre = new Int32Array(nC);       /* preorder position -> cnode */
+        var pos = this.cpos = new Int32Array(nC);       /* cnode -> preorder position */
+        var end = this.cend = new Int32Array(nC);       /* cnode -> end of its subtree in preorder */
+        var croot = this.croot = new Int32Array(nC);
+        var outer = this.couter = new Uint8Array(nC);   /* first call of its region on its path */
+        var active = new Int32Array(Math.max(nR, 1));
+        var n = 0, stack = [], next = [];
+        for (var ri = 0; ri < this.cnodeRoots.length; ri++) {
+            var root = this.cnodeRoots[ri];
+            stack.push(root); next.push(0);
+            pos[root] = n; pre[n++] = root; croot[root] = root;
+            outer[root] = active[cregion[root]]++ === 0 ? 1 : 0;
+            while (stack.length) {
+                var top = stack[stack.length - 1], kids = cnodes[top].children, j = next[next.length - 1];
+                if (j < kids.length) {
+                    next[next.length - 1] = j + 1;
+                    var c = kids[j];
+                    pos[c] = n; pre[n++] = c; croot[c] = root;
+                    outer[c] = active[cregion[c]]++ === 0 ? 1 : 0;
+                    stack.push(c); next.push(0);
+                } else {
+                    end[top] = n;
+                    active[cregion[top]]--;
+                    stack.pop(); next.pop();
+                }
+            }
+        }
+
+        /* system tree: thread columns, ranges of threads below each item */
+        var nT = 0;
+        this.scol = new Int32Array(nS);
+        this.skind = new Uint8Array(nS); /* 0 machine, 1 node, 2 process, 3 thread */
+        var kinds = {machine: 0, node: 1, process: 2, thread: 3};
+        for (i = 0; i < nS; i++) {
+            var s = system[i];
+            this.skind[i] = kinds[s.kind] === undefined ? 1 : kinds[s.kind];
+            if (s.kind === 'thread') {
+                this.scol[i] = s.index;
+                if (s.index + 1 > nT) nT = s.index + 1;
+            } else {
+                this.scol[i] = -1;
+            }
+        }
+        this.nT = nT;
+        /* the threads below each item, and each item's machine */
+        this.sthreads = [];
+        this.smachine = new Int32Array(nS);
+        this.sdepth = new Int32Array(nS);
+        for (i = 0; i < nS; i++)
+            this.sthreads.push(null);
+        var order = [];
+        stack = this.systemRoots.slice().reverse();
+        while (stack.length) {
+            var x = stack.pop();
+            order.push(x);
+            var px = system[x].parent;
+            this.smachine[x] = px >= 0 ? this.smachine[px] : x;
+            this.sdepth[x] = px >= 0 ? this.sdepth[px] + 1 : 0;
+            for (var q = system[x].children.length - 1; q >= 0; q--)
+                stack.push(system[x].children[q]);
+        }
+        for (var oi = order.length - 1; oi >= 0; oi--) {
+            var y = order[oi], list = [];
+            if (this.scol[y] >= 0)
+                list.push(this.scol[y]);
+            /* a process's own threads first, then nested items, as
+             * cube_system_combine walks them */
+            var ch2 = system[y].children;
+            for (var t2 = 0; t2 < ch2.length; t2++)
+                if (this.skind[ch2[t2]] === 3)
+                    list.push(this.scol[ch2[t2]]);
+            for (t2 = 0; t2 < ch2.length; t2++)
+                if (this.skind[ch2[t2]] !== 3)
+                    Array.prototype.push.apply(list, this.sthreads[ch2[t2]]);
+            this.sthreads[y] = list;
+        }
+        this.sthreadItem = new Int32Array(nT).fill(-1);
+        for (i = 0; i < nS; i++)
+            if (this.scol[i] >= 0)
+                this.sthreadItem[this.scol[i]] = i;
+    };
+
+    /* 0: no parts, 1: children combining by sum, 2: children of the same
+     * type (view_part_rule). */
+    Model.prototype.partRule = function (m) {
+        if (combineOf(m) !== SUM)
+            return 0;
+        var t = m.dtype || '';
+        if (/^HISTOGRAM/.test(t))
+            return 0;
+        if (t === 'COMPLEX' || t === 'RATE' || t === 'TAU_ATOMIC')
+            return 2;
+        return 1;
+    };
+
+    Model.prototype.decodeValues = function () {
+        var values = this.data.values || {}, nC = this.nC;
+        this.rowOf = [];
+        this.rows = [];
+        for (var m = 0; m < this.nM; m++) {
+            var v = values[String(m)];
+            if (!v) {
+                this.rowOf.push(null);
+                this.rows.push(null);
+                continue;
+            }
+            var cn = decodeInt32(v.cnodes), data = decodeFloat64(v.data);
+            var rowOf = new Int32Array(nC).fill(-1);
+            for (var r = 0; r < cn.length; r++)
+                rowOf[cn[r]] = r;
+            this.rowOf.push(rowOf);
+            this.rows.push({cnodes: cn, data: data});
+        }
+        this.aggCache = [];
+        this.threadTotCache = [];
+        this.totalCache = [];
+    };
+
+    /* Does metric m have values?  Derived metrics and VOID ones have none. */
+    Model.prototype.isDerived = function (m) {
+        return this.defs.metrics[m].kind === 'derived';
+    };
+    Model.prototype.isVoid = function (m) {
+        return this.defs.metrics[m].kind === 'void';
+    };
+
+    /* Per call path, metric m's value combined over all threads
+     * (cube_dump -t aggr, call-exclusive, metric-inclusive). */
+    Model.prototype.agg = function (m) {
+        if (this.aggCache[m])
+            return this.aggCache[m];
+        var how = this.mcombine[m], nC = this.nC, nT = this.nT;
+        var out = new Float64Array(nC);
+        if (how !== SUM)
+            out.fill(NaN);
+        var rows = this.rows[m];
+        if (rows) {
+            var data = rows.data, cn = rows.cnodes;
+            for (var r = 0; r < cn.length; r++) {
+                var base = r * nT;
+                if (how === SUM) {
+                    var s = 0, c = 0;
+                    for (var t = 0; t < nT; t++) {
+                        var x = data[base + t];
+                        if (x !== x) continue;
+                        var u = s + x;
+                        c += (s >= 0 ? s : -s) >= (x >= 0 ? x : -x) ? (s - u) + x : (x - u) + s;
+                        s = u;
+                    }
+                    out[cn[r]] = isFinite(s) ? s + c : s;
+                } else {
+                    var v = NaN;
+                    for (t = 0; t < nT; t++)
+                        v = pick(how, v, data[base + t]);
+                    out[cn[r]] = v;
+                }
+            }
+        }
+        this.aggCache[m] = out;
+        return out;
+    };
+
+    /* ------------------------------------------------------------------
+     * Filters: what the selections of the panes to the left choose
+     * ------------------------------------------------------------------ */
+
+    /* The call paths a call-tree or flat selection covers: weights (a
+     * call path selected twice counts twice in a sum) and, for maxima and
+     * minima, membership.  null: nothing left of the pane, every call
+     * path once. */
+    Model.prototype.callFilter = function (state) {
+        var nC = this.nC, w = new Float64Array(nC), mask = new Uint8Array(nC), i, j;
+        var pre = this.cpre, pos = this.cpos, end = this.cend;
+        if (state.callTab === 'flat') {
+            var sel = state.selection.flat || [];
+            var regs = this.defs.regions;
+            for (i = 0; i < sel.length; i++) {
+                var list = regs[sel[i].region] ? regs[sel[i].region].cnodes : [], part = sel[i].part;
+                var k, c;
+                if (part === 'excl') {
+                    for (k = 0; k < list.length; k++) { w[list[k]] += 1; mask[list[k]] = 1; }
+                } else if (part === 'incl') {
+                    for (k = 0; k < list.length; k++) {
+                        c = list[k];
+                        if (!this.couter[c]) continue;
+                        for (j = pos[c]; j < end[c]; j++) { w[pre[j]] += 1; mask[pre[j]] = 1; }
+                    }
+                } else {
+                    /* Subroutines: sums take the inclusive value minus the
+                     * exclusive one; maxima the subtrees of the children */
+                    for (k = 0; k < list.length; k++) {
+                        c = list[k];
+                        if (this.couter[c])
+                            for (j = pos[c]; j < end[c]; j++) w[pre[j]] += 1;
+                        w[c] -= 1;
+                        var kids = this.defs.cnodes[c].children;
+                        for (var q = 0; q < kids.length; q++)
+                            for (j = pos[kids[q]]; j < end[kids[q]]; j++) mask[pre[j]] = 1;
+                    }
+                }
+            }
+        } else {
+            var csel = state.selection.call || [];
+            for (i = 0; i < csel.length; i++) {
+                var id = csel[i].id;
+                if (csel[i].expanded) {
+                    w[id] += 1; mask[id] = 1;
+                } else {
+                    for (j = pos[id]; j < end[id]; j++) { w[pre[j]] += 1; mask[pre[j]] = 1; }
+                }
+            }
+        }
+        return {w: w, mask: mask};
+    };
+
+    /* The threads a system selection covers (collapsed items all their
+     * threads, expanded non-threads nothing); weights and membership. */
+    Model.prototype.systemFilter = function (state) {
+        var nT = this.nT, w = new Float64Array(nT), mask = new Uint8Array(nT);
+        var sel = state.selection.system || [];
+        for (var i = 0; i < sel.length; i++) {
+            var id = sel[i].id;
+            if (this.scol[id] >= 0) {
+                w[this.scol[id]] += 1; mask[this.scol[id]] = 1;
+            } else if (!sel[i].expanded) {
+                var th = this.sthreads[id];
+                for (var k = 0; k < th.length; k++) { w[th[k]] += 1; mask[th[k]] = 1; }
+            }
+        }
+        return {w: w, mask: mask};
+    };
+
+    /* The metrics selected: [{m, excl}] */
+    Model.prototype.metricFilter = function (state) {
+        var sel = state.selection.metric || [];
+        return sel.map(function (s) { return {m: s.id, excl: !!s.expanded}; });
+    };
+
+    /* How the selected metrics combine: their common rule, else a sum. */
+    Model.prototype.selectionCombine = function (msel) {
+        if (!msel.length)
+            return SUM;
+        var how = this.mcombine[msel[0].m];
+        for (var i = 1; i < msel.length; i++)
+            if (this.mcombine[msel[i].m] !== how)
+                return SUM;
+        return how;
+    };
+
+    /* The metrics whose rows a selected metric takes (+1) or takes away
+     * (-1); null when its values are not computed. */
+    Model.prototype.metricTerms = function (s) {
+        var m = s.m;
+        if (this.isDerived(m))
+            return null;
+        if (this.isVoid(m))
+            return [];
+        var terms = [{m: m, sign: 1}];
+        if (s.excl && this.mcombine[m] === SUM) {
+            var parts = this.mparts[m];
+            for (var i = 0; i < parts.length; i++) {
+                if (this.isDerived(parts[i]))
+                    return null;
+                terms.push({m: parts[i], sign: -1});
+            }
+        }
+        return terms;
+    };
+
+    /* ------------------------------------------------------------------
+     * Pane values (absolute), embedded
+     * ------------------------------------------------------------------ */
+
+    /* The metric pane: every metric's value over the call paths and
+     * threads chosen on its left. */
+    Model.prototype.metricPane = function (cf, sf) {
+        var nM = this.nM, incl = new Float64Array(nM), excl = new Float64Array(nM), m, i;
+        var tot = new Float64Array(nM);
+        for (m = 0; m < nM; m++)
+            tot[m] = this.metricTotal(m, cf, sf);
+        for (m = 0; m < nM; m++) {
+            if (this.isDerived(m)) {
+                incl[m] = excl[m] = NaN;
+                continue;
+            }
+            if (this.isVoid(m)) {
+                incl[m] = excl[m] = 0;
+                continue;
+            }
+            incl[m] = wrap(tot[m], this.mbits[m], this.msigned[m]);
+            var parts = this.mparts[m];
+            if (!parts.length) {
+                excl[m] = incl[m];
+                continue;
+            }
+            var k = new Combiner(SUM), bad = false;
+            k.add(tot[m]);
+            for (i = 0; i < parts.length; i++) {
+                if (this.isDerived(parts[i])) bad = true;
+                k.add(-tot[parts[i]]);
+            }
+            excl[m] = bad ? NaN : wrap(k.result(), this.mbits[m], this.msigned[m]);
+        }
+        return {incl: incl, excl: excl};
+    };
+
+    /* Metric m's stored value combined over the call paths of cf and the
+     * threads of sf (null: all), before wrapping. */
+    Model.prototype.metricTotal = function (m, cf, sf) {
+        var rows = this.rows[m];
+        var how = this.mcombine[m];
+        if (!rows)
+            return how === SUM ? 0 : NaN;
+        var k = new Combiner(how), cn = rows.cnodes, r, c;
+        if (!sf) {
+            if (!cf && this.totalCache[m] !== undefined)
+                return this.totalCache[m];
+            var agg = this.agg(m);
+            for (r = 0; r < cn.length; r++) {
+                c = cn[r];
+                if (cf) {
+                    if (how === SUM) {
+                        var wc = cf.w[c];
+                        if (wc === 1) k.add(agg[c]);
+                        else if (wc !== 0) k.add(wc * agg[c]);
+                    } else if (cf.mask[c]) {
+                        k.add(agg[c]);
+                    }
+                } else {
+                    k.add(agg[c]);
+                }
+            }
+            var res = k.result();
+            if (!cf)
+                this.totalCache[m] = res;
+            return res;
+        }
+        var nT = this.nT, data = rows.data, t;
+        for (r = 0; r < cn.length; r++) {
+            c = cn[r];
+            var f = 1;
+            if (cf) {
+                f = how === SUM ? cf.w[c] : cf.mask[c];
+                if (!f) continue;
+            }
+            for (t = 0; t < nT; t++) {
+                var g = how === SUM ? sf.w[t] : sf.mask[t];
+                if (!g) continue;
+                var x = data[r * nT + t];
+                k.add(how === SUM ? f * g * x : x);
+            }
+        }
+        return k.result();
+    };
+
+    /* One selected metric's call-exclusive value per call path over the
+     * threads of sf (null: all), wrapped; null when not computed. */
+    Model.prototype.callExclusive = function (s, sf) {
+        var terms = this.metricTerms(s);
+        if (!terms)
+            return null;
+        var m = s.m, how = this.mcombine[m], nC = this.nC, nT = this.nT, out, i, r, t;
+        if (!terms.length) {
+            out = new Float64Array(nC);
+            return out;
+        }
+        if (terms.length === 1 && !sf)
+            return this.agg(m);
+        if (how !== SUM) {
+            /* a maximum or minimum: its own rows over the threads chosen */
+            out = new Float64Array(nC).fill(NaN);
+            var rows = this.rows[m];
+            if (!rows)
+                return out;
+            for (r = 0; r < rows.cnodes.length; r++) {
+                var v = NaN;
+                for (t = 0; t < nT; t++)
+                    if (sf.mask[t]) v = pick(how, v, rows.data[r * nT + t]);
+                out[rows.cnodes[r]] = v;
+            }
+            return out;
+        }
+        var sum = new Float64Array(nC), comp = new Float64Array(nC);
+        for (i = 0; i < terms.length; i++) {
+            var tm = terms[i].m, sign = terms[i].sign, rw = this.rows[tm];
+            if (!rw)
+                continue;
+            var cn = rw.cnodes, data = rw.data, agg = sf ? null : this.agg(tm);
+            for (r = 0; r < cn.length; r++) {
+                var c = cn[r], x;
+                if (agg) {
+                    x = sign * agg[c];
+                    var s0 = sum[c], u = s0 + x;
+                    comp[c] += Math.abs(s0) >= Math.abs(x) ? (s0 - u) + x : (x - u) + s0;
+                    sum[c] = u;
+                } else {
+                    var base = r * nT;
+                    for (t = 0; t < nT; t++) {
+                        var wt = sf.w[t];
+                        if (!wt) continue;
+                        x = sign * wt * data[base + t];
+                        if (x !== x) continue;
+                        var s1 = sum[c], u1 = s1 + x;
+                        comp[c] += Math.abs(s1) >= Math.abs(x) ? (s1 - u1) + x : (x - u1) + s1;
+                        sum[c] = u1;
+                    }
+                }
+            }
+        }
+        for (c = 0; c < nC; c++)
+            sum[c] = isFinite(sum[c]) ? sum[c] + comp[c] : sum[c];
+        wrapArray(sum, this.mbits[m], this.msigned[m]);
+        return sum;
+    };
+
+    /* Call-inclusive values from call-exclusive ones (subtree sums in
+     * reverse index order: every parent comes before its children). */
+    Model.prototype.callInclusive = function (excl, how, m) {
+        var nC = this.nC, par = this.cparent, out = new Float64Array(excl), i;
+        if (how === SUM) {
+            var comp = new Float64Array(nC);
+            for (i = nC - 1; i >= 0; i--) {
+                var p = par[i];
+                if (p < 0) continue;
+                var x = out[i], s = out[p], u = s + x;
+                comp[p] += (Math.abs(s) >= Math.abs(x) ? (s - u) + x : (x - u) + s) + comp[i];
+                out[p] = u;
+            }
+            for (i = 0; i < nC; i++)
+                out[i] = isFinite(out[i]) ? out[i] + comp[i] : out[i];
+            if (m >= 0)
+                wrapArray(out, this.mbits[m], this.msigned[m]);
+        } else {
+            for (i = nC - 1; i >= 0; i--)
+                if (par[i] >= 0)
+                    out[par[i]] = pick(how, out[par[i]], out[i]);
+        }
+        return out;
+    };
+
+    /* The call pane: per call path (tree) or per region (flat). */
+    Model.prototype.callPane = function (msel, sf, flat) {
+        var nC = this.nC, how = this.selectionCombine(msel), i, c;
+        var excl = null, incl = null, bad = false;
+        for (var k = 0; k < msel.length; k++) {
+            var e = this.callExclusive(msel[k], sf);
+            if (!e) { bad = true; break; }
+            var inc = this.callInclusive(e, this.mcombine[msel[k].m], msel[k].m);
+            if (!excl) {
+                excl = new Float64Array(e);
+                incl = inc;
+            } else {
+                for (c = 0; c < nC; c++) {
+                    if (how === SUM) {
+                        excl[c] += e[c];
+                        incl[c] += inc[c];
+                    } else {
+                        excl[c] = pick(how, excl[c], e[c]);
+                        incl[c] = pick(how, incl[c], inc[c]);
+                    }
+                }
+            }
+        }
+        if (bad || !excl) {
+            excl = new Float64Array(nC).fill(NaN);
+            incl = new Float64Array(nC).fill(NaN);
+        }
+        if (!flat)
+            return {incl: incl, excl: excl, how: how};
+        return this.flatProfile(excl, incl, how, bad || !msel.length);
+    };
+
+    /* The flat profile from call-exclusive and call-inclusive values
+     * (view_flat.c): exclusive = the calls of the region, inclusive = its
+     * outermost calls' subtrees, Subroutines = inclusive - exclusive (for
+     * a maximum or minimum: its calls' children's subtrees). */
+    Model.prototype.flatProfile = function (excl, incl, how, undef) {
+        var nR = this.nR, nC = this.nC, c, r;
+        var fe = new Float64Array(nR), fi = new Float64Array(nR), fs = new Float64Array(nR);
+        if (undef) {
+            fe.fill(NaN); fi.fill(NaN); fs.fill(NaN);
+            return {incl: fi, excl: fe, sub: fs, how: how};
+        }
+        if (how === SUM) {
+            var ce = new Float64Array(nR), ci = new Float64Array(nR), cs = new Float64Array(nR);
+            var add = function (sum, comp, r, x) {
+                var s = sum[r], u = s + x;
+                comp[r] += Math.abs(s) >= Math.abs(x) ? (s - u) + x : (x - u) + s;
+                sum[r] = u;
+            };
+            /* in preorder, as the library's depth-first walk adds them */
+            for (var j = 0; j < nC; j++) {
+                c = this.cpre[j];
+                r = this.cregion[c];
+                add(fe, ce, r, excl[c]);
+                add(fs, cs, r, -excl[c]);
+            }
+            for (j = 0; j < nC; j++) {
+                c = this.cpre[j];
+                if (!this.couter[c]) continue;
+                r = this.cregion[c];
+                add(fi, ci, r, incl[c]);
+                add(fs, cs, r, incl[c]);
+            }
+            for (r = 0; r < nR; r++) {
+                fe[r] = isFinite(fe[r]) ? fe[r] + ce[r] : fe[r];
+                fi[r] = isFinite(fi[r]) ? fi[r] + ci[r] : fi[r];
+                fs[r] = isFinite(fs[r]) ? fs[r] + cs[r] : fs[r];
+            }
+        } else {
+            fe.fill(NaN); fi.fill(NaN); fs.fill(NaN);
+            for (c = 0; c < nC; c++) {
+                r = this.cregion[c];
+                fe[r] = pick(how, fe[r], excl[c]);
+                if (this.couter[c])
+                    fi[r] = pick(how, fi[r], incl[c]);
+                var p = this.cparent[c];
+                if (p >= 0)
+                    fs[this.cregion[p]] = pick(how, fs[this.cregion[p]], incl[c]);
+            }
+        }
+        return {incl: fi, excl: fe, sub: fs, how: how};
+    };
+
+    /* One selected metric's value per thread over the call paths of cf
+     * (null: every call path once), wrapped; null when not computed. */
+    Model.prototype.threadValues = function (s, cf) {
+        var terms = this.metricTerms(s);
+        if (!terms)
+            return null;
+        var m = s.m, how = this.mcombine[m], nT = this.nT, t, r;
+        var key = s.m + (s.excl ? 'e' : 'i');
+        if (!cf && this.threadTotCache[key])
+            return this.threadTotCache[key];
+        var out;
+        if (how !== SUM) {
+            out = new Float64Array(nT).fill(NaN);
+            var rows = this.rows[m];
+            if (rows)
+                for (r = 0; r < rows.cnodes.length; r++) {
+                    if (cf && !cf.mask[rows.cnodes[r]]) continue;
+                    for (t = 0; t < nT; t++)
+                        out[t] = pick(how, out[t], rows.data[r * nT + t]);
+                }
+        } else {
+            var sum = new Float64Array(nT), comp = new Float64Array(nT);
+            for (var i = 0; i < terms.length; i++) {
+                var rw = this.rows[terms[i].m], sign = terms[i].sign;
+                if (!rw) continue;
+                var cn = rw.cnodes, data = rw.data;
+                for (r = 0; r < cn.length; r++) {
+                    var f = cf ? cf.w[cn[r]] : 1;
+                    if (!f) continue;
+                    f *= sign;
+                    var base = r * nT;
+                    for (t = 0; t < nT; t++) {
+                        var x = f * data[base + t];
+                        if (x !== x) continue;
+                        var s0 = sum[t], u = s0 + x;
+                        comp[t] += Math.abs(s0) >= Math.abs(x) ? (s0 - u) + x : (x - u) + s0;
+                        sum[t] = u;
+                    }
+                }
+            }
+            for (t = 0; t < nT; t++)
+                sum[t] = isFinite(sum[t]) ? sum[t] + comp[t] : sum[t];
+            wrapArray(sum, this.mbits[m], this.msigned[m]);
+            out = sum;
+        }
+        if (!cf)
+            this.threadTotCache[key] = out;
+        return out;
+    };
+
+    /* The system pane: threads hold the values, other items combine their
+     * threads when collapsed and have none when expanded. */
+    Model.prototype.systemPane = function (msel, cf) {
+        var nT = this.nT, nS = this.nS, how = this.selectionCombine(msel), t, i;
+        var tv = null, bad = !msel.length;
+        for (var k = 0; k < msel.length && !bad; k++) {
+            var v = this.threadValues(msel[k], cf);
+            if (!v) { bad = true; break; }
+            if (!tv) {
+                tv = new Float64Array(v);
+            } else {
+                for (t = 0; t < nT; t++)
+                    tv[t] = how === SUM ? tv[t] + v[t] : pick(how, tv[t], v[t]);
+            }
+        }
+        if (bad)
+            tv = new Float64Array(nT).fill(NaN);
+        return this.systemFromThreads(tv, how);
+    };
+
+    Model.prototype.systemFromThreads = function (tv, how) {
+        var nS = this.nS, incl = new Float64Array(nS), excl = new Float64Array(nS);
+        for (var i = 0; i < nS; i++) {
+            if (this.scol[i] >= 0) {
+                incl[i] = excl[i] = tv[this.scol[i]];
+                continue;
+            }
+            var k = new Combiner(how), th = this.sthreads[i];
+            for (var j = 0; j < th.length; j++)
+                k.add(tv[th[j]]);
+            incl[i] = k.result();
+            excl[i] = NaN;
+        }
+        return {incl: incl, excl: excl, how: how};
+    };
+
+    /* ------------------------------------------------------------------
+     * Queries: one pane given the selections on its left
+     * ------------------------------------------------------------------ */
+
+    function selList(sel, idKey) {
+        return sel.map(function (s) { return String(s[idKey]) + (s.expanded ? ':e' : ''); }).join(',');
+    }
+
+    /* The query of a pane: the served API's parameters (without the
+     * token), which also keys the cache. */
+    Model.prototype.paneQuery = function (pane, state) {
+        var order = state.order || PANES;
+        var at = order.indexOf(pane);
+        var name = pane === 'call' && state.callTab === 'flat' ? 'flat' : pane;
+        var q = 'pane=' + name + '&order=' + order.join(',');
+        for (var i = 0; i < at; i++) {
+            var left = order[i];
+            if (left === 'metric')
+                q += '&msel=' + selList(state.selection.metric || [], 'id');
+            else if (left === 'system')
+                q += '&ssel=' + selList(state.selection.system || [], 'id');
+            else if (state.callTab === 'flat')
+                q += '&fsel=' + (state.selection.flat || []).map(function (s) {
+                    return s.region + ':' + (s.part === 'incl' ? 'i' : s.part === 'excl' ? 'e' : 's');
+                }).join(',');
+            else
+                q += '&csel=' + selList(state.selection.call || [], 'id');
+        }
+        return q;
+    };
+
+    /* The absolute values of one pane, computed here. */
+    Model.prototype.computePane = function (pane, state) {
+        var order = state.order || PANES;
+        var at = order.indexOf(pane), metricAt = order.indexOf('metric');
+        var leftCall = order.indexOf('call') < at, leftSystem = order.indexOf('system') < at;
+        var flat = pane === 'call' && state.callTab === 'flat';
+        var n = pane === 'metric' ? this.nM : pane === 'system' ? this.nS : flat ? this.nR : this.nC;
+        if (pane !== 'metric' && metricAt > at) {
+            /* left of the metric pane: no values */
+            var u = function () { return new Float64Array(n).fill(NaN); };
+            var r = {incl: u(), excl: u(), how: SUM};
+            if (flat) r.sub = u();
+            return r;
+        }
+        var cf = leftCall ? this.callFilter(state) : null;
+        var sf = leftSystem ? this.systemFilter(state) : null;
+        if (pane === 'metric')
+            return this.metricPane(cf, sf);
+        var msel = this.metricFilter(state);
+        if (pane === 'call')
+            return this.callPane(msel, sf, flat);
+        return this.systemPane(msel, cf);
+    };
+
+    function toArray(list, n) {
+        var out = new Float64Array(n);
+        for (var i = 0; i < n; i++) {
+            var v = list && i < list.length ? list[i] : null;
+            out[i] = v === null || v === undefined ? NaN : v;
+        }
+        return out;
+    }
+
+    /* The absolute values of one pane, from the cache, computed or
+     * fetched. */
+    Model.prototype.paneAbs = function (pane, state) {
+        var q = this.paneQuery(pane, state), self = this;
+        if (this.cache.has(q)) {
+            var hit = this.cache.get(q);
+            this.cache.delete(q);
+            this.cache.set(q, hit);
+            return Promise.resolve(hit);
+        }
+        var remember = function (v) {
+            self.cache.set(q, v);
+            if (self.cache.size > CACHE_SIZE)
+                self.cache.delete(self.cache.keys().next().value);
+            return v;
+        };
+        if (!this.served)
+            return Promise.resolve(remember(this.computePane(pane, state)));
+        if (!this.fetchFn)
+            return Promise.reject(new Error('no fetch function for the served data'));
+        var url = this.base + '/api/pane?token=' + encodeURIComponent(this.token) + '&' + q;
+        var flat = pane === 'call' && state.callTab === 'flat';
+        var n = pane === 'metric' ? this.nM : pane === 'system' ? this.nS : flat ? this.nR : this.nC;
+        return Promise.resolve(this.fetchFn(url)).then(function (resp) {
+            return resp.json().then(function (body) {
+                if (!resp.ok || body.error)
+                    throw new Error('pane query failed (' + resp.status + '): ' + (body.error || ''));
+                var r = {incl: toArray(body.incl, n), excl: toArray(body.excl, n),
+                         how: self.paneCombine(pane, state)};
+                if (flat) r.sub = toArray(body.sub, n);
+                return remember(r);
+            });
+        });
+    };
+
+    /* How a pane's values combine: by the selected metrics' rule right of
+     * the metric pane, by sum in the metric pane. */
+    Model.prototype.paneCombine = function (pane, state) {
+        if (pane === 'metric')
+            return SUM;
+        return this.selectionCombine(this.metricFilter(state));
+    };
+
+    /* ------------------------------------------------------------------
+     * Value modes
+     * ------------------------------------------------------------------ */
+
+    /* cube_value_mode_available: is `mode` defined in the pane `paneKind`
+     * ('metric', 'call', 'flat' or 'system') in the state's order?  The
+     * external mode needs the external totals too. */
+    Model.prototype.modeAvailable = function (paneKind, mode, state) {
+        var order = (state && state.order) || PANES;
+        var kind = paneKind === 'flat' ? 'call' : paneKind;
+        var tree = order.indexOf(kind), metric = order.indexOf('metric'),
+            call = order.indexOf('call'), system = order.indexOf('system');
+        if (tree < 0 || metric < 0 || call < 0 || system < 0)
+            return false;
+        if (tree < metric)
+            return false;
+        switch (mode) {
+        case 'absolute':
+        case 'ownroot':
+            return true;
+        case 'metricroot':
+        case 'metricsel':
+            return tree > metric;
+        case 'callroot':
+        case 'callsel':
+            return tree > call && call > metric;
+        case 'sysroot':
+        case 'syssel':
+            return tree > system && system > metric;
+        case 'peer':
+        case 'peerdist':
+            return kind === 'system';
+        case 'external':
+            return metric === 0 && !!(this.defs.external && this.defs.external.totals);
+        }
+        return false;
+    };
+
+    /* The selected value of a pane (absolute): its selected nodes, each
+     * collapsed (inclusive) or expanded (exclusive), combined. */
+    Model.prototype.selectedAbs = function (pane, abs, state, how) {
+        var k = new Combiner(how), sel, i;
+        if (pane === 'call' && state.callTab === 'flat') {
+            sel = state.selection.flat || [];
+            for (i = 0; i < sel.length; i++) {
+                var arr = sel[i].part === 'incl' ? abs.incl : sel[i].part === 'excl' ? abs.excl : abs.sub;
+                k.add(arr[sel[i].region]);
+            }
+        } else {
+            sel = state.selection[pane] || [];
+            for (i = 0; i < sel.length; i++)
+                k.add(sel[i].expanded ? abs.excl[sel[i].id] : abs.incl[sel[i].id]);
+        }
+        if (!sel.length)
+            return NaN;
+        return k.result();
+    };
+
+    /* Sum (combine) of the inclusive values of distinct nodes. */
+    function distinctSum(ids, values, how) {
+        var seen = new Set(), k = new Combiner(how);
+        for (var i = 0; i < ids.length; i++)
+            if (!seen.has(ids[i])) {
+                seen.add(ids[i]);
+                k.add(values[ids[i]]);
+            }
+        return ids.length ? k.result() : NaN;
+    }
+
+    Model.prototype.references = function (abs, state) {
+        var refs = {};
+        var msel = state.selection.metric || [], csel = state.selection.call || [],
+            fsel = state.selection.flat || [], ssel = state.selection.system || [];
+        var self = this;
+        var mhow = abs.metric.how;
+        refs.metricRoot = distinctSum(msel.map(function (s) { return self.mroot[s.id]; }),
+                                      abs.metric.incl, this.selectionCombine(this.metricFilter(state)));
+        refs.metricSel = abs.metric.selectedAbs;
+        if (state.callTab === 'flat')
+            refs.callRoot = distinctSum(fsel.map(function (s) { return s.region; }), abs.call.incl, abs.call.how);
+        else
+            refs.callRoot = distinctSum(csel.map(function (s) { return self.croot[s.id]; }), abs.call.incl, abs.call.how);
+        refs.callSel = abs.call.selectedAbs;
+        refs.systemRoot = distinctSum(ssel.map(function (s) { return self.smachine[s.id]; }),
+                                      abs.system.incl, abs.system.how);
+        refs.systemSel = abs.system.selectedAbs;
+        var ext = this.defs.external && this.defs.external.totals;
+        if (ext) {
+            var metrics = this.defs.metrics;
+            refs.externalOf = function (m) {
+                var v = ext[metrics[self.mroot[m]].uniq];
+                return v === null || v === undefined ? NaN : v;
+            };
+            var roots = [], seen = new Set();
+            msel.forEach(function (s) {
+                var r = self.mroot[s.id];
+                if (!seen.has(r)) { seen.add(r); roots.push(r); }
+            });
+            var k = new Combiner(SUM);
+            roots.forEach(function (r) { k.add(refs.externalOf(r)); });
+            refs.external = roots.length ? k.result() : NaN;
+        } else {
+            refs.externalOf = function () { return NaN; };
+            refs.external = NaN;
+        }
+        void mhow;
+        return refs;
+    };
+
+    /* The peers of the system pane: per kind (machines, nodes, processes,
+     * threads), the smallest and largest inclusive value; NaN when a peer
+     * has no value. */
+    Model.prototype.peerRanges = function (incl) {
+        var lo = [Infinity, Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity, -Infinity];
+        var bad = [false, false, false, false];
+        for (var i = 0; i < this.nS; i++) {
+            var k = this.skind[i], v = incl[i];
+            if (v !== v) { bad[k] = true; continue; }
+            if (v < lo[k]) lo[k] = v;
+            if (v > hi[k]) hi[k] = v;
+        }
+        for (k = 0; k < 4; k++)
+            if (bad[k] || lo[k] === Infinity) lo[k] = hi[k] = NaN;
+        return {lo: lo, hi: hi};
+    };
+
+    /* Values of one pane in a mode. */
+    Model.prototype.applyMode = function (pane, abs, mode, refs, state) {
+        var flat = pane === 'call' && state.callTab === 'flat';
+        var n = abs.incl.length, self = this;
+        var out = {incl: new Float64Array(n), excl: new Float64Array(n)};
+        if (flat) out.sub = new Float64Array(n);
+        var names = flat ? ['incl', 'excl', 'sub'] : ['incl', 'excl'];
+        var kind = flat ? 'flat' : pane;
+        if (!this.modeAvailable(kind, mode, state)) {
+            names.forEach(function (k) { out[k].fill(NaN); });
+            return out;
+        }
+        var ref = null, perNode = null, i;
+        switch (mode) {
+        case 'absolute':
+            names.forEach(function (k) { out[k].set(abs[k]); });
+            return out;
+        case 'metricroot': ref = refs.metricRoot; break;
+        case 'metricsel': ref = refs.metricSel; break;
+        case 'callroot': ref = refs.callRoot; break;
+        case 'callsel': ref = refs.callSel; break;
+        case 'sysroot': ref = refs.systemRoot; break;
+        case 'syssel': ref = refs.systemSel; break;
+        case 'ownroot':
+            if (pane === 'metric')
+                perNode = function (i) { return abs.incl[self.mroot[i]]; };
+            else if (flat)
+                perNode = function (i) { return abs.incl[i]; };
+            else if (pane === 'call')
+                perNode = function (i) { return abs.incl[self.croot[i]]; };
+            else
+                perNode = function (i) { return abs.incl[self.smachine[i]]; };
+            break;
+        case 'external':
+            if (pane === 'metric')
+                perNode = function (i) { return refs.externalOf(i); };
+            else
+                ref = refs.external;
+            break;
+        case 'peer':
+        case 'peerdist':
+            var pr = this.peerRanges(abs.incl);
+            for (i = 0; i < n; i++) {
+                var k = this.skind[i], lo = pr.lo[k], hi = pr.hi[k];
+                for (var j = 0; j < names.length; j++) {
+                    var v = abs[names[j]][i];
+                    if (mode === 'peer')
+                        out[names[j]][i] = percent(v, hi);
+                    else
+                        out[names[j]][i] = hi > lo ? percent(v - lo, hi - lo) : NaN;
+                }
+            }
+            return out;
+        }
+        for (i = 0; i < n; i++) {
+            var r = perNode ? perNode(i) : ref;
+            for (var q = 0; q < names.length; q++)
+                out[names[q]][i] = percent(abs[names[q]][i], r);
+        }
+        return out;
+    };
+
+    function legendOf(res, mode) {
+        if (mode !== 'absolute')
+            return {min: 0, max: 100};
+        var lo = Infinity, hi = -Infinity;
+        var arrays = [res.incl, res.excl];
+        if (res.sub) arrays.push(res.sub);
+        arrays.forEach(function (a) {
+            for (var i = 0; i < a.length; i++) {
+                var v = a[i];
+                if (v !== v || !isFinite(v)) continue;
+                if (v < lo) lo = v;
+                if (v > hi) hi = v;
+            }
+        });
+        if (lo === Infinity)
+            return {min: 0, max: 0};
+        return {min: Math.min(0, lo), max: Math.max(0, hi)};
+    }
+
+    /* ------------------------------------------------------------------
+     * compute(state): every pane's values in its mode
+     * ------------------------------------------------------------------ */
+
+    function normalise(state) {
+        var s = state || {};
+        var sel = s.selection || {};
+        return {
+            order: s.order && s.order.length === 3 ? s.order.slice() : PANES.slice(),
+            callTab: s.callTab === 'flat' ? 'flat' : 'tree',
+            systemTab: s.systemTab === undefined ? 'tree' : s.systemTab,
+            mode: Object.assign({metric: 'absolute', call: 'absolute', system: 'absolute'}, s.mode || {}),
+            external: !!s.external,
+            selection: {metric: sel.metric || [], call: sel.call || [], flat: sel.flat || [],
+                        system: sel.system || []}
+        };
+    }
+
+    Model.prototype.compute = function (state) {
+        var st = normalise(state), self = this;
+        return Promise.all(PANES.map(function (p) { return self.paneAbs(p, st); })).then(function (list) {
+            var abs = {};
+            PANES.forEach(function (p, i) {
+                var a = list[i];
+                abs[p] = {incl: a.incl, excl: a.excl, sub: a.sub, how: a.how === undefined ? SUM : a.how};
+                abs[p].selectedAbs = self.selectedAbs(p, abs[p], st, abs[p].how);
+            });
+            var refs = self.references(abs, st);
+            var result = {};
+            PANES.forEach(function (p) {
+                var mode = st.mode[p] || 'absolute';
+                var shown = self.applyMode(p, abs[p], mode, refs, st);
+                var r = {incl: shown.incl, excl: shown.excl,
+                         absIncl: abs[p].incl, absExcl: abs[p].excl,
+                         selectedAbs: abs[p].selectedAbs,
+                         legend: legendOf(shown, mode)};
+                if (shown.sub) { r.sub = shown.sub; r.absSub = abs[p].sub; }
+                r.selected = self.selectedAbs(p, shown, st, abs[p].how);
+                if (p === 'call') r.flat = st.callTab === 'flat';
+                result[p] = r;
+            });
+            result.references = refs;
+            return result;
+        });
+    };
+
+    /* A topology's cells with the system pane's values (collapsed:
+     * inclusive) and the legend the manual gives topologies: the smallest
+     * and largest leaf value in absolute mode, 0 to 100 otherwise. */
+    Model.prototype.topology = function (index, systemResult, mode) {
+        var topo = this.defs.topologies[index];
+        if (!topo)
+            return null;
+        var cells = [], lo = Infinity, hi = -Infinity, i;
+        for (i = 0; i < topo.cells.length; i++) {
+            var cell = topo.cells[i], id = cell[0];
+            var v = systemResult ? systemResult.incl[id] : NaN;
+            cells.push({id: id, coord: cell.slice(1), value: v});
+        }
+        if (systemResult)
+            for (i = 0; i < this.nS; i++)
+                if (this.skind[i] === 3 || !this.defs.system[i].children.length) {
+                    var x = systemResult.incl[i];
+                    if (x === x && isFinite(x)) {
+                        if (x < lo) lo = x;
+                        if (x > hi) hi = x;
+                    }
+                }
+        var legend = mode && mode !== 'absolute' ? {min: 0, max: 100}
+                   : lo === Infinity ? {min: 0, max: 0} : {min: lo, max: hi};
+        return {name: topo.name, dims: topo.dims, cells: cells, legend: legend};
+    };
+
+    /* ------------------------------------------------------------------
+     * Colours, numbers, largest path
+     * ------------------------------------------------------------------ */
+
+    var STOPS = [[0, 0, 255], [0, 255, 255], [0, 255, 0], [255, 255, 0], [255, 0, 0]];
+
+    /* The legend's colour of value: blue - cyan - green - yellow - red from
+     * legend.min to legend.max; white for NaN, exact zero and values whose
+     * magnitude is below the zero threshold (10^-zeroThreshold), and for
+     * values below settings.whiteBelow percent of the range (default 0). */
+    function colour(value, legend, settings) {
+        var st = settings || DEFAULT_SETTINGS.tree;
+        if (value !== value || value === 0)
+            return 'rgb(255,255,255)';
+        var zt = st.zeroThreshold === undefined ? DEFAULT_SETTINGS.tree.zeroThreshold : st.zeroThreshold;
+        if (Math.abs(value) < Math.pow(10, -zt))
+            return 'rgb(255,255,255)';
+        var lo = legend ? legend.min : 0, hi = legend ? legend.max : 1;
+        var p = hi > lo ? (value - lo) / (hi - lo) : 1;
+        if (!(p >= 0)) p = 0;
+        if (p > 1) p = 1;
+        if (st.whiteBelow && p * 100 < st.whiteBelow)
+            return 'rgb(255,255,255)';
+        var x = p * 4, i = Math.min(3, Math.floor(x)), f = x - i;
+        var a = STOPS[i], b = STOPS[i + 1];
+        return 'rgb(' + Math.round(a[0] + (b[0] - a[0]) * f) + ',' +
+            Math.round(a[1] + (b[1] - a[1]) * f) + ',' + Math.round(a[2] + (b[2] - a[2]) * f) + ')';
+    }
+
+    /* A number as the precision settings say: `digits` after the point,
+     * mantissa and exponent ("2.04e4") from 10^expThreshold on, 0 below
+     * 10^-zeroThreshold; "-" for undefined (NaN). */
+    function format(value, settings) {
+        var st = settings || DEFAULT_SETTINGS.tree;
+        var digits = st.digits === undefined ? 2 : st.digits;
+        var et = st.expThreshold === undefined ? 4 : st.expThreshold;
+        var zt = st.zeroThreshold === undefined ? 9 : st.zeroThreshold;
+        if (value === null || value === undefined || value !== value)
+            return '-';
+        if (!isFinite(value))
+            return value > 0 ? 'inf' : '-inf';
+        if (Math.abs(value) < Math.pow(10, -zt))
+            value = 0;
+        if (Math.abs(value) >= Math.pow(10, et)) {
+            var e = Math.floor(Math.log10(Math.abs(value)));
+            var mant = value / Math.pow(10, e);
+            var ms = mant.toFixed(digits);
+            if (Math.abs(parseFloat(ms)) >= 10) {
+                e += 1;
+                ms = (value / Math.pow(10, e)).toFixed(digits);
+            }
+            return ms + 'e' + e;
+        }
+        var s = value.toFixed(digits);
+        if (/^-0\.?0*$/.test(s))
+            s = s.slice(1);
+        return s;
+    }
+
+    /* The path from a root to the node with the largest inclusive value,
+     * going down to the child with the largest inclusive value each time
+     * (the manual's "Expand largest"); `from`: start there instead of the
+     * largest root.  The flat profile: the region with the largest
+     * inclusive value. */
+    Model.prototype.largestPath = function (paneKind, result, state, from) {
+        var values = result.absIncl || result.incl;
+        var better = function (a, b) { return b < 0 || (values[a] === values[a] && !(values[a] <= values[b])); };
+        if (paneKind === 'flat' || (paneKind === 'call' && state && state.callTab === 'flat')) {
+            var best = -1;
+            for (var r = 0; r < values.length; r++)
+                if (values[r] === values[r] && (best < 0 || values[r] > values[best])) best = r;
+            return best < 0 ? [] : [best];
+        }
+        var nodes = paneKind === 'metric' ? this.defs.metrics : paneKind === 'call' ? this.defs.cnodes : this.defs.system;
+        var roots = paneKind === 'metric' ? this.metricRoots : paneKind === 'call' ? this.cnodeRoots : this.systemRoots;
+        var path = [], cur = -1, i;
+        if (from !== undefined && from !== null && from >= 0) {
+            for (var a = from; a >= 0; a = nodes[a].parent)
+                path.unshift(a);
+            cur = from;
+        } else {
+            for (i = 0; i < roots.length; i++)
+                if (cur < 0 || better(roots[i], cur)) cur = roots[i];
+            if (cur < 0)
+                return [];
+            path.push(cur);
+        }
+        for (;;) {
+            var kids = nodes[cur].children, next = -1;
+            for (i = 0; i < kids.length; i++)
+                if (better(kids[i], next)) next = kids[i];
+            if (next < 0)
+                break;
+            path.push(next);
+            cur = next;
+        }
+        return path;
+    };
+
+    Model.prototype.colour = colour;
+    Model.prototype.format = format;
+
+    return {
+        open: function (data, options) { return new Model(data, options); },
+        modes: MODES,
+        colour: colour,
+        format: format,
+        defaultSettings: DEFAULT_SETTINGS,
+        /* for tests */
+        _wrap: wrap,
+        _percent: percent,
+        _combineValues: combineValues
+    };
+})();
+if (typeof module !== 'undefined')
+    module.exports = CubeModel;

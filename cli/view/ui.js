@@ -1,10 +1,785 @@
-/* placeholder: the user interface is written elsewhere */
-var CubeUI = {
-  start: function (el) {
-    var d = JSON.parse(el.textContent);
-    document.getElementById('status').textContent = d.file + ': ' + d.metrics.length + ' metrics';
+/* cube_view user interface: the three coupled panes (metric, call, system), their tree
+ * browsers, value modes, selected-value widgets, legends, search, keyboard control, the
+ * dimension order and the precision dialog.  Every number shown comes from CubeModel
+ * (compute, format, colour, largestPath); this code only draws and reacts to input.
+ * The other ui_*.js files add the topology, statistics and source views to CubeUI. */
+(function () {
+  'use strict';
+
+  let readyResolve, readyReject;
+  window.cubeViewReady = new Promise(function (res, rej) { readyResolve = res; readyReject = rej; });
+
+  const KINDS = ['metric', 'call', 'system'];
+  const PANE_TITLES = {metric: 'Metric tree', call: 'Call tree', system: 'System tree'};
+  /* At most this many search matches get their paths expanded, so that a pattern
+   * matching everything in a large call tree does not render all of it. */
+  const MAX_EXPANDED_MATCHES = 500;
+
+  const ui = {
+    model: null, defs: null,
+    order: KINDS.slice(),
+    callTab: 'tree', systemTab: 'tree',
+    mode: {metric: 'absolute', call: 'absolute', system: 'absolute'},
+    expanded: {metric: new Set(), call: new Set(), system: new Set(), flat: new Set()},
+    /* Selected keys in selection order; the last one is the keyboard cursor. */
+    selected: {metric: [], call: [], system: [], flat: []},
+    matches: {metric: null, call: null, system: null, flat: null},
+    flatSort: 'definition',
+    result: null,
+    settings: {tree: {digits: 2, expThreshold: 4, zeroThreshold: 12},
+               widget: {digits: 6, expThreshold: 4, zeroThreshold: 12}},
+    panes: {},
+    hooks: [],          /* views drawn after every computation (topology, statistics, source) */
+    computing: false, dirty: false, seq: 0,
+  };
+
+  const CubeUI = window.CubeUI = {ui: ui, start: start, update: requestUpdate, el: el,
+    selectCallPath: selectCallPath, colourText: colourText, fmt: fmt, setStatus: setStatus,
+    select: function (kind, key, add) { select(kind, key, add); }};
+
+  function el(tag, attrs, children) {
+    const isSvg = /^(svg|g|rect|line|text|path|defs|linearGradient|stop|title|circle|polygon)$/.test(tag);
+    const e = isSvg ? document.createElementNS('http://www.w3.org/2000/svg', tag) : document.createElement(tag);
+    if (attrs) for (const k in attrs) {
+      const v = attrs[k];
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'text') e.textContent = v;
+      else if (k === 'class') e.setAttribute('class', v);
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? '' : v);
+    }
+    if (children) for (const c of children) if (c) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    return e;
   }
-};
-document.addEventListener('DOMContentLoaded', function () {
-  CubeUI.start(document.getElementById('cube-data'));
-});
+
+  function fmt(value, scope) { return ui.model.format(value, ui.settings[scope]); }
+
+  /* Dark value boxes (the blue end of the scale) get white text. */
+  function colourText(rgb) {
+    const m = /rgba?\((\d+)\D+(\d+)\D+(\d+)/.exec(rgb || '');
+    if (!m) return false;
+    return (0.299 * m[1] + 0.587 * m[2] + 0.114 * m[3]) < 110;
+  }
+
+  /* The status line shows the selections, modes and file, followed by the latest
+   * message (search results, errors) until the next selection. */
+  function setStatus(text, isError) {
+    ui.note = text; ui.noteError = !!isError;
+    if (ui.defs && ui.panes.metric) updateStatus();
+    else showStatus(text, isError);
+  }
+
+  function showStatus(text, isError) {
+    const s = document.getElementById('status');
+    s.textContent = text;
+    s.title = text;
+    s.classList.toggle('error', !!isError);
+  }
+
+  /* ---------- tree adapters: one per tree kind (flat profile: regions) ---------- */
+
+  function listOf(kind) {
+    return kind === 'metric' ? ui.defs.metrics : kind === 'call' ? ui.defs.cnodes : ui.defs.system;
+  }
+
+  /* The tree shown in a pane: 'flat' for the call pane in its flat-profile tab. */
+  function treeKind(kind) { return kind === 'call' && ui.callTab === 'flat' ? 'flat' : kind; }
+
+  function flatRegions() {
+    const r = ui.defs.regions;
+    let ids = [];
+    for (let i = 0; i < r.length; i++) if (r[i].cnodes && r[i].cnodes.length) ids.push(i);
+    if (!ids.length) ids = r.map(function (_, i) { return i; });
+    if (ui.flatSort === 'name') ids.sort(function (a, b) { return r[a].name < r[b].name ? -1 : r[a].name > r[b].name ? 1 : a - b; });
+    else if (ui.flatSort === 'value' && ui.result && ui.result.call.incl.length === r.length) {
+      /* Sorted by the values shown when the order is chosen or the tab opened
+       * (expanded: exclusive), not again after every click. */
+      const res = ui.result.call;
+      const v = function (i) { const x = ui.expanded.flat.has('r' + i) ? res.excl[i] : res.incl[i]; return x === x ? x : -Infinity; };
+      ids.sort(function (a, b) { return v(b) - v(a) || a - b; });
+    }
+    return ids;
+  }
+
+  /* Keys: numbers for metric/call/system nodes; 'rN' (region N) and 'sN' (its
+   * subroutines) in the flat profile. */
+  const adapters = {
+    tree: {
+      roots: function (t) { const l = listOf(t), r = []; for (let i = 0; i < l.length; i++) if (l[i].parent < 0) r.push(i); return r; },
+      children: function (t, k) { return listOf(t)[k].children || []; },
+      parent: function (t, k) { const p = listOf(t)[k].parent; return p < 0 ? null : p; },
+      name: function (t, k) {
+        if (t === 'call') return ui.defs.regions[ui.defs.cnodes[k].region].name;
+        return listOf(t)[k].name;
+      },
+      title: function (t, k) {
+        const n = listOf(t)[k];
+        if (t === 'metric') return [n.name + (n.unit ? ' [' + n.unit + ']' : ''), n.uniq, n.descr, n.kind && n.kind !== 'stored' ? n.kind + ' metric' : ''].filter(Boolean).join('\n');
+        if (t === 'call') {
+          const r = ui.defs.regions[n.region];
+          return r.name + '\nregion: ' + (r.mod || '?') + ':' + r.begin + '-' + r.end + (n.mod || n.line > 0 ? '\ncall site: ' + (n.mod || '?') + ':' + n.line : '');
+        }
+        return n.kind + ' ' + n.name + (n.rank !== undefined && n.rank >= 0 ? ' (rank ' + n.rank + ')' : '');
+      },
+      value: function (t, k, expanded) {
+        const r = ui.result && ui.result[t];
+        if (!r) return NaN;
+        return expanded ? r.excl[k] : r.incl[k];
+      },
+      keyOf: function (t, k) { return k; },
+    },
+    flat: {
+      roots: function () { return flatRegions().map(function (i) { return 'r' + i; }); },
+      children: function (t, k) { return k[0] === 'r' ? ['s' + k.slice(1)] : []; },
+      parent: function (t, k) { return k[0] === 's' ? 'r' + k.slice(1) : null; },
+      name: function (t, k) { const r = ui.defs.regions[+k.slice(1)]; return k[0] === 'r' ? r.name : 'Subroutines'; },
+      title: function (t, k) {
+        const r = ui.defs.regions[+k.slice(1)];
+        return k[0] === 'r' ? r.name + '\n' + (r.mod || '?') + ':' + r.begin + '-' + r.end : 'Time spent in the callees of ' + r.name;
+      },
+      value: function (t, k, expanded) {
+        const r = ui.result && ui.result.call;
+        if (!r) return NaN;
+        const i = +k.slice(1);
+        if (k[0] === 's') return r.sub ? r.sub[i] : NaN;
+        return expanded ? r.excl[i] : r.incl[i];
+      },
+    },
+  };
+  function adapter(t) { return t === 'flat' ? adapters.flat : adapters.tree; }
+
+  function flatPart(key) { return key[0] === 's' ? 'sub' : ui.expanded.flat.has(key) ? 'excl' : 'incl'; }
+
+  /* ---------- state handed to the model ---------- */
+
+  function modelState() {
+    const sel = {};
+    for (const k of KINDS) sel[k] = ui.selected[k].map(function (id) { return {id: id, expanded: ui.expanded[k].has(id)}; });
+    sel.flat = ui.selected.flat.map(function (key) { return {region: +key.slice(1), part: flatPart(key)}; });
+    const mode = Object.assign({}, ui.mode);
+    return {
+      order: ui.order.slice(), callTab: ui.callTab, systemTab: ui.systemTab, mode: mode,
+      external: KINDS.some(function (k) { return mode[k] === 'external'; }),
+      selection: sel,
+    };
+  }
+  CubeUI.modelState = modelState;
+
+  /* ---------- building the panes ---------- */
+
+  function buildPane(kind) {
+    const p = {kind: kind, nodes: new Map()};
+    const tabs = el('div', {class: 'tabs', role: 'tablist'});
+    const addTab = function (id, label) {
+      tabs.appendChild(el('button', {type: 'button', role: 'tab', 'data-tab': id, text: label,
+        'aria-selected': 'false', onclick: function () { switchTab(kind, id); }}));
+    };
+    addTab('tree', PANE_TITLES[kind]);
+    if (kind === 'call') addTab('flat', 'Flat profile');
+    if (kind === 'system') (ui.defs.topologies || []).forEach(function (t, i) { addTab('topo-' + i, t.name || 'Topology ' + i); });
+
+    const mode = el('select', {'data-role': 'mode', title: 'Value mode of this pane',
+      onchange: function () { ui.mode[kind] = mode.value; updateModeOptions(); requestUpdate(); }});
+    for (const m of ui.model.modes) mode.appendChild(el('option', {value: m.name, text: m.label}));
+    mode.value = ui.mode[kind];
+
+    const search = el('input', {type: 'search', 'data-role': 'search', placeholder: 'Search (regex)',
+      title: 'Regular expression on the names; Enter expands the paths to the matches and moves to the next one, Escape clears'});
+    search.addEventListener('keydown', function (ev) {
+      if (ev.key === 'Enter') { ev.preventDefault(); runSearch(kind, ev.shiftKey); }
+      else if (ev.key === 'Escape') { search.value = ''; runSearch(kind); }
+    });
+    search.addEventListener('search', function () { if (!search.value) runSearch(kind); });
+
+    const largest = el('button', {type: 'button', 'data-role': 'largest', text: 'Expand to largest',
+      title: 'Expand the path to the node with the largest value', onclick: function () { expandLargest(kind); }});
+    const collapse = el('button', {type: 'button', 'data-role': 'collapse-all', text: 'Collapse all',
+      title: 'Collapse every node of this tree', onclick: function () { collapseAll(kind); }});
+    const tools = el('div', {class: 'tools'}, [mode, search, largest, collapse]);
+    if (kind === 'call') {
+      const sort = el('select', {'data-role': 'sort', title: 'Order of the flat profile', hidden: true,
+        onchange: function () { ui.flatSort = sort.value; renderTree(kind); applyValues(kind); }},
+        [el('option', {value: 'definition', text: 'Definition order'}),
+         el('option', {value: 'value', text: 'Sort by value'}),
+         el('option', {value: 'name', text: 'Sort by name'})]);
+      tools.appendChild(sort);
+      p.sort = sort;
+    }
+
+    const box = el('div', {class: 'tree-box', tabindex: '0', role: 'tree', 'aria-label': PANE_TITLES[kind]});
+    box.addEventListener('click', function (ev) { treeClick(kind, ev); });
+    box.addEventListener('keydown', function (ev) { treeKey(kind, ev); });
+    const topo = el('div', {class: 'topo-box', hidden: true});
+
+    const cur = el('span', {class: 'cur'});
+    const widget = el('div', {class: 'selected-value', 'data-pane': kind, 'data-value': ''}, [
+      el('div', {class: 'line main'}, [el('span', {class: 'min'}), cur, el('span', {class: 'max'})]),
+      el('div', {class: 'line abs', hidden: true}, [el('span', {class: 'min'}), el('span', {class: 'cur'}), el('span', {class: 'max'})]),
+      buildLegend(kind)]);
+
+    p.section = el('section', {class: 'pane', 'data-pane': kind}, [tabs, tools, box, topo, widget]);
+    Object.assign(p, {tabs: tabs, mode: mode, search: search, box: box, topo: topo, widget: widget});
+    ui.panes[kind] = p;
+    return p;
+  }
+
+  let gradientSeq = 0;
+  function buildLegend(kind) {
+    const gid = 'cv-grad-' + (gradientSeq++);
+    const grad = el('linearGradient', {id: gid, x1: '0', x2: '1', y1: '0', y2: '0'});
+    const svg = el('svg', {viewBox: '0 0 100 12', preserveAspectRatio: 'none', 'aria-hidden': 'true'}, [
+      el('defs', null, [grad]),
+      el('rect', {x: '0', y: '1', width: '100', height: '10', fill: 'url(#' + gid + ')', stroke: '#9aa5b5', 'stroke-width': '.3'}),
+      el('line', {class: 'marker', x1: '0', x2: '0', y1: '0', y2: '12', stroke: '#000', 'stroke-width': '1.2', visibility: 'hidden'})]);
+    const legend = el('div', {class: 'legend', 'data-pane': kind, 'data-min': '', 'data-max': '',
+      title: 'Colour scale: blue (minimum) over cyan, green and yellow to red (maximum)'}, [svg,
+      el('div', {class: 'note'}, [el('span', {class: 'lmin'}), el('span', {class: 'swatch'}),
+        el('span', {text: 'white: zero, below the zero threshold or undefined', style: 'flex:1'}), el('span', {class: 'lmax'})])]);
+    legend._grad = grad;
+    return legend;
+  }
+
+  /* The gradient is sampled from model.colour so that legend and boxes agree. */
+  function drawLegend(legendEl, legend, selectedValue) {
+    legendEl.dataset.min = legend ? String(legend.min) : '';
+    legendEl.dataset.max = legend ? String(legend.max) : '';
+    const grad = legendEl._grad;
+    const marker = legendEl.querySelector('.marker');
+    while (grad.firstChild) grad.removeChild(grad.firstChild);
+    const ok = legend && isFinite(legend.min) && isFinite(legend.max);
+    if (ok && !(legend.max > legend.min)) {
+      /* An empty range: every value has the one colour of its end. */
+      const c = ui.model.colour(legend.max, legend, ui.settings.widget);
+      grad.appendChild(el('stop', {offset: '0', 'stop-color': c}));
+      grad.appendChild(el('stop', {offset: '1', 'stop-color': c}));
+    } else if (ok) {
+      const span = legend.max - legend.min;
+      for (let i = 0; i <= 20; i++) {
+        let v = legend.min + span * i / 20;
+        if (v === 0) v = legend.min + span * (i === 0 ? 0.002 : i / 20 + 0.002);
+        grad.appendChild(el('stop', {offset: String(i / 20), 'stop-color': ui.model.colour(v, legend, ui.settings.widget)}));
+      }
+    } else {
+      grad.appendChild(el('stop', {offset: '0', 'stop-color': '#ddd'}));
+      grad.appendChild(el('stop', {offset: '1', 'stop-color': '#ddd'}));
+    }
+    legendEl.querySelector('.lmin').textContent = ok ? fmt(legend.min, 'widget') : '';
+    legendEl.querySelector('.lmax').textContent = ok ? fmt(legend.max, 'widget') : '';
+    if (ok && selectedValue === selectedValue && selectedValue !== undefined && legend.max > legend.min) {
+      const x = Math.max(0, Math.min(1, (selectedValue - legend.min) / (legend.max - legend.min))) * 100;
+      marker.setAttribute('x1', x); marker.setAttribute('x2', x); marker.setAttribute('visibility', 'visible');
+    } else marker.setAttribute('visibility', 'hidden');
+  }
+  CubeUI.drawLegend = drawLegend;
+  CubeUI.buildLegend = buildLegend;
+
+  function layoutPanes() {
+    const main = document.getElementById('panes');
+    for (const k of ui.order) main.appendChild(ui.panes[k].section);
+  }
+
+  function updateModeOptions() {
+    const st = modelState();
+    for (const k of KINDS) {
+      const sel = ui.panes[k].mode;
+      for (const o of sel.options) {
+        let ok = false;
+        try { ok = !!ui.model.modeAvailable(k, o.value, st); } catch (e) { ok = o.value === 'absolute'; }
+        o.disabled = !ok;
+      }
+      if (sel.selectedOptions[0] && sel.selectedOptions[0].disabled) { ui.mode[k] = 'absolute'; sel.value = 'absolute'; }
+    }
+  }
+
+  function switchTab(kind, tab) {
+    const p = ui.panes[kind];
+    if (kind === 'call') {
+      const t = tab === 'flat' ? 'flat' : 'tree';
+      if (t === ui.callTab) return;
+      ui.callTab = t;
+      p.sort.hidden = t !== 'flat';
+      renderTree(kind);
+    } else if (kind === 'system') {
+      const t = tab === 'tree' ? 'tree' : +tab.slice(5);
+      if (t === ui.systemTab) return;
+      ui.systemTab = t;
+      p.box.hidden = t !== 'tree';
+      p.topo.hidden = t === 'tree';
+      if (t !== 'tree' && CubeUI.buildTopology) CubeUI.buildTopology(p.topo, t);
+    }
+    markTabs();
+    updateModeOptions();
+    const done = requestUpdate();
+    if (kind === 'call' && ui.callTab === 'flat' && ui.flatSort === 'value' && done)
+      done.then(function () { if (ui.callTab === 'flat') { renderTree('call'); applyValues('call'); } }, function () {});
+  }
+
+  function markTabs() {
+    for (const k of KINDS) {
+      const cur = k === 'call' ? (ui.callTab === 'flat' ? 'flat' : 'tree') : k === 'system' ? (ui.systemTab === 'tree' ? 'tree' : 'topo-' + ui.systemTab) : 'tree';
+      for (const b of ui.panes[k].tabs.children) b.setAttribute('aria-selected', String(b.dataset.tab === cur));
+    }
+  }
+
+  /* ---------- tree rendering (only the expanded part exists in the DOM) ---------- */
+
+  function renderTree(kind) {
+    const p = ui.panes[kind], t = treeKind(kind), a = adapter(t);
+    p.nodes = new Map();
+    const ul = el('ul', {class: 'tree', role: 'group'});
+    const roots = a.roots(t);
+    for (const k of roots) ul.appendChild(renderNode(p, t, k));
+    p.box.textContent = '';
+    if (!roots.length) p.box.appendChild(el('div', {class: 'empty-note', text: 'Nothing defined in this dimension.'}));
+    p.box.appendChild(ul);
+  }
+
+  function renderNode(p, t, key) {
+    const a = adapter(t);
+    const exp = ui.expanded[t].has(key);
+    const kids = a.children(t, key);
+    const selected = ui.selected[t].indexOf(key) >= 0;
+    const li = el('li', {class: 'node', role: 'treeitem', 'data-id': t === 'flat' ? key.slice(1) : key,
+      'data-expanded': String(exp && kids.length > 0), 'data-selected': String(selected)});
+    if (t === 'flat') li.dataset.part = flatPart(key);
+    if (kids.length) li.setAttribute('aria-expanded', String(exp));
+    li._key = key;
+    const match = ui.matches[t];
+    if (match && match.has(key)) li.classList.add('match');
+    const sel = ui.selected[t];
+    if (sel.length && sel[sel.length - 1] === key) li.classList.add('cursor');
+    const row = el('div', {class: 'row'}, [
+      el('span', {class: 'toggle' + (kids.length ? '' : ' leaf'), text: kids.length ? (exp ? '\u25be' : '\u25b8') : '', 'aria-hidden': 'true'}),
+      el('span', {class: 'value', 'data-value': ''}),
+      el('span', {class: 'label', text: a.name(t, key), title: a.title(t, key)})]);
+    li.appendChild(row);
+    if (exp && kids.length) {
+      const ul = el('ul', {class: 'children', role: 'group'});
+      for (const c of kids) ul.appendChild(renderNode(p, t, c));
+      li.appendChild(ul);
+    }
+    p.nodes.set(key, li);
+    if (ui.result) setNodeValue(p, t, key, li);
+    return li;
+  }
+
+  function setNodeValue(p, t, key, li) {
+    const expanded = li.dataset.expanded === 'true';
+    const v = adapter(t).value(t, key, expanded);
+    const box = li.firstChild.childNodes[1];
+    const res = ui.result[p.kind];
+    const defined = v === v && v !== undefined && v !== null;
+    box.dataset.value = defined ? String(v) : '';
+    box.textContent = defined ? fmt(v, 'tree') : '-';
+    const c = ui.model.colour(defined ? v : NaN, res.legend, ui.settings.tree);
+    box.style.backgroundColor = c;
+    box.classList.toggle('dark', colourText(c));
+  }
+
+  function applyValues(kind) {
+    const p = ui.panes[kind], t = treeKind(kind);
+    if (!ui.result) return;
+    for (const [key, li] of p.nodes) setNodeValue(p, t, key, li);
+  }
+
+  function forgetSubtree(p, li) {
+    for (const d of li.querySelectorAll('li.node')) p.nodes.delete(d._key);
+  }
+
+  function setExpanded(kind, key, exp) {
+    const p = ui.panes[kind], t = treeKind(kind), a = adapter(t);
+    const kids = a.children(t, key);
+    if (!kids.length) return false;
+    if (exp === ui.expanded[t].has(key)) return false;
+    if (exp) ui.expanded[t].add(key); else ui.expanded[t].delete(key);
+    const li = p.nodes.get(key);
+    if (li) {
+      li.dataset.expanded = String(exp);
+      li.setAttribute('aria-expanded', String(exp));
+      li.firstChild.firstChild.textContent = exp ? '\u25be' : '\u25b8';
+      if (t === 'flat') li.dataset.part = flatPart(key);
+      const old = li.querySelector(':scope > ul.children');
+      if (old) { forgetSubtree(p, old); old.remove(); }
+      if (exp) {
+        const ul = el('ul', {class: 'children', role: 'group'});
+        for (const c of kids) ul.appendChild(renderNode(p, t, c));
+        li.appendChild(ul);
+      }
+      if (ui.result) setNodeValue(p, t, key, li);
+    }
+    /* A selection hidden by collapsing moves to the collapsed node, so that what the
+     * panes to the right refer to stays visible. */
+    if (!exp) {
+      const sel = ui.selected[t], keep = [];
+      let moved = false;
+      for (const k of sel) {
+        let inside = false;
+        for (let q = a.parent(t, k); q !== null; q = a.parent(t, q)) if (q === key) { inside = true; break; }
+        if (inside) moved = true; else keep.push(k);
+      }
+      if (moved) {
+        if (keep.indexOf(key) < 0) keep.push(key);
+        ui.selected[t] = keep;
+        markSelection(kind);
+        requestUpdate();
+        return true;
+      }
+    }
+    /* The panes to the right see a selected node's value as it is shown. */
+    if (ui.selected[t].indexOf(key) >= 0) requestUpdate();
+    return true;
+  }
+
+  function toggle(kind, key) { setExpanded(kind, key, !ui.expanded[treeKind(kind)].has(key)); }
+
+  function collapseAll(kind) {
+    const t = treeKind(kind);
+    const hadSelected = ui.selected[t].some(function (k) { return ui.expanded[t].has(k); });
+    ui.expanded[t].clear();
+    renderTree(kind);
+    if (hadSelected) requestUpdate(); else updateStatus();
+  }
+
+  /* Expands every ancestor of key so that it is rendered. */
+  function reveal(kind, key) {
+    const t = treeKind(kind), a = adapter(t);
+    const path = [];
+    for (let k = a.parent(t, key); k !== null; k = a.parent(t, k)) path.unshift(k);
+    let changed = false;
+    for (const k of path) if (!ui.expanded[t].has(k)) { ui.expanded[t].add(k); changed = true; }
+    return changed;
+  }
+
+  /* ---------- selection ---------- */
+
+  function metricRoot(id) { const m = ui.defs.metrics; while (m[id].parent >= 0) id = m[id].parent; return id; }
+
+  function select(kind, key, add) {
+    const t = treeKind(kind), p = ui.panes[kind];
+    let sel = ui.selected[t];
+    if (add) {
+      const i = sel.indexOf(key);
+      if (i >= 0) { if (sel.length > 1) sel.splice(i, 1); }
+      /* Multiple metrics are selected within one root's subtree only, so that
+       * the metric-root mode has one root. */
+      else if (t === 'metric' && sel.length && metricRoot(sel[0]) !== metricRoot(key)) sel = [key];
+      else sel.push(key);
+    } else sel = [key];
+    ui.selected[t] = sel;
+    ui.note = null; ui.noteError = false;
+    markSelection(kind);
+    const li = p.nodes.get(key);
+    if (li) li.firstChild.scrollIntoView({block: 'nearest'});
+    requestUpdate();
+  }
+
+  function markSelection(kind) {
+    const p = ui.panes[kind], t = treeKind(kind);
+    const sel = ui.selected[t];
+    for (const li of p.box.querySelectorAll('li.node[data-selected="true"], li.node.cursor')) {
+      li.dataset.selected = 'false'; li.classList.remove('cursor');
+    }
+    for (const k of sel) { const li = p.nodes.get(k); if (li) li.dataset.selected = 'true'; }
+    const cur = p.nodes.get(sel[sel.length - 1]);
+    if (cur) cur.classList.add('cursor');
+  }
+
+  function treeClick(kind, ev) {
+    const li = ev.target.closest('li.node');
+    if (!li || !ui.panes[kind].box.contains(li)) return;
+    if (ev.target.closest('.toggle')) { toggle(kind, li._key); return; }
+    select(kind, li._key, ev.ctrlKey || ev.metaKey);
+  }
+
+  /* Selects a call path from elsewhere (statistics instances): switches to the call
+   * tree, expands the path to it and scrolls it into view. */
+  function selectCallPath(cnode) {
+    if (!(cnode >= 0 && cnode < ui.defs.cnodes.length)) return;
+    if (ui.callTab !== 'tree') switchTab('call', 'tree');
+    if (reveal('call', cnode)) renderTree('call');
+    select('call', cnode, false);
+    const li = ui.panes.call.nodes.get(cnode);
+    if (li) li.firstChild.scrollIntoView({block: 'center'});
+  }
+
+  /* ---------- keyboard ---------- */
+
+  function treeKey(kind, ev) {
+    const p = ui.panes[kind], t = treeKind(kind), a = adapter(t);
+    if (ev.target !== p.box) return;
+    const visible = Array.prototype.slice.call(p.box.querySelectorAll('li.node'));
+    if (!visible.length) return;
+    const sel = ui.selected[t];
+    const curKey = sel.length ? sel[sel.length - 1] : null;
+    let idx = -1;
+    if (curKey !== null) { const li = p.nodes.get(curKey); idx = li ? visible.indexOf(li) : -1; }
+    const rowH = visible[0].firstChild.offsetHeight || 20;
+    const page = Math.max(1, Math.floor(p.box.clientHeight / rowH) - 1);
+    let target = null;
+    switch (ev.key) {
+      case 'ArrowDown': target = idx < 0 ? 0 : Math.min(visible.length - 1, idx + 1); break;
+      case 'ArrowUp': target = idx < 0 ? 0 : Math.max(0, idx - 1); break;
+      case 'PageDown': target = idx < 0 ? 0 : Math.min(visible.length - 1, idx + page); break;
+      case 'PageUp': target = idx < 0 ? 0 : Math.max(0, idx - page); break;
+      case 'Home': target = 0; break;
+      case 'End': target = visible.length - 1; break;
+      case 'ArrowRight':
+        if (curKey === null) break;
+        if (a.children(t, curKey).length && !ui.expanded[t].has(curKey)) setExpanded(kind, curKey, true);
+        else if (a.children(t, curKey).length) { select(kind, a.children(t, curKey)[0], false); }
+        break;
+      case 'ArrowLeft':
+        if (curKey === null) break;
+        if (ui.expanded[t].has(curKey)) setExpanded(kind, curKey, false);
+        else { const par = a.parent(t, curKey); if (par !== null) select(kind, par, false); }
+        break;
+      case 'Enter': case ' ':
+        if (curKey !== null) toggle(kind, curKey);
+        break;
+      default: return;
+    }
+    ev.preventDefault();
+    if (target !== null && visible[target]._key !== curKey) select(kind, visible[target]._key, false);
+  }
+
+  /* ---------- search and largest path ---------- */
+
+  function allKeys(t) {
+    if (t === 'flat') return flatRegions().map(function (i) { return 'r' + i; });
+    const n = listOf(t).length, r = new Array(n);
+    for (let i = 0; i < n; i++) r[i] = i;
+    return r;
+  }
+
+  function runSearch(kind, backwards) {
+    const p = ui.panes[kind], t = treeKind(kind), a = adapter(t);
+    const text = p.search.value;
+    p.search.classList.remove('invalid');
+    if (!text) {
+      ui.matches[t] = null; p.matchList = null;
+      for (const li of p.box.querySelectorAll('li.match')) li.classList.remove('match');
+      updateStatus();
+      return;
+    }
+    let re;
+    try { re = new RegExp(text); } catch (e) {
+      p.search.classList.add('invalid');
+      setStatus('Search: invalid regular expression: ' + e.message, true);
+      return;
+    }
+    /* Enter on an unchanged pattern moves to the next match. */
+    if (p.matchList && p.matchText === text && p.matchTab === t && p.matchList.length) {
+      p.matchPos = (p.matchPos + (backwards ? p.matchList.length - 1 : 1)) % p.matchList.length;
+    } else {
+      const list = [];
+      for (const k of allKeys(t)) if (re.test(a.name(t, k))) list.push(k);
+      p.matchList = list; p.matchText = text; p.matchTab = t; p.matchPos = 0;
+      ui.matches[t] = new Set(list);
+      let changed = false;
+      for (let i = 0; i < list.length && i < MAX_EXPANDED_MATCHES; i++) if (reveal(kind, list[i])) changed = true;
+      renderTree(kind);
+      if (changed) requestUpdate(); else applyValues(kind);
+    }
+    const list = p.matchList;
+    if (!list.length) { setStatus('Search "' + text + '": no match in the ' + PANE_TITLES[kind].toLowerCase()); return; }
+    const key = list[p.matchPos];
+    if (reveal(kind, key)) { renderTree(kind); requestUpdate(); }
+    const li = p.nodes.get(key);
+    if (li) { li.firstChild.scrollIntoView({block: 'center'}); }
+    setStatus('Search "' + text + '": match ' + (p.matchPos + 1) + ' of ' + list.length +
+      (list.length > MAX_EXPANDED_MATCHES ? ' (paths expanded for the first ' + MAX_EXPANDED_MATCHES + ')' : '') +
+      ' (Enter: next, Shift+Enter: previous)');
+  }
+
+  function expandLargest(kind) {
+    if (!ui.result) return;
+    const t = treeKind(kind), p = ui.panes[kind];
+    let path;
+    try { path = ui.model.largestPath(t === 'flat' ? 'flat' : kind, ui.result[kind], modelState()); } catch (e) { setStatus('Expand to largest: ' + e.message, true); return; }
+    if (!path || !path.length) return;
+    if (t === 'flat') path = path.map(function (r) { return 'r' + r; });
+    let changed = false;
+    for (let i = 0; i + 1 < path.length; i++) if (!ui.expanded[t].has(path[i])) { ui.expanded[t].add(path[i]); changed = true; }
+    const last = path[path.length - 1];
+    if (changed) renderTree(kind);
+    for (const li of p.box.querySelectorAll('li.largest')) li.classList.remove('largest');
+    const li = p.nodes.get(last);
+    if (li) { li.classList.add('largest'); li.firstChild.scrollIntoView({block: 'center'}); }
+    if (changed && path.some(function (k) { return ui.selected[t].indexOf(k) >= 0; })) requestUpdate();
+    else applyValues(kind);
+    setStatus('Largest value in the ' + PANE_TITLES[kind].toLowerCase() + ': ' + adapter(t).name(t, last));
+  }
+
+  /* ---------- recomputation ---------- */
+
+  /* Coalesces requests: one computation at a time, the last request wins. */
+  function requestUpdate() {
+    ui.dirty = true;
+    if (ui.computing) return ui.pending;
+    ui.pending = runUpdates();
+    return ui.pending;
+  }
+
+  async function runUpdates() {
+    ui.computing = true;
+    document.body.dataset.busy = 'true';
+    try {
+      while (ui.dirty) {
+        ui.dirty = false;
+        updateModeOptions();
+        const state = modelState();
+        const res = await ui.model.compute(state);
+        if (ui.dirty) continue;
+        ui.result = res;
+        drawAll();
+      }
+    } catch (e) {
+      setStatus('Error: ' + (e && e.message ? e.message : e), true);
+      console.error(e);
+      throw e;
+    } finally {
+      ui.computing = false;
+      document.body.dataset.busy = 'false';
+    }
+  }
+
+  function drawAll() {
+    for (const k of KINDS) {
+      applyValues(k);
+      drawWidget(k);
+    }
+    for (const h of ui.hooks) {
+      try { h(ui.result); } catch (e) { console.error(e); setStatus('Error: ' + e.message, true); }
+    }
+    updateStatus();
+  }
+
+  function drawWidget(kind) {
+    const p = ui.panes[kind], r = ui.result[kind], w = p.widget;
+    const abs = ui.mode[kind] === 'absolute';
+    const sv = r.selected;
+    const defined = sv === sv && sv !== undefined && sv !== null;
+    w.dataset.value = defined ? String(sv) : '';
+    const main = w.querySelector('.line.main');
+    const lg = r.legend || {min: NaN, max: NaN};
+    main.querySelector('.min').textContent = fmt(lg.min, 'widget');
+    main.querySelector('.max').textContent = fmt(lg.max, 'widget');
+    let cur = defined ? fmt(sv, 'widget') : '-';
+    if (defined && abs && lg.max > lg.min) cur += ' (' + fmt((sv - lg.min) / (lg.max - lg.min) * 100, 'widget') + '%)';
+    main.querySelector('.cur').textContent = cur;
+    main.querySelector('.cur').title = 'Selected value' + (ui.selected[treeKind(kind)].length > 1 ? ' (sum of the selection)' : '');
+    const absLine = w.querySelector('.line.abs');
+    absLine.hidden = abs;
+    if (!abs) {
+      const sa = r.selectedAbs;
+      absLine.querySelector('.cur').textContent = sa === sa && sa !== undefined && sa !== null ? fmt(sa, 'widget') + ' (absolute)' : '-';
+    }
+    drawLegend(w.querySelector('.legend'), r.legend, defined ? sv : NaN);
+  }
+
+  function describeSel(kind) {
+    const t = treeKind(kind), a = adapter(t), sel = ui.selected[t];
+    if (!sel.length) return 'nothing';
+    const one = function (k) {
+      const kids = a.children(t, k).length;
+      const state = t === 'flat' ? flatPart(k) : kids ? (ui.expanded[t].has(k) ? 'exclusive' : 'inclusive') : '';
+      if (t === 'flat' && k[0] === 's') return ui.defs.regions[+k.slice(1)].name + ' [subroutines]';
+      if (t === 'system' && ui.defs.system[k].kind === 'thread' && ui.defs.system[k].parent >= 0)
+        return ui.defs.system[ui.defs.system[k].parent].name + ' / ' + ui.defs.system[k].name;
+      return a.name(t, k) + (state ? ' [' + state + ']' : '');
+    };
+    return sel.length > 3 ? sel.length + ' items (sum)' : sel.map(one).join(' + ');
+  }
+
+  function modeLabel(name) {
+    for (const m of ui.model.modes) if (m.name === name) return m.label;
+    return name;
+  }
+
+  function updateStatus() {
+    const parts = ui.order.map(function (k) {
+      const label = k === 'call' && ui.callTab === 'flat' ? 'Flat' : k === 'system' && ui.systemTab !== 'tree' ? 'Topology' : k[0].toUpperCase() + k.slice(1);
+      return label + ': ' + describeSel(k) + ' (' + modeLabel(ui.mode[k]) + ')';
+    });
+    parts.push('file: ' + (ui.defs.file || '?') + (ui.defs.served ? ' (served)' : ''));
+    if (ui.note) parts.push(ui.note);
+    showStatus(parts.join('  \u2502  '), ui.noteError);
+  }
+
+  /* ---------- precision dialog ---------- */
+
+  function setupPrecision() {
+    const dlg = document.getElementById('precision');
+    const inputs = dlg.querySelectorAll('input[name]');
+    let saved = null;
+    const fill = function () { for (const i of inputs) i.value = ui.settings[i.dataset.scope][i.name]; };
+    const apply = function () {
+      for (const i of inputs) {
+        const v = parseInt(i.value, 10);
+        if (isFinite(v) && v >= +i.min && v <= +i.max) ui.settings[i.dataset.scope][i.name] = v;
+      }
+      redrawValues();
+    };
+    document.getElementById('precision-open').addEventListener('click', function () {
+      saved = JSON.parse(JSON.stringify(ui.settings));
+      fill();
+      if (dlg.showModal) dlg.showModal(); else dlg.setAttribute('open', '');
+    });
+    dlg.querySelector('[data-role="apply"]').addEventListener('click', apply);
+    dlg.addEventListener('close', function () {
+      if (dlg.returnValue === 'ok') apply();
+      else if (saved) { ui.settings = saved; redrawValues(); }
+      saved = null;
+    });
+    CubeUI.applyPrecision = apply;
+  }
+
+  function redrawValues() { if (ui.result) drawAll(); }
+  CubeUI.redraw = redrawValues;
+
+  /* ---------- start ---------- */
+
+  async function start(dataElement) {
+    try {
+      const data = JSON.parse(dataElement.textContent);
+      const token = new URLSearchParams(location.search).get('token') || '';
+      ui.model = await CubeModel.open(data, {fetch: window.fetch ? window.fetch.bind(window) : null, token: token});
+      ui.defs = ui.model.defs;
+      if (ui.model.defaultSettings) ui.settings = JSON.parse(JSON.stringify(ui.model.defaultSettings));
+      document.title = 'cube_view: ' + (ui.defs.file || '');
+      document.getElementById('title').textContent = 'cube_view \u2014 ' + (ui.defs.file || '');
+      const ext = ui.defs.external;
+      document.getElementById('external-info').textContent = ext ? 'External percent relative to ' + ext.file : 'No external file: external percent unavailable';
+
+      for (const k of KINDS) buildPane(k);
+      layoutPanes();
+      const order = document.getElementById('order');
+      order.value = ui.order.join(',');
+      order.addEventListener('change', function () {
+        ui.order = order.value.split(',');
+        layoutPanes();
+        updateModeOptions();
+        requestUpdate();
+      });
+      setupPrecision();
+
+      /* Collapsed everywhere, the first root of each tree selected. */
+      for (const k of KINDS) {
+        const roots = adapters.tree.roots(k);
+        if (roots.length) ui.selected[k] = [roots[0]];
+        renderTree(k);
+        markSelection(k);
+      }
+      const flatRoots = adapters.flat.roots('flat');
+      if (flatRoots.length) ui.selected.flat = [flatRoots[0]];
+      markTabs();
+      if (CubeUI.setupViews) CubeUI.setupViews();
+      await requestUpdate();
+      readyResolve();
+    } catch (e) {
+      showStatus('Error: ' + (e && e.message ? e.message : e), true);
+      document.body.dataset.busy = 'false';
+      readyReject(e);
+    }
+  }
+})();

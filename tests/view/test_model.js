@@ -1,0 +1,500 @@
+#!/usr/bin/env node
+/*
+ * test_model.js - cli/view/model.js (CubeModel) against cube_dump on the
+ * shipped experiments: the page's data is written by cube_view, and the
+ * values CubeModel computes for the panes, for several selections, orders
+ * and every value mode, must be cube_dump's (-s json --mode=...):
+ *  - per thread: the system pane with one metric (-x) and one call path
+ *    (-z) selected; sysroot and syssel in the order metric, system, call
+ *    with the thread selected (cube_dump's reading of them);
+ *  - -t aggr: the call pane with the metric selected (sysroot, syssel:
+ *    every machine selected in the system pane left of the call pane);
+ *  - -r: the flat profile, aggregated and per thread;
+ *  - other dimension orders: the metric pane right of the call and system
+ *    panes, and every pane left of the metric pane undefined.
+ * Prints "ok - ..." / "not ok - ..." lines and exits 1 on any failure.
+ *
+ *   node tests/view/test_model.js            (BIN: the tools, default build/bin)
+ */
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const cp = require('child_process');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const BIN = path.resolve(ROOT, process.env.BIN || 'build/bin');
+const CubeModel = require(path.join(ROOT, 'cli', 'view', 'model.js'));
+
+const MODES = ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel',
+               'sysroot', 'syssel', 'peer', 'peerdist', 'external'];
+const FILES = [
+    'testdata/cube/cubelib-test1.1_equal_raw-amp.cube',
+    'testdata/cube/kojak-expert_ctest-pomp.cube',
+    'testdata/cube/scalasca-bgpBT_experiment1.cube',
+    'testdata/cube/scalasca_trace.cube',
+    'testdata/cube/scorep-1.1_profile.cube',
+    'testdata/cube/tau2cube_template1.cube',
+    'testdata/cubex/cubederive_scorep-1.1_profile.cubex',
+    'testdata/cubex/scorep-1.4_kripke-p8-d2-g32-r1_profile.cubex',
+    'testdata/cubex/scorep-8.4_call_tree_test.cubex',
+    'testdata/cubex/mkcubex_minimal.cubex',
+];
+
+let failures = 0, checks = 0;
+function ok(name) { checks++; console.log('ok - ' + name); }
+function notOk(name, details) {
+    checks++;
+    failures++;
+    console.log('not ok - ' + name);
+    for (const d of (details || []).slice(0, 8))
+        console.log('#   ' + d);
+}
+
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'test_model.'));
+process.on('exit', () => fs.rmSync(TMP, {recursive: true, force: true}));
+
+function tool(name, args) {
+    const r = cp.spawnSync(path.join(BIN, name), args, {cwd: ROOT, maxBuffer: 1 << 30, encoding: 'utf8'});
+    if (r.error)
+        throw new Error(`${name}: ${r.error.message}`);
+    if (r.status !== 0)
+        throw new Error(`${name} ${args.join(' ')}: exit ${r.status}: ${r.stderr.split('\n')[0]}`);
+    return r.stdout;
+}
+
+function dumpJson(args) {
+    return JSON.parse(tool('cube_dump', ['-s', 'json'].concat(args)));
+}
+
+/* The page's DATA: cube_view writes the page, the data is the JSON in the
+ * script element "cube-data". */
+function pageData(file) {
+    const out = path.join(TMP, path.basename(file) + '.html');
+    tool('cube_view', [file, '-o', out]);
+    const html = fs.readFileSync(out, 'utf8');
+    const m = /<script type="application\/json" id="cube-data">([\s\S]*?)<\/script>/.exec(html);
+    if (!m)
+        throw new Error(`${out}: no <script id="cube-data">`);
+    return JSON.parse(m[1]);
+}
+
+/* Within rounding: the model sums in another order than the library. */
+function close(a, b, scale) {
+    if (a === null || b === null || Number.isNaN(a) || Number.isNaN(b))
+        return (a === null || Number.isNaN(a)) && (b === null || Number.isNaN(b));
+    if (a === b)
+        return true;
+    return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) + 1e-11 * scale;
+}
+
+function num(v) { return v === null || v === undefined ? NaN : v; }
+
+class Checker {
+    constructor(name) { this.name = name; this.bad = []; this.count = 0; this.maxRel = 0; }
+    cmp(what, expected, got, scale) {
+        this.count++;
+        const e = expected === null ? null : expected;
+        if (!close(e, Number.isNaN(got) ? null : got, scale || 0))
+            this.bad.push(`${what}: cube_dump ${e}, model ${got}`);
+        else if (e !== null && e !== 0 && Number.isFinite(got))
+            this.maxRel = Math.max(this.maxRel, Math.abs(got - e) / Math.abs(e));
+    }
+    report() {
+        if (this.count === 0)
+            notOk(this.name + ': nothing compared');
+        else if (this.bad.length)
+            notOk(`${this.name}: ${this.bad.length} of ${this.count} values differ`, this.bad);
+        else
+            ok(`${this.name}: ${this.count} values agree (largest relative difference ${this.maxRel.toExponential(1)})`);
+    }
+}
+
+function scaleOf(rows, key) {
+    let s = 0;
+    for (const r of rows)
+        for (const k of key) {
+            const v = r[k];
+            if (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) > s && Math.abs(v) < 1e300)
+                s = Math.abs(v);
+        }
+    return s;
+}
+
+/* Maps from cube_dump's ids to the page's indexes. */
+function buildMaps(file, data) {
+    const maps = {};
+    maps.metric = new Map();
+    data.metrics.forEach((m, i) => maps.metric.set(m.uniq, i));
+    /* call paths: cube_dump -w calltree lists them in preorder, children in
+     * the order of the file, which is the page's children order */
+    const listing = dumpJson(['-w', 'calltree', file]).calltree;
+    const kids = data.cnodes.map(() => []), roots = [];
+    data.cnodes.forEach((c, i) => (c.parent >= 0 ? kids[c.parent] : roots).push(i));
+    const pre = [], stack = roots.slice().reverse();
+    while (stack.length) {
+        const c = stack.pop();
+        pre.push(c);
+        for (let k = kids[c].length - 1; k >= 0; k--)
+            stack.push(kids[c][k]);
+    }
+    maps.cnode = new Map();
+    maps.cnodeId = [];
+    if (pre.length !== listing.length)
+        throw new Error(`${file}: ${pre.length} call paths in the page, ${listing.length} in cube_dump`);
+    listing.forEach((row, k) => {
+        const c = pre[k];
+        if (data.regions[data.cnodes[c].region].name !== row.region)
+            throw new Error(`${file}: call path ${row.cnode_id} is ${row.region} in cube_dump, ` +
+                            `${data.regions[data.cnodes[c].region].name} in the page`);
+        maps.cnode.set(row.cnode_id, c);
+        maps.cnodeId[c] = row.cnode_id;
+    });
+    maps.thread = new Map();
+    data.system.forEach((s, i) => { if (s.kind === 'thread') maps.thread.set(s.index, i); });
+    maps.machines = [];
+    data.system.forEach((s, i) => { if (s.parent < 0 || s.parent === undefined) maps.machines.push(i); });
+    return maps;
+}
+
+function modeArg(mode, file) {
+    return '--mode=' + (mode === 'external' ? 'external=' + file : mode);
+}
+
+/* The metrics compared: up to `max` stored ones, spread over the tree,
+ * always the maximum and minimum ones. */
+function pickMetrics(data, max) {
+    const stored = [];
+    data.metrics.forEach((m, i) => { if (m.kind !== 'derived' && m.kind !== 'void' && data.values[String(i)]) stored.push(i); });
+    if (stored.length <= max)
+        return stored;
+    const out = new Set();
+    stored.forEach(i => { if (data.metrics[i].combine !== 'sum') out.add(i); });
+    const step = stored.length / max;
+    for (let k = 0; out.size < max && k < max; k++)
+        out.add(stored[Math.floor(k * step)]);
+    return Array.from(out).sort((a, b) => a - b);
+}
+
+/* A few call paths: the first root, the deepest, one with most children
+ * and a few spread over the tree. */
+function pickCnodes(data, n) {
+    const out = new Set([0]);
+    let deepest = 0, depth = new Array(data.cnodes.length).fill(0), wide = 0, nk = new Array(data.cnodes.length).fill(0);
+    data.cnodes.forEach((c, i) => {
+        if (c.parent >= 0) { depth[i] = depth[c.parent] + 1; nk[c.parent]++; }
+        if (depth[i] > depth[deepest]) deepest = i;
+    });
+    nk.forEach((k, i) => { if (k > nk[wide]) wide = i; });
+    out.add(deepest);
+    out.add(wide);
+    const step = Math.max(1, Math.floor(data.cnodes.length / n));
+    for (let i = step; out.size < n && i < data.cnodes.length; i += step)
+        out.add(i);
+    return Array.from(out);
+}
+
+/* The regions compared per thread: those with calls, preferring the ones
+ * called recursively. */
+function pickRegions(data, n) {
+    const calls = new Array(data.regions.length).fill(0);
+    data.cnodes.forEach(c => calls[c.region]++);
+    const used = [];
+    calls.forEach((k, r) => { if (k) used.push(r); });
+    used.sort((a, b) => calls[b] - calls[a]);
+    return used.slice(0, n);
+}
+
+async function testFile(file) {
+    const base = path.basename(file);
+    let data;
+    try {
+        data = pageData(file);
+    } catch (e) {
+        notOk(`${base}: cube_view writes the page data`, [e.message]);
+        return;
+    }
+    const maps = buildMaps(file, data);
+    /* the external experiment of the external mode: the file itself, its
+     * root metrics' totals as the page's DATA.external carries them */
+    if (!data.external) {
+        const probe = CubeModel.open(data);
+        const r0 = await probe.compute({});
+        const totals = {};
+        data.metrics.forEach((m, i) => { if (m.parent < 0) totals[m.uniq] = r0.metric.absIncl[i]; });
+        data.external = {file: base, totals: totals};
+    }
+    const model = CubeModel.open(data);
+    const metrics = pickMetrics(data, 8);
+    const mlist = metrics.map(i => data.metrics[i].uniq).join(',');
+    const machinesSel = maps.machines.map(id => ({id: id, expanded: false}));
+    const t0 = Date.now();
+
+    /* -t aggr: the call pane */
+    for (const mode of MODES) {
+        const ch = new Checker(`${base}: call pane = cube_dump -t aggr --mode=${mode}`);
+        for (const x of ['incl', 'excl'])
+            for (const z of ['incl', 'excl']) {
+                const rows = dumpJson(['-t', 'aggr', '-x', x, '-z', z, '-m', mlist, modeArg(mode, file), file]);
+                const scale = scaleOf(rows, ['value']);
+                const byMetric = new Map();
+                for (const row of rows) {
+                    const m = maps.metric.get(row.metric);
+                    if (!byMetric.has(m)) {
+                        const sys = mode === 'sysroot' || mode === 'syssel';
+                        const res = await model.compute({
+                            order: sys ? ['metric', 'system', 'call'] : ['metric', 'call', 'system'],
+                            mode: {call: mode},
+                            selection: {metric: [{id: m, expanded: x === 'excl'}], system: sys ? machinesSel : []}
+                        });
+                        byMetric.set(m, res.call[z]);
+                    }
+                    const c = maps.cnode.get(row.cnode_id);
+                    ch.cmp(`${row.metric} -x ${x} -z ${z} cnode ${row.cnode_id}`, row.value, byMetric.get(m)[c], scale);
+                }
+            }
+        ch.report();
+    }
+
+    /* per thread: the system pane (sysroot, syssel: the call pane right of
+     * the system pane with the thread selected) */
+    const cnodes = pickCnodes(data, 5);
+    const clist = cnodes.map(c => maps.cnodeId[c]).join(',');
+    const pm = metrics.slice(0, 4), pmlist = pm.map(i => data.metrics[i].uniq).join(',');
+    for (const mode of MODES) {
+        const ch = new Checker(`${base}: system pane per thread = cube_dump --mode=${mode}`);
+        for (const x of ['incl', 'excl'])
+            for (const z of ['incl', 'excl']) {
+                const rows = dumpJson(['-x', x, '-z', z, '-m', pmlist, '-c', clist, modeArg(mode, file), file]);
+                const scale = scaleOf(rows, ['value']);
+                const memo = new Map();
+                for (const row of rows) {
+                    const m = maps.metric.get(row.metric), c = maps.cnode.get(row.cnode_id);
+                    const th = maps.thread.get(row.location);
+                    let got;
+                    if (mode === 'sysroot' || mode === 'syssel') {
+                        const key = m + '/' + th;
+                        if (!memo.has(key))
+                            memo.set(key, (await model.compute({
+                                order: ['metric', 'system', 'call'], mode: {call: mode},
+                                selection: {metric: [{id: m, expanded: x === 'excl'}], system: [{id: th, expanded: false}]}
+                            })).call[z]);
+                        got = memo.get(key)[c];
+                    } else {
+                        const key = m + '/' + c;
+                        if (!memo.has(key))
+                            memo.set(key, (await model.compute({
+                                mode: {system: mode},
+                                selection: {metric: [{id: m, expanded: x === 'excl'}], call: [{id: c, expanded: z === 'excl'}]}
+                            })).system.incl);
+                        got = memo.get(key)[th];
+                    }
+                    ch.cmp(`${row.metric} -x ${x} -z ${z} cnode ${row.cnode_id} thread ${row.location}`, row.value, got, scale);
+                }
+            }
+        ch.report();
+    }
+
+    /* -r: the flat profile, aggregated and per thread */
+    const regions = pickRegions(data, 4);
+    const parts = [['exclusive', 'excl'], ['inclusive', 'incl'], ['subroutines', 'sub']];
+    for (const mode of MODES) {
+        const ch = new Checker(`${base}: flat profile = cube_dump -r --mode=${mode}`);
+        for (const x of ['incl', 'excl']) {
+            const rows = dumpJson(['-r', '-t', 'aggr', '-x', x, '-m', mlist, modeArg(mode, file), file]);
+            const scale = scaleOf(rows, ['exclusive', 'inclusive', 'subroutines']);
+            const memo = new Map();
+            const counter = {};
+            for (const row of rows) {
+                const m = maps.metric.get(row.metric);
+                counter[m] = (counter[m] || 0);
+                const r = counter[m]++; /* regions come in index order */
+                if (!memo.has(m)) {
+                    const sys = mode === 'sysroot' || mode === 'syssel';
+                    memo.set(m, (await model.compute({
+                        order: sys ? ['metric', 'system', 'call'] : ['metric', 'call', 'system'],
+                        callTab: 'flat', mode: {call: mode},
+                        selection: {metric: [{id: m, expanded: x === 'excl'}], system: sys ? machinesSel : []}
+                    })).call);
+                }
+                for (const [col, part] of parts)
+                    ch.cmp(`${row.metric} -x ${x} region ${row.region} ${col}`, row[col], memo.get(m)[part][r], scale);
+            }
+            /* per thread, a few regions */
+            const trows = dumpJson(['-r', '-x', x, '-m', pm.map(i => data.metrics[i].uniq).slice(0, 2).join(','),
+                                    modeArg(mode, file), file]);
+            const tscale = scaleOf(trows, ['exclusive', 'inclusive', 'subroutines']);
+            const want = new Set(regions.map(r => data.regions[r].name));
+            const tmemo = new Map();
+            const seen = new Map();
+            for (const row of trows) {
+                const m = maps.metric.get(row.metric);
+                const key0 = m + '/' + row.location;
+                const r = seen.get(key0) || 0;
+                seen.set(key0, r + 1);
+                if (!want.has(row.region) || !regions.includes(r))
+                    continue;
+                const th = maps.thread.get(row.location);
+                for (const [col, part] of parts) {
+                    let got;
+                    if (mode === 'sysroot' || mode === 'syssel') {
+                        const key = m + '/' + th;
+                        if (!tmemo.has(key))
+                            tmemo.set(key, (await model.compute({
+                                order: ['metric', 'system', 'call'], callTab: 'flat', mode: {call: mode},
+                                selection: {metric: [{id: m, expanded: x === 'excl'}], system: [{id: th, expanded: false}]}
+                            })).call);
+                        got = tmemo.get(key)[part][r];
+                    } else {
+                        const key = m + '/' + r + '/' + part;
+                        if (!tmemo.has(key))
+                            tmemo.set(key, (await model.compute({
+                                callTab: 'flat', mode: {system: mode},
+                                selection: {metric: [{id: m, expanded: x === 'excl'}], flat: [{region: r, part: part}]}
+                            })).system.incl);
+                        got = tmemo.get(key)[th];
+                    }
+                    ch.cmp(`${row.metric} -x ${x} region ${row.region} ${col} thread ${row.location}`, row[col], got, tscale);
+                }
+            }
+        }
+        ch.report();
+    }
+
+    /* other orders: the metric pane right of the call pane (aggregated)
+     * and right of the call and system panes (per thread); panes left of
+     * the metric pane have no values */
+    {
+        const ch = new Checker(`${base}: metric pane right of the call and system panes = cube_dump values`);
+        for (const x of ['incl', 'excl'])
+            for (const z of ['incl', 'excl']) {
+                const rows = dumpJson(['-t', 'aggr', '-x', x, '-z', z, '-m', mlist, '-c', clist, file]);
+                const scale = scaleOf(rows, ['value']);
+                for (const row of rows) {
+                    const m = maps.metric.get(row.metric), c = maps.cnode.get(row.cnode_id);
+                    const res = await model.compute({order: ['call', 'metric', 'system'],
+                                                     selection: {call: [{id: c, expanded: z === 'excl'}]}});
+                    ch.cmp(`call,metric,system: ${row.metric} -x ${x} -z ${z} cnode ${row.cnode_id}`, row.value,
+                           res.metric[x][m], scale);
+                }
+                const trows = dumpJson(['-x', x, '-z', z, '-m', pmlist, '-c', clist, file]);
+                const tscale = scaleOf(trows, ['value']);
+                for (const row of trows.filter((r, i) => i % 7 === 0)) {
+                    const m = maps.metric.get(row.metric), c = maps.cnode.get(row.cnode_id);
+                    const th = maps.thread.get(row.location);
+                    for (const order of [['call', 'system', 'metric'], ['system', 'call', 'metric']]) {
+                        const res = await model.compute({order: order, selection: {
+                            call: [{id: c, expanded: z === 'excl'}], system: [{id: th, expanded: false}]}});
+                        ch.cmp(`${order}: ${row.metric} -x ${x} -z ${z} cnode ${row.cnode_id} thread ${row.location}`,
+                               row.value, res.metric[x][m], tscale);
+                    }
+                }
+            }
+        ch.report();
+        const res = await model.compute({order: ['system', 'call', 'metric'],
+                                         selection: {system: [{id: maps.machines[0], expanded: false}], call: [{id: 0}]}});
+        const defined = [].concat(Array.from(res.call.incl), Array.from(res.system.incl)).filter(v => !Number.isNaN(v));
+        if (defined.length === 0 && !model.modeAvailable('call', 'absolute', {order: ['system', 'call', 'metric']}))
+            ok(`${base}: panes left of the metric pane are undefined`);
+        else
+            notOk(`${base}: panes left of the metric pane are undefined`, [`${defined.length} defined values`]);
+    }
+    console.log(`# ${base}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/* Consistency that needs no cube_dump: multiple selection is the combine
+ * of the single ones, selectedAbs and largestPath, formatting, colours. */
+async function testApi(file) {
+    const data = pageData(file);
+    const model = CubeModel.open(data);
+    const base = path.basename(file);
+    const time = data.metrics.findIndex(m => m.uniq === 'time');
+    const kids = data.cnodes.map(() => []);
+    data.cnodes.forEach((c, i) => { if (c.parent >= 0) kids[c.parent].push(i); });
+    const a = kids[0][0], b = kids[0][kids[0].length - 1];
+    const one = async c => (await model.compute({selection: {metric: [{id: time}], call: [{id: c}]}})).system;
+    const ra = await one(a), rb = await one(b);
+    const both = (await model.compute({selection: {metric: [{id: time}], call: [{id: a}, {id: b}]}}));
+    let bad = [];
+    for (let i = 0; i < data.system.length; i++)
+        if (!close(both.system.absIncl[i], ra.absIncl[i] + rb.absIncl[i], 0))
+            bad.push(`system item ${i}: ${both.system.absIncl[i]} != ${ra.absIncl[i]} + ${rb.absIncl[i]}`);
+    const callSel = both.call.selectedAbs, want = both.call.absIncl[a] + both.call.absIncl[b];
+    if (!close(callSel, want, 0))
+        bad.push(`call selectedAbs ${callSel} != ${want}`);
+    if (bad.length) notOk(`${base}: a multiple selection is the sum of its parts`, bad);
+    else ok(`${base}: a multiple selection is the sum of its parts`);
+
+    const res = await model.compute({selection: {metric: [{id: time}]}});
+    const lp = model.largestPath('call', res.call, {});
+    let good = lp.length > 0 && data.cnodes[lp[0]].parent < 0;
+    for (let k = 1; good && k < lp.length; k++) {
+        good = data.cnodes[lp[k]].parent === lp[k - 1];
+        for (const s of kids[lp[k - 1]])
+            if (res.call.absIncl[s] > res.call.absIncl[lp[k]]) good = false;
+    }
+    good = good && kids[lp[lp.length - 1]].length === 0;
+    if (good) ok(`${base}: largestPath follows the largest inclusive child down to a leaf`);
+    else notOk(`${base}: largestPath follows the largest inclusive child down to a leaf`, [JSON.stringify(lp)]);
+    const idx = [...res.call.absIncl.keys()];
+    const lg = res.call.legend, mx = Math.max(...idx.map(i => res.call.absIncl[i]));
+    if (lg.max === mx && lg.min === 0) ok(`${base}: the legend spans 0 to the largest value in absolute mode`);
+    else notOk(`${base}: the legend spans 0 to the largest value in absolute mode`, [JSON.stringify(lg), String(mx)]);
+}
+
+function testFormatColour() {
+    const f = CubeModel.format, c = CubeModel.colour;
+    const cases = [
+        [[1.2345, {digits: 1, expThreshold: 4, zeroThreshold: 9}], '1.2'],
+        [[1.2345, {digits: 3, expThreshold: 4, zeroThreshold: 9}], '1.234'],
+        [[1.234, {digits: 4, expThreshold: 4, zeroThreshold: 9}], '1.2340'],
+        [[1000, {digits: 0, expThreshold: 4, zeroThreshold: 9}], '1000'],
+        [[1000, {digits: 0, expThreshold: 3, zeroThreshold: 9}], '1e3'],
+        [[20400, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '2.04e4'],
+        [[0.0001, {digits: 4, expThreshold: 4, zeroThreshold: 5}], '0.0001'],
+        [[0.0001, {digits: 4, expThreshold: 4, zeroThreshold: 3}], '0.0000'],
+        [[-3.5, {digits: 1, expThreshold: 4, zeroThreshold: 9}], '-3.5'],
+        [[-1e-12, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '0.00'],
+        [[NaN, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '-'],
+    ];
+    const bad = [];
+    for (const [args, want] of cases)
+        if (f(...args) !== want) bad.push(`format(${args[0]}, ${JSON.stringify(args[1])}) = ${f(...args)}, want ${want}`);
+    if (bad.length) notOk('format follows the precision settings (manual examples)', bad);
+    else ok('format follows the precision settings (manual examples)');
+    const L = {min: 0, max: 100}, s = {zeroThreshold: 6};
+    const ccases = [[0, 'rgb(255,255,255)'], [NaN, 'rgb(255,255,255)'], [1e-7, 'rgb(255,255,255)'],
+                    [100, 'rgb(255,0,0)'], [75, 'rgb(255,255,0)'], [50, 'rgb(0,255,0)'], [25, 'rgb(0,255,255)'],
+                    [1e-5, 'rgb(0,0,255)'], [250, 'rgb(255,0,0)'], [62.5, 'rgb(128,255,0)']];
+    const cbad = [];
+    for (const [v, want] of ccases)
+        if (c(v, L, s) !== want) cbad.push(`colour(${v}) = ${c(v, L, s)}, want ${want}`);
+    if (cbad.length) notOk('colour: blue, cyan, green, yellow, red; white for zero, NaN and below the zero threshold', cbad);
+    else ok('colour: blue, cyan, green, yellow, red; white for zero, NaN and below the zero threshold');
+}
+
+async function main() {
+    if (!fs.existsSync(path.join(BIN, 'cube_view'))) {
+        notOk(`cube_view is built (${path.join(BIN, 'cube_view')})`);
+        process.exit(1);
+    }
+    testFormatColour();
+    const only = process.argv.slice(2);
+    for (const f of only.length ? only : FILES) {
+        try {
+            await testFile(f);
+        } catch (e) {
+            notOk(`${path.basename(f)}: ${e.message}`);
+        }
+    }
+    try {
+        await testApi('testdata/cube/scorep-1.1_profile.cube');
+    } catch (e) {
+        notOk(`API checks: ${e.message}`);
+    }
+    console.log(`# ${checks} checks, ${failures} failed`);
+    process.exit(failures ? 1 : 0);
+}
+
+main();
