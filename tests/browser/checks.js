@@ -100,14 +100,16 @@ class FileChecks {
             pairs.length === 0 ? ['no value compared'] :
                 bad.slice(0, 6).map(({ r, w }) => `id ${r.id}${r.part ? ' ' + r.part : ''}${r.expanded ? ' expanded' : ''}: page '${r.value}', cube_dump ${w}`));
     }
+    // cube_dump's --mode for a mode of the page
+    dumpMode(mode) { return mode === 'external' ? `external=${this.opts.external}` : mode; }
     aggr(m, flavourX, flavourZ, mode, extra = []) {
         const rows = this.h.dump(this.file, ['-m', this.d.metrics[m].uniq_name, '-t', 'aggr', '-x', flavourX, '-z', flavourZ,
-            `--mode=${mode}`, ...extra]);
+            `--mode=${this.dumpMode(mode)}`, ...extra]);
         return new Map(rows.map((r) => [this.d.cnodeIndex.get(r.cnode_id), r.value]));
     }
     perThread(m, c, flavourX, flavourZ, mode, threads = null) {
         const args = ['-m', this.d.metrics[m].uniq_name, '-c', String(this.d.calltree[c].cnode_id), '-x', flavourX, '-z', flavourZ,
-            `--mode=${mode}`];
+            `--mode=${this.dumpMode(mode)}`];
         if (threads) args.push('-t', threads);
         return new Map(this.h.dump(this.file, args).map((r) => [r.location, r.value]));
     }
@@ -121,7 +123,7 @@ class FileChecks {
         const d = this.d;
         const bad = structureMatches(defs, d);
         if (!h.ok(bad.length === 0, this.name('the page defines the metrics, call paths, regions and threads cube_dump lists'), bad)) return;
-        const m = pickMetric(d);
+        const m = this.opts.metric ? d.metrics.findIndex((x) => x.uniq_name === this.opts.metric) : pickMetric(d);
         const mname = d.metrics[m].uniq_name;
         const combineKind = defs.metrics[m].combine || 'sum';
         h.note(`${this.label}: metric ${mname} (${combineKind})`);
@@ -144,7 +146,11 @@ class FileChecks {
         // --- call pane = cube_dump -t aggr ------------------------------------
         await this.step('select the metric', () => v.select('metric', m));
         await this.step('reveal a deep call path', () => v.reveal('call', deep));
-        const modesOfCall = MODES.filter((x) => x !== 'external');
+        const modesOfCall = MODES.filter((x) => x !== 'external' || this.opts.external);
+        if (!this.opts.external) {
+            h.ok(!enabled('call', 'external') && !enabled('system', 'external'),
+                this.name('without --external the external mode is not offered'), ['the option is enabled']);
+        }
         for (const mode of modesOfCall) {
             await this.step(`call pane, mode ${mode}`, async () => {
                 if (!enabled('call', mode)) {
@@ -216,7 +222,7 @@ class FileChecks {
             await v.select('call', c1);
             await this.revealThreads();
         });
-        for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel', 'peer', 'peerdist']) {
+        for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel', 'peer', 'peerdist', ...(this.opts.external ? ['external'] : [])]) {
             await this.step(`system pane, mode ${mode}`, async () => {
                 if (!enabled('system', mode)) { h.ok(false, this.name(`system pane: mode ${mode} offered`), ['the option is missing or disabled']); return; }
                 await v.setMode('system', mode);
@@ -366,6 +372,18 @@ class FileChecks {
             await v.idle();
             sel = (await v.read('call')).filter((r) => r.selected).map((r) => r.id);
             h.ok(sel.length === 1 && sel[0] === root, this.name('ArrowUp selects the call path above'), [`selected ${JSON.stringify(sel)}`]);
+            if (before.length > 2) {
+                await v.page.keyboard.press('PageDown');
+                await v.idle();
+                sel = (await v.read('call')).filter((r) => r.selected).map((r) => r.id);
+                const pos = before.findIndex((r) => r.id === sel[0]);
+                h.ok(sel.length === 1 && pos > at + 1, this.name('PageDown moves the selection down by more than one call path'),
+                    [`selected ${JSON.stringify(sel)} at row ${pos}, from row ${at}`]);
+                await v.page.keyboard.press('Home');
+                await v.idle();
+                sel = (await v.read('call')).filter((r) => r.selected).map((r) => r.id);
+                h.ok(sel.length === 1 && sel[0] === before[0].id, this.name('Home selects the first call path'), [`selected ${JSON.stringify(sel)}`]);
+            }
         });
         await this.step('search', async () => {
             const target = deep;

@@ -7,10 +7,13 @@ const { pathToFileURL } = require('url');
 const { View } = require('./lib');
 const { FileChecks } = require('./checks');
 
-// label, file, extra cube_view arguments
+// label, file, extra cube_view arguments, options of the checks (the metric
+// to browse, the external file)
 const FILES = [
     ['kojak', 'testdata/cube/kojak-expert_ctest-pomp.cube', []],
     ['scorep-profile', 'testdata/cube/scorep-1.1_profile.cube', []],
+    ['scorep-external', 'testdata/cube/scorep-1.1_profile.cube', ['--external', 'testdata/cube/scalasca_trace.cube'],
+        { metric: 'time', external: 'testdata/cube/scalasca_trace.cube' }],
     ['bgpBT-topologies', 'testdata/cube/scalasca-bgpBT_experiment1.cube', []],
     ['tau2cube', 'testdata/cube/tau2cube_template1.cube', []],
     ['minmax', 'testdata/views/minmax.cube', []],
@@ -64,7 +67,7 @@ async function statChecks(h, view, label, statFile) {
 async function run(h, dir) {
     const exe = h.tool('cube_view');
     if (!h.ok(fs.existsSync(exe), `${exe} exists`)) return;
-    for (const [label, file, extra] of FILES) {
+    for (const [label, file, extra, opts] of FILES) {
         if (process.env.BROWSER_ONLY && !new RegExp(process.env.BROWSER_ONLY).test(label)) continue;
         const out = path.join(dir, label + '.html');
         try {
@@ -82,7 +85,7 @@ async function run(h, dir) {
         }
         h.ok(true, `${label}: the page opens and window.cubeViewReady resolves (${opened.openMs} ms)`);
         const view = new View(opened.page);
-        await new FileChecks(h, view, file, label).run();
+        await new FileChecks(h, view, file, label, opts || {}).run();
         const stat = extra[extra.indexOf('--stat') + 1];
         if (extra.includes('--stat')) {
             try { await statChecks(h, view, label, stat); } catch (e) { h.fail(`${label}: statistics`, e); }
