@@ -198,6 +198,37 @@ class FileChecks {
                 this.name(`metric pane: ${mname} collapsed again shows its inclusive total`), [`page '${st.value}'`]);
         });
 
+        // --- metric pane: every visible metric, absolute and own root percent -------
+        await this.step('metric pane modes', async () => {
+            await v.setExpanded('metric', m, true);
+            const totalOf = (i, x) => {
+                const dm = d.metrics[i];
+                if (dm.val === 'VOID' || /DERIVED/.test(dm.kind || '')) return null;
+                const rows = h.dump(this.file, ['-m', dm.uniq_name, '-t', 'aggr', '-x', x, '-z', 'incl', '-c', 'roots']);
+                return combine(defs.metrics[i].combine || 'sum', rows.map((r) => r.value));
+            };
+            const rootOf = (i) => { while (defs.metrics[i].parent >= 0) i = defs.metrics[i].parent; return i; };
+            const usable = (i) => totalOf(i, 'incl') !== null &&
+                defs.metrics.every((c, k) => c.parent !== i || totalOf(k, 'incl') !== null);
+            for (const mode of ['absolute', 'ownroot']) {
+                if (!enabled('metric', mode)) { h.ok(false, this.name(`metric pane: mode ${mode} offered`)); continue; }
+                await v.setMode('metric', mode);
+                const rows = (await v.read('metric')).filter((r) => usable(r.id) && usable(rootOf(r.id)));
+                const scale = Math.max(...rows.map((r) => Math.abs(totalOf(r.id, 'incl') || 0)));
+                this.compare(`metric pane, ${mname} expanded, mode ${mode}: each visible metric's total over call paths and threads (cube_dump -t aggr -c roots)`,
+                    rows, (r) => {
+                        const x = r.expanded ? 'excl' : 'incl';
+                        const t = totalOf(r.id, x);
+                        if (mode === 'absolute') return t;
+                        const root = totalOf(rootOf(r.id), 'incl');
+                        return root ? 100 * t / root : null;
+                    }, mode === 'absolute' ? scale : 0);
+            }
+            await v.setMode('metric', 'absolute');
+            await v.setExpanded('metric', m, false);
+            await v.select('metric', m);
+        });
+
         // --- a call path collapsed/expanded switches inclusive/exclusive ------------
         if (hasChildren(defs, root)) {
             await this.step('expand/collapse a call path', async () => {
@@ -354,6 +385,35 @@ class FileChecks {
             const want = new Map(perThread.filter((r) => d.regionIndex.get(r.region_id) === row.id).map((r) => [r.location, r[partColumn(row.part)]]));
             this.compare(`flat profile, region ${row.id} ${row.part} selected: system pane = cube_dump -r per thread`, sys,
                 (r) => want.get(defs.system[r.id].index));
+            for (const mode of ['callsel', 'peer']) {
+                await v.setMode('system', mode);
+                const rs = this.threadRows(await v.read('system'), defs);
+                const w = new Map(h.dump(this.file, ['-m', mname, '-r', `--mode=${mode}`]).filter((r) => d.regionIndex.get(r.region_id) === row.id)
+                    .map((r) => [r.location, r[partColumn(row.part)]]));
+                this.compare(`flat profile, region ${row.id} ${row.part} selected: system pane mode ${mode} = cube_dump -r --mode=${mode} per thread`, rs,
+                    (r) => w.get(defs.system[r.id].index));
+            }
+            await v.setMode('system', 'absolute');
+            // expanding a region: its own (exclusive) value, and a Subroutines row
+            const flatRow = (id) => `${v.pane('call')} li.node[data-id="${id}"][data-part]`;
+            const agg = new Map(h.dump(this.file, ['-m', mname, '-r', '-t', 'aggr']).map((r) => [d.regionIndex.get(r.region_id), r]));
+            const withSub = (await v.read('call')).find((r) => r.part && agg.get(r.id) && agg.get(r.id).subroutines);
+            if (withSub) {
+                const li = v.page.locator(flatRow(withSub.id)).first();
+                const before = await li.evaluate((e) => ({ part: e.dataset.part, value: e.querySelector('.value').dataset.value }));
+                await li.locator('.toggle').first().click();
+                await v.idle();
+                const after = await v.page.evaluate((sel) => [...document.querySelectorAll(sel)]
+                    .map((e) => ({ part: e.dataset.part, value: e.querySelector('.value').dataset.value })), flatRow(withSub.id));
+                const w = agg.get(withSub.id);
+                const ex = after.find((x) => x.part === 'excl'), sub = after.find((x) => x.part === 'sub');
+                h.ok(before.part === 'incl' && near(pageNumber(before.value), w.inclusive) && ex && near(pageNumber(ex.value), w.exclusive) &&
+                    sub && near(pageNumber(sub.value), w.subroutines, 1e-12 * Math.abs(w.inclusive)),
+                    this.name(`flat profile: region ${withSub.id} collapsed shows inclusive ${w.inclusive}, expanded exclusive ${w.exclusive} and Subroutines ${w.subroutines}`),
+                    [`before: ${JSON.stringify(before)}, after: ${JSON.stringify(after)}`]);
+                await li.locator('.toggle').first().click();
+                await v.idle();
+            }
             await v.tab('call', 'tree');
         });
 
@@ -406,11 +466,12 @@ class FileChecks {
         });
 
         // --- topologies ----------------------------------------------------------------
-        const topo = d.topologies.filter((t) => t.topology === 0);
-        if (defs.topologies && defs.topologies.length) {
-            await this.step('topology', async () => {
+        const ntopo = defs.topologies ? defs.topologies.length : 0;
+        for (let k = 0; k < Math.min(ntopo, 3); k++) {
+            const topo = d.topologies.filter((t) => t.topology === k);
+            await this.step(`topology ${k}`, async () => {
                 await v.select('call', c1);
-                await v.tab('system', 'topo-0');
+                await v.tab('system', `topo-${k}`);
                 const cells = await v.page.evaluate((sel) => [...document.querySelectorAll(sel + ' .topology .cell')]
                     .filter((c) => (c.checkVisibility ? c.checkVisibility() : true))
                     .map((c) => ({ coord: c.dataset.coord, id: Number(c.dataset.id), value: c.dataset.value, fill: c.getAttribute('fill') || getComputedStyle(c).fill })),
@@ -424,13 +485,24 @@ class FileChecks {
                     return !s || s.kind !== t.kind || s.index !== t.id;
                 });
                 h.ok(cells.length === topo.length && coords.size === cells.length && wrong.length === 0,
-                    this.name(`topology 0: one cell per coordinate (${topo.length}), each the thread cube_dump -w topologies places there`),
+                    this.name(`topology ${k}: one cell per coordinate (${topo.length}), each the ${topo.length ? topo[0].kind : 'item'} cube_dump -w topologies places there`),
                     [`cells ${cells.length}, distinct coordinates ${coords.size}, expected ${topo.length}`,
                         ...wrong.slice(0, 3).map((c) => `cell ${c.coord}: system ${c.id}`)]);
-                const per = this.perThread(m, c1, 'incl', (await v.nodeState('call', c1)).expanded ? 'excl' : 'incl', 'absolute');
-                this.compare(`topology 0: cell values = cube_dump per thread`, cells.map((c) => ({ id: c.id, value: c.value })),
-                    (r) => (defs.system[r.id] && defs.system[r.id].kind === 'thread' ? per.get(defs.system[r.id].index) : undefined));
-                await v.shot(h, `${this.label}-topology`);
+                if (topo.length && topo[0].kind === 'thread') {
+                    const per = this.perThread(m, c1, 'incl', (await v.nodeState('call', c1)).expanded ? 'excl' : 'incl', 'absolute');
+                    this.compare(`topology ${k}: cell values = cube_dump per thread`, cells.map((c) => ({ id: c.id, value: c.value })),
+                        (r) => (defs.system[r.id] && defs.system[r.id].kind === 'thread' ? per.get(defs.system[r.id].index) : undefined));
+                    const lg = await v.page.evaluate((sel) => {
+                        const e = document.querySelector(sel + ' .topo-box:not([hidden]) .topo-legend, ' + sel + ' .topo-legend');
+                        return e && e.dataset.min !== '' ? { min: Number(e.dataset.min), max: Number(e.dataset.max) } : null;
+                    }, v.pane('system'));
+                    if (lg) {
+                        const bad = cells.filter((c) => !sameColour(c.fill, expectedColour(pageNumber(c.value), lg.min, lg.max)));
+                        h.ok(bad.length === 0, this.name(`topology ${k}: the cells' colours match the topology's legend`),
+                            bad.slice(0, 4).map((c) => `cell ${c.coord} value ${c.value}: ${c.fill}, legend ${lg.min}..${lg.max} gives ${expectedColour(pageNumber(c.value), lg.min, lg.max)}`));
+                    }
+                }
+                await v.shot(h, `${this.label}-topology-${k}`);
                 await v.tab('system', 'tree');
             });
         }

@@ -188,6 +188,9 @@ class View {
         if (reveal) await this.reveal(kind, id);
         const st = await this.nodeState(kind, id);
         if (!st) throw new Error(`${kind} node ${id}: no li.node[data-id="${id}"] in the pane`);
+        // a leaf has nothing to expand
+        const list = this.parents(kind, await this.defs());
+        if (want && !list.some((n) => n.parent === id)) return;
         if (st.expanded !== want) {
             await this.page.locator(this.nodeSel(kind, id)).locator('.toggle').first().click();
             await this.idle();
