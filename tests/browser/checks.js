@@ -253,6 +253,18 @@ class FileChecks {
             await v.select('call', c1);
             await this.revealThreads();
         });
+        // an expanded machine has no value of its own, in the tree and in the
+        // selected-value widget ("the severity values for expanded system
+        // nodes are shown as undefined")
+        await this.step('an expanded machine selected', async () => {
+            const mach = defs.system.findIndex((x) => x.kind === 'machine');
+            await v.setExpanded('system', mach, true);
+            await v.select('system', mach);
+            const st = await v.nodeState('system', mach);
+            const sv = await v.selectedValue('system');
+            h.ok(st.value === '' && sv === '', this.name(`system pane: machine ${mach} expanded and selected shows no value, nor does the selected-value widget`),
+                [`node data-value '${st.value}', widget data-value '${sv}'`]);
+        });
         for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel', 'peer', 'peerdist', ...(this.opts.external ? ['external'] : [])]) {
             await this.step(`system pane, mode ${mode}`, async () => {
                 if (!enabled('system', mode)) { h.ok(false, this.name(`system pane: mode ${mode} offered`), ['the option is missing or disabled']); return; }

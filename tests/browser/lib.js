@@ -20,6 +20,7 @@ class Harness {
         this.build = build;
         this.bin = path.join(build, 'bin');
         this.shots = path.join(build, 'screenshots');
+        fs.rmSync(this.shots, { recursive: true, force: true });
         fs.mkdirSync(this.shots, { recursive: true });
         this.logPath = path.join(build, 'check-browser.log');
         this.logFd = fs.openSync(this.logPath, 'w');
