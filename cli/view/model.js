@@ -546,6 +546,20 @@ var CubeModel = (function () {
      * threads chosen on its left. */
     Model.prototype.metricPane = function (cf, sf) {
         var nM = this.nM, incl = new Float64Array(nM), excl = new Float64Array(nM), m, i;
+        if (!cf && !sf) {
+            /* nothing selected on the left: the totals as cube_dump's
+             * views make them */
+            for (m = 0; m < nM; m++) {
+                if (this.isVoid(m) || this.isDerived(m)) {
+                    incl[m] = excl[m] = this.isVoid(m) ? 0 : NaN;
+                    continue;
+                }
+                incl[m] = this.viewTotal(this.makeView({m: m, excl: false}, false))[0];
+                var ve = this.makeView({m: m, excl: true}, false);
+                excl[m] = ve ? this.viewTotal(ve)[0] : NaN;
+            }
+            return {incl: incl, excl: excl};
+        }
         var tot = new Float64Array(nM);
         for (m = 0; m < nM; m++)
             tot[m] = this.metricTotal(m, cf, sf);
@@ -624,243 +638,320 @@ var CubeModel = (function () {
         return k.result();
     };
 
-    /* One selected metric's call-exclusive value per call path over the
-     * threads of sf (null: all), wrapped; null when not computed. */
-    Model.prototype.callExclusive = function (s, sf) {
+    /* ------------------------------------------------------------------
+     * Views: one selected metric's values per call path, summed as
+     * libcube's cube_view sums them (the same order of operations, so that
+     * values that cancel out to rounding noise come out as cube_dump's):
+     * per call path one compensated accumulator that takes the stored
+     * rows of the metric and, metric-exclusive, minus those of its parts;
+     * call-inclusive values add the unfolded accumulators of the children
+     * to their parents in reverse index order.  Width 1: all threads in
+     * one accumulator (cube_dump -t aggr); width nT: per thread.
+     * ------------------------------------------------------------------ */
+
+    var VIEW_CACHE = 6;
+
+    /* neu-add x into sum[i], comp[i] */
+    function neu(sum, comp, i, x) {
+        var s = sum[i], u = s + x;
+        comp[i] += (s >= 0 ? s : -s) >= (x >= 0 ? x : -x) ? (s - u) + x : (x - u) + s;
+        sum[i] = u;
+    }
+
+    function fold(sum, comp) {
+        for (var i = 0; i < sum.length; i++)
+            if (isFinite(sum[i]))
+                sum[i] += comp[i];
+        return sum;
+    }
+
+    /* The view of selection s ({m, excl}), aggregated (perThread false) or
+     * per thread: {excl, incl: Float64Array(nC * w), has: Uint8Array(nC),
+     * w}; null for a metric whose values are not computed. */
+    Model.prototype.view = function (s, perThread) {
+        var key = s.m + (s.excl ? 'e' : 'i') + (perThread ? 't' : 'a');
+        this.viewCache = this.viewCache || new Map();
+        if (this.viewCache.has(key))
+            return this.viewCache.get(key);
+        var v = this.makeView(s, perThread);
+        this.viewCache.set(key, v);
+        if (this.viewCache.size > VIEW_CACHE)
+            this.viewCache.delete(this.viewCache.keys().next().value);
+        return v;
+    };
+
+    Model.prototype.makeView = function (s, perThread) {
         var terms = this.metricTerms(s);
         if (!terms)
             return null;
-        var m = s.m, how = this.mcombine[m], nC = this.nC, nT = this.nT, out, i, r, t;
-        if (!terms.length) {
-            out = new Float64Array(nC);
-            return out;
-        }
-        if (terms.length === 1 && !sf)
-            return this.agg(m);
-        if (how !== SUM) {
-            /* a maximum or minimum: its own rows over the threads chosen */
-            out = new Float64Array(nC).fill(NaN);
-            var rows = this.rows[m];
-            if (!rows)
-                return out;
-            for (r = 0; r < rows.cnodes.length; r++) {
-                var v = NaN;
-                for (t = 0; t < nT; t++)
-                    if (sf.mask[t]) v = pick(how, v, rows.data[r * nT + t]);
-                out[rows.cnodes[r]] = v;
-            }
-            return out;
-        }
-        var sum = new Float64Array(nC), comp = new Float64Array(nC);
-        for (i = 0; i < terms.length; i++) {
-            var tm = terms[i].m, sign = terms[i].sign, rw = this.rows[tm];
+        var m = s.m, how = this.mcombine[m], nC = this.nC, nT = this.nT, w = perThread ? nT : 1;
+        var n = nC * w, has = new Uint8Array(nC), i, r, t, c;
+        var sum = new Float64Array(n), comp = new Float64Array(n);
+        if (how !== SUM)
+            sum.fill(NaN);
+        for (var k = 0; k < terms.length; k++) {
+            var rw = this.rows[terms[k].m], sign = terms[k].sign;
             if (!rw)
                 continue;
-            var cn = rw.cnodes, data = rw.data, agg = sf ? null : this.agg(tm);
+            var cn = rw.cnodes, data = rw.data;
             for (r = 0; r < cn.length; r++) {
-                var c = cn[r], x;
-                if (agg) {
-                    x = sign * agg[c];
-                    var s0 = sum[c], u = s0 + x;
-                    comp[c] += Math.abs(s0) >= Math.abs(x) ? (s0 - u) + x : (x - u) + s0;
-                    sum[c] = u;
+                c = cn[r];
+                has[c] = 1;
+                var base = r * nT, at = c * w;
+                if (how !== SUM) {
+                    if (perThread)
+                        for (t = 0; t < nT; t++) sum[at + t] = pick(how, sum[at + t], data[base + t]);
+                    else
+                        for (t = 0; t < nT; t++) sum[at] = pick(how, sum[at], data[base + t]);
+                } else if (perThread) {
+                    for (t = 0; t < nT; t++) neu(sum, comp, at + t, sign * data[base + t]);
                 } else {
-                    var base = r * nT;
-                    for (t = 0; t < nT; t++) {
-                        var wt = sf.w[t];
-                        if (!wt) continue;
-                        x = sign * wt * data[base + t];
-                        if (x !== x) continue;
-                        var s1 = sum[c], u1 = s1 + x;
-                        comp[c] += Math.abs(s1) >= Math.abs(x) ? (s1 - u1) + x : (x - u1) + s1;
-                        sum[c] = u1;
-                    }
+                    for (t = 0; t < nT; t++) neu(sum, comp, at, sign * data[base + t]);
                 }
             }
         }
+        var incl, excl, par = this.cparent;
+        if (how === SUM) {
+            var isum = new Float64Array(sum), icomp = new Float64Array(comp);
+            for (i = nC - 1; i >= 0; i--) {
+                var p = par[i];
+                if (p < 0)
+                    continue;
+                for (t = 0; t < w; t++) {
+                    neu(isum, icomp, p * w + t, isum[i * w + t]);
+                    icomp[p * w + t] += icomp[i * w + t];
+                }
+            }
+            excl = fold(sum, comp);
+            incl = fold(isum, icomp);
+            wrapArray(excl, this.mbits[m], this.msigned[m]);
+            wrapArray(incl, this.mbits[m], this.msigned[m]);
+        } else {
+            excl = sum;
+            incl = new Float64Array(sum);
+            for (i = nC - 1; i >= 0; i--)
+                if (par[i] >= 0)
+                    for (t = 0; t < w; t++)
+                        incl[par[i] * w + t] = pick(how, incl[par[i] * w + t], incl[i * w + t]);
+        }
+        return {excl: excl, incl: incl, has: has, w: w, how: how, m: m};
+    };
+
+    /* A view's values over all call paths (cube_view_total of the
+     * call-exclusive view): the call paths' exclusive values summed in
+     * index order, or their maximum or minimum. */
+    Model.prototype.viewTotal = function (v) {
+        var w = v.w, nC = this.nC, sum = new Float64Array(w), comp = new Float64Array(w), c, t;
+        if (v.how !== SUM) {
+            sum.fill(NaN);
+            for (c = 0; c < nC; c++)
+                if (v.has[c])
+                    for (t = 0; t < w; t++) sum[t] = pick(v.how, sum[t], v.excl[c * w + t]);
+            return sum;
+        }
         for (c = 0; c < nC; c++)
-            sum[c] = isFinite(sum[c]) ? sum[c] + comp[c] : sum[c];
-        wrapArray(sum, this.mbits[m], this.msigned[m]);
+            if (v.has[c])
+                for (t = 0; t < w; t++) neu(sum, comp, t, v.excl[c * w + t]);
+        fold(sum, comp);
+        wrapArray(sum, this.mbits[v.m], this.msigned[v.m]);
         return sum;
     };
 
-    /* Call-inclusive values from call-exclusive ones (subtree sums in
-     * reverse index order: every parent comes before its children). */
-    Model.prototype.callInclusive = function (excl, how, m) {
-        var nC = this.nC, par = this.cparent, out = new Float64Array(excl), i;
-        if (how === SUM) {
-            var comp = new Float64Array(nC);
-            for (i = nC - 1; i >= 0; i--) {
-                var p = par[i];
-                if (p < 0) continue;
-                var x = out[i], s = out[p], u = s + x;
-                comp[p] += (Math.abs(s) >= Math.abs(x) ? (s - u) + x : (x - u) + s) + comp[i];
-                out[p] = u;
-            }
-            for (i = 0; i < nC; i++)
-                out[i] = isFinite(out[i]) ? out[i] + comp[i] : out[i];
-            if (m >= 0)
-                wrapArray(out, this.mbits[m], this.msigned[m]);
-        } else {
-            for (i = nC - 1; i >= 0; i--)
-                if (par[i] >= 0)
-                    out[par[i]] = pick(how, out[par[i]], out[i]);
-        }
-        return out;
-    };
-
-    /* The call pane: per call path (tree) or per region (flat). */
-    Model.prototype.callPane = function (msel, sf, flat) {
-        var nC = this.nC, how = this.selectionCombine(msel), i, c;
-        var excl = null, incl = null, bad = false;
-        for (var k = 0; k < msel.length; k++) {
-            var e = this.callExclusive(msel[k], sf);
-            if (!e) { bad = true; break; }
-            var inc = this.callInclusive(e, this.mcombine[msel[k].m], msel[k].m);
-            if (!excl) {
-                excl = new Float64Array(e);
-                incl = inc;
-            } else {
-                for (c = 0; c < nC; c++) {
-                    if (how === SUM) {
-                        excl[c] += e[c];
-                        incl[c] += inc[c];
-                    } else {
-                        excl[c] = pick(how, excl[c], e[c]);
-                        incl[c] = pick(how, incl[c], inc[c]);
-                    }
-                }
-            }
-        }
-        if (bad || !excl) {
-            excl = new Float64Array(nC).fill(NaN);
-            incl = new Float64Array(nC).fill(NaN);
-        }
-        if (!flat)
-            return {incl: incl, excl: excl, how: how};
-        return this.flatProfile(excl, incl, how, bad || !msel.length);
-    };
-
-    /* The flat profile from call-exclusive and call-inclusive values
-     * (view_flat.c): exclusive = the calls of the region, inclusive = its
-     * outermost calls' subtrees, Subroutines = inclusive - exclusive (for
-     * a maximum or minimum: its calls' children's subtrees). */
-    Model.prototype.flatProfile = function (excl, incl, how, undef) {
-        var nR = this.nR, nC = this.nC, c, r;
-        var fe = new Float64Array(nR), fi = new Float64Array(nR), fs = new Float64Array(nR);
-        if (undef) {
-            fe.fill(NaN); fi.fill(NaN); fs.fill(NaN);
-            return {incl: fi, excl: fe, sub: fs, how: how};
-        }
-        if (how === SUM) {
-            var ce = new Float64Array(nR), ci = new Float64Array(nR), cs = new Float64Array(nR);
-            var add = function (sum, comp, r, x) {
-                var s = sum[r], u = s + x;
-                comp[r] += Math.abs(s) >= Math.abs(x) ? (s - u) + x : (x - u) + s;
-                sum[r] = u;
-            };
-            /* in preorder, as the library's depth-first walk adds them */
-            for (var j = 0; j < nC; j++) {
-                c = this.cpre[j];
-                r = this.cregion[c];
-                add(fe, ce, r, excl[c]);
-                add(fs, cs, r, -excl[c]);
-            }
-            for (j = 0; j < nC; j++) {
-                c = this.cpre[j];
-                if (!this.couter[c]) continue;
-                r = this.cregion[c];
-                add(fi, ci, r, incl[c]);
-                add(fs, cs, r, incl[c]);
-            }
-            for (r = 0; r < nR; r++) {
-                fe[r] = isFinite(fe[r]) ? fe[r] + ce[r] : fe[r];
-                fi[r] = isFinite(fi[r]) ? fi[r] + ci[r] : fi[r];
-                fs[r] = isFinite(fs[r]) ? fs[r] + cs[r] : fs[r];
-            }
-        } else {
+    /* The flat profile of a view (view_flat.c): per region and column,
+     * exclusive, inclusive and Subroutines, walking the call tree depth
+     * first as the library does. */
+    Model.prototype.viewFlat = function (v) {
+        if (v.flat)
+            return v.flat;
+        var w = v.w, nR = this.nR, nC = this.nC, how = v.how, cnodes = this.defs.cnodes;
+        var fe = new Float64Array(nR * w), fi = new Float64Array(nR * w), fs = new Float64Array(nR * w);
+        var t, c, r, j;
+        if (how !== SUM) {
             fe.fill(NaN); fi.fill(NaN); fs.fill(NaN);
             for (c = 0; c < nC; c++) {
+                if (!v.has[c]) continue;
                 r = this.cregion[c];
-                fe[r] = pick(how, fe[r], excl[c]);
-                if (this.couter[c])
-                    fi[r] = pick(how, fi[r], incl[c]);
-                var p = this.cparent[c];
-                if (p >= 0)
-                    fs[this.cregion[p]] = pick(how, fs[this.cregion[p]], incl[c]);
+                for (t = 0; t < w; t++) {
+                    fe[r * w + t] = pick(how, fe[r * w + t], v.excl[c * w + t]);
+                    if (this.couter[c])
+                        fi[r * w + t] = pick(how, fi[r * w + t], v.incl[c * w + t]);
+                    var p = this.cparent[c];
+                    if (p >= 0)
+                        fs[this.cregion[p] * w + t] = pick(how, fs[this.cregion[p] * w + t], v.incl[c * w + t]);
+                }
+            }
+            v.flat = {excl: fe, incl: fi, sub: fs};
+            return v.flat;
+        }
+        var ce = new Float64Array(nR * w), ci = new Float64Array(nR * w), cs = new Float64Array(nR * w);
+        /* one subtree accumulator per depth of the current path */
+        var accS = [], accC = [], stack = [], next = [], depth;
+        var ex = v.excl;
+        var enter = function (node, d) {
+            if (!accS[d]) {
+                accS[d] = new Float64Array(w);
+                accC[d] = new Float64Array(w);
+            }
+            var rr = this.cregion[node], S = accS[d], C = accC[d];
+            for (t = 0; t < w; t++) {
+                var x = ex[node * w + t];
+                S[t] = x;
+                C[t] = 0;
+                neu(fe, ce, rr * w + t, x);
+                neu(fs, cs, rr * w + t, -x);
+            }
+        }.bind(this);
+        var leave = function (node, d) {
+            var rr = this.cregion[node], S = accS[d], C = accC[d];
+            if (this.couter[node])
+                for (t = 0; t < w; t++) {
+                    neu(fi, ci, rr * w + t, S[t]);
+                    ci[rr * w + t] += C[t];
+                    neu(fs, cs, rr * w + t, S[t]);
+                    cs[rr * w + t] += C[t];
+                }
+            if (d > 0) {
+                var PS = accS[d - 1], PC = accC[d - 1];
+                for (t = 0; t < w; t++) {
+                    neu(PS, PC, t, S[t]);
+                    PC[t] += C[t];
+                }
+            }
+        }.bind(this);
+        for (var k = 0; k < this.cnodeRoots.length; k++) {
+            var root = this.cnodeRoots[k];
+            stack.length = 0;
+            next.length = 0;
+            stack.push(root); next.push(0);
+            enter(root, 0);
+            while (stack.length) {
+                depth = stack.length - 1;
+                var top = stack[depth], kids = cnodes[top].children;
+                j = next[depth];
+                if (j < kids.length) {
+                    next[depth] = j + 1;
+                    stack.push(kids[j]); next.push(0);
+                    enter(kids[j], depth + 1);
+                } else {
+                    leave(top, depth);
+                    stack.pop(); next.pop();
+                }
             }
         }
-        return {incl: fi, excl: fe, sub: fs, how: how};
+        fold(fe, ce); fold(fi, ci); fold(fs, cs);
+        var bits = this.mbits[v.m], sg = this.msigned[v.m];
+        wrapArray(fe, bits, sg); wrapArray(fi, bits, sg); wrapArray(fs, bits, sg);
+        v.flat = {excl: fe, incl: fi, sub: fs};
+        return v.flat;
     };
 
-    /* One selected metric's value per thread over the call paths of cf
-     * (null: every call path once), wrapped; null when not computed. */
-    Model.prototype.threadValues = function (s, cf) {
-        var terms = this.metricTerms(s);
-        if (!terms)
-            return null;
-        var m = s.m, how = this.mcombine[m], nT = this.nT, t, r;
-        var key = s.m + (s.excl ? 'e' : 'i');
-        if (!cf && this.threadTotCache[key])
-            return this.threadTotCache[key];
-        var out;
-        if (how !== SUM) {
-            out = new Float64Array(nT).fill(NaN);
-            var rows = this.rows[m];
-            if (rows)
-                for (r = 0; r < rows.cnodes.length; r++) {
-                    if (cf && !cf.mask[rows.cnodes[r]]) continue;
-                    for (t = 0; t < nT; t++)
-                        out[t] = pick(how, out[t], rows.data[r * nT + t]);
-                }
-        } else {
-            var sum = new Float64Array(nT), comp = new Float64Array(nT);
-            for (var i = 0; i < terms.length; i++) {
-                var rw = this.rows[terms[i].m], sign = terms[i].sign;
-                if (!rw) continue;
-                var cn = rw.cnodes, data = rw.data;
-                for (r = 0; r < cn.length; r++) {
-                    var f = cf ? cf.w[cn[r]] : 1;
-                    if (!f) continue;
-                    f *= sign;
-                    var base = r * nT;
-                    for (t = 0; t < nT; t++) {
-                        var x = f * data[base + t];
-                        if (x !== x) continue;
-                        var s0 = sum[t], u = s0 + x;
-                        comp[t] += Math.abs(s0) >= Math.abs(x) ? (s0 - u) + x : (x - u) + s0;
-                        sum[t] = u;
-                    }
+    /* Does the system filter take every thread exactly once? */
+    function allThreadsOnce(sf) {
+        for (var t = 0; t < sf.w.length; t++)
+            if (sf.w[t] !== 1)
+                return false;
+        return true;
+    }
+
+    /* Columns of per-thread values (n items of width w) combined over the
+     * threads of sf: one value per item. */
+    function combineColumns(values, n, w, sf, how) {
+        var out = new Float64Array(n);
+        for (var i = 0; i < n; i++) {
+            var k = new Combiner(how);
+            for (var t = 0; t < w; t++) {
+                var g = sf.w[t];
+                if (!g) continue;
+                var x = values[i * w + t];
+                if (how === SUM) {
+                    for (var q = 0; q < g; q++) k.add(x);
+                } else {
+                    k.add(x);
                 }
             }
-            for (t = 0; t < nT; t++)
-                sum[t] = isFinite(sum[t]) ? sum[t] + comp[t] : sum[t];
-            wrapArray(sum, this.mbits[m], this.msigned[m]);
-            out = sum;
+            out[i] = k.result();
         }
-        if (!cf)
-            this.threadTotCache[key] = out;
+        return out;
+    }
+
+    /* The call pane: per call path (tree) or per region (flat) of the
+     * metrics selected, over the threads of sf (null: all). */
+    Model.prototype.callPane = function (msel, sf, flat) {
+        var how = this.selectionCombine(msel), n = flat ? this.nR : this.nC;
+        var names = flat ? ['incl', 'excl', 'sub'] : ['incl', 'excl'];
+        var out = {how: how}, bad = !msel.length, k, q, i;
+        var perThread = !!sf && !allThreadsOnce(sf);
+        for (k = 0; k < msel.length && !bad; k++) {
+            var v = this.view(msel[k], perThread);
+            if (!v) { bad = true; break; }
+            var src = flat ? this.viewFlat(v) : v;
+            for (q = 0; q < names.length; q++) {
+                var vals = perThread ? combineColumns(src[names[q]], n, v.w, sf, v.how) : src[names[q]];
+                if (k === 0) {
+                    out[names[q]] = new Float64Array(vals);
+                } else {
+                    var o = out[names[q]];
+                    for (i = 0; i < n; i++)
+                        o[i] = how === SUM ? o[i] + vals[i] : pick(how, o[i], vals[i]);
+                }
+            }
+        }
+        if (bad)
+            for (q = 0; q < names.length; q++)
+                out[names[q]] = new Float64Array(n).fill(NaN);
         return out;
     };
 
-    /* The system pane: threads hold the values, other items combine their
-     * threads when collapsed and have none when expanded. */
-    Model.prototype.systemPane = function (msel, cf) {
-        var nT = this.nT, nS = this.nS, how = this.selectionCombine(msel), t, i;
+    /* The system pane: each thread's value of the metrics selected over
+     * the call selection (null: every call path). */
+    Model.prototype.systemPane = function (msel, state, callLeft) {
+        var nT = this.nT, how = this.selectionCombine(msel), t, i;
         var tv = null, bad = !msel.length;
         for (var k = 0; k < msel.length && !bad; k++) {
-            var v = this.threadValues(msel[k], cf);
+            var v = this.view(msel[k], true);
             if (!v) { bad = true; break; }
+            var one = this.threadValues(v, state, callLeft);
             if (!tv) {
-                tv = new Float64Array(v);
+                tv = one;
             } else {
                 for (t = 0; t < nT; t++)
-                    tv[t] = how === SUM ? tv[t] + v[t] : pick(how, tv[t], v[t]);
+                    tv[t] = how === SUM ? tv[t] + one[t] : pick(how, tv[t], one[t]);
             }
         }
         if (bad)
             tv = new Float64Array(nT).fill(NaN);
         return this.systemFromThreads(tv, how);
+    };
+
+    /* One per-thread view's value per thread over the call selection:
+     * each selected call path's (or flat part's) row, combined. */
+    Model.prototype.threadValues = function (v, state, callLeft) {
+        var nT = this.nT, out = new Float64Array(nT), i, t;
+        if (!callLeft)
+            return this.viewTotal(v);
+        var rows = [], arr;
+        if (state.callTab === 'flat') {
+            var fl = this.viewFlat(v);
+            (state.selection.flat || []).forEach(function (s) {
+                arr = s.part === 'incl' ? fl.incl : s.part === 'excl' ? fl.excl : fl.sub;
+                rows.push({a: arr, at: s.region * nT});
+            });
+        } else {
+            (state.selection.call || []).forEach(function (s) {
+                rows.push({a: s.expanded ? v.excl : v.incl, at: s.id * nT});
+            });
+        }
+        if (rows.length === 1) {
+            out.set(rows[0].a.subarray(rows[0].at, rows[0].at + nT));
+            return out;
+        }
+        for (t = 0; t < nT; t++) {
+            var k = new Combiner(v.how);
+            for (i = 0; i < rows.length; i++)
+                k.add(rows[i].a[rows[i].at + t]);
+            out[t] = rows.length ? k.result() : NaN;
+        }
+        return out;
     };
 
     Model.prototype.systemFromThreads = function (tv, how) {
@@ -931,7 +1022,7 @@ var CubeModel = (function () {
         var msel = this.metricFilter(state);
         if (pane === 'call')
             return this.callPane(msel, sf, flat);
-        return this.systemPane(msel, cf);
+        return this.systemPane(msel, state, leftCall);
     };
 
     function toArray(list, n) {

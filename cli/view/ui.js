@@ -109,8 +109,12 @@
       children: function (t, k) { return listOf(t)[k].children || []; },
       parent: function (t, k) { const p = listOf(t)[k].parent; return p < 0 ? null : p; },
       name: function (t, k) {
-        if (t === 'call') return ui.defs.regions[ui.defs.cnodes[k].region].name;
-        return listOf(t)[k].name;
+        const n = t === 'call' ? ui.defs.regions[ui.defs.cnodes[k].region].name : listOf(t)[k].name;
+        if (n) return n;
+        /* Unnamed entities still need a visible, clickable label. */
+        const d = listOf(t)[k];
+        if (t === 'system') return d.kind + ' ' + (d.kind === 'thread' || d.kind === 'process' ? (d.rank >= 0 && d.kind === 'process' ? d.rank : d.index) : d.index);
+        return t === 'metric' ? (d.uniq || 'metric ' + k) : 'region ' + ui.defs.cnodes[k].region;
       },
       title: function (t, k) {
         const n = listOf(t)[k];
@@ -132,7 +136,7 @@
       roots: function () { return flatRegions().map(function (i) { return 'r' + i; }); },
       children: function (t, k) { return k[0] === 'r' ? ['s' + k.slice(1)] : []; },
       parent: function (t, k) { return k[0] === 's' ? 'r' + k.slice(1) : null; },
-      name: function (t, k) { const r = ui.defs.regions[+k.slice(1)]; return k[0] === 'r' ? r.name : 'Subroutines'; },
+      name: function (t, k) { const r = ui.defs.regions[+k.slice(1)]; return k[0] === 'r' ? (r.name || 'region ' + k.slice(1)) : 'Subroutines'; },
       title: function (t, k) {
         const r = ui.defs.regions[+k.slice(1)];
         return k[0] === 'r' ? r.name + '\n' + (r.mod || '?') + ':' + r.begin + '-' + r.end : 'Time spent in the callees of ' + r.name;
@@ -685,7 +689,7 @@
       const state = t === 'flat' ? flatPart(k) : kids ? (ui.expanded[t].has(k) ? 'exclusive' : 'inclusive') : '';
       if (t === 'flat' && k[0] === 's') return ui.defs.regions[+k.slice(1)].name + ' [subroutines]';
       if (t === 'system' && ui.defs.system[k].kind === 'thread' && ui.defs.system[k].parent >= 0)
-        return ui.defs.system[ui.defs.system[k].parent].name + ' / ' + ui.defs.system[k].name;
+        return a.name(t, ui.defs.system[k].parent) + " / " + a.name(t, k);
       return a.name(t, k) + (state ? ' [' + state + ']' : '');
     };
     return sel.length > 3 ? sel.length + ' items (sum)' : sel.map(one).join(' + ');

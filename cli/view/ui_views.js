@@ -140,6 +140,8 @@
             ((pat.metric === null || pat.metric === undefined) && (pat.name === def.uniq || pat.name === def.name)))
           if (out.indexOf(pat) < 0) out.push(pat);
     }
+    /* No pattern of the selected metrics: an overview of every pattern with instances. */
+    if (!out.length) return st.patterns.filter(function (p) { return p.count > 0; });
     return out;
   }
 
@@ -235,7 +237,7 @@
     if (!st) return;
     document.getElementById('stat-box').hidden = false;
     const sel = el('select', {id: 'stat-pattern', 'data-role': 'pattern', title: 'Pattern shown in the box plot'},
-      [el('option', {value: '', text: 'Patterns of the selected metrics'})]);
+      [el('option', {value: '', text: 'Patterns of the selected metrics (else all)'})]);
     st.patterns.forEach(function (p, i) { sel.appendChild(el('option', {value: String(i), text: p.name})); });
     sel.addEventListener('change', function () { drawStat(true); });
     const h = document.querySelector('#stat-box h2');
@@ -277,6 +279,7 @@
         const n = src.first + i;
         const span = el('span', {'data-line': n, text: String(n).padStart(6) + '  ' + text});
         if (n === r.begin) { span.className = 'current'; current = span; }
+        else if (n > r.begin && n <= r.end) span.className = 'region';
         pre.appendChild(span);
       });
       box.appendChild(pre);

@@ -72,7 +72,8 @@ function dumpJson(args) {
  * script element "cube-data". */
 function pageData(file) {
     const out = path.join(TMP, path.basename(file) + '.html');
-    tool('cube_view', [file, '-o', out]);
+    /* the external experiment of the external mode: the file itself */
+    tool('cube_view', [file, '--external', file, '-o', out]);
     const html = fs.readFileSync(out, 'utf8');
     const m = /<script type="application\/json" id="cube-data">([\s\S]*?)<\/script>/.exec(html);
     if (!m)
@@ -216,15 +217,6 @@ async function testFile(file) {
         return;
     }
     const maps = buildMaps(file, data);
-    /* the external experiment of the external mode: the file itself, its
-     * root metrics' totals as the page's DATA.external carries them */
-    if (!data.external) {
-        const probe = CubeModel.open(data);
-        const r0 = await probe.compute({});
-        const totals = {};
-        data.metrics.forEach((m, i) => { if (m.parent < 0) totals[m.uniq] = r0.metric.absIncl[i]; });
-        data.external = {file: base, totals: totals};
-    }
     const model = CubeModel.open(data);
     const metrics = pickMetrics(data, 8);
     const mlist = metrics.map(i => data.metrics[i].uniq).join(',');
