@@ -477,6 +477,44 @@ class FileChecks {
             await v.idle();
         });
 
+        // --- status line and precision settings ------------------------------------------
+        await this.step('status line', async () => {
+            await v.select('metric', m);
+            await v.select('call', root);
+            const text = await v.page.$eval('#status', (e) => e.textContent);
+            const region = defs.regions[defs.cnodes[root].region].name;
+            h.ok(text.includes(defs.metrics[m].name) && text.includes(region),
+                this.name(`the status line names the selected metric (${defs.metrics[m].name}) and call path (${region})`), [`status: '${text}'`]);
+        });
+        await this.step('precision', async () => {
+            const field = (name, scope) => `#precision input[name="${name}"][data-scope="${scope}"]`;
+            const setDigits = async (n) => {
+                await v.page.click('#precision-open');
+                await v.page.fill(field('digits', 'tree'), String(n));
+                await v.page.click('#precision button[value="ok"]');
+                await v.idle();
+            };
+            await v.page.click('#precision-open');
+            const old = await v.page.inputValue(field('digits', 'tree'));
+            const exp = Number(await v.page.inputValue(field('expThreshold', 'tree')));
+            await v.page.click('#precision [data-role="cancel"]');
+            const shown = async () => v.page.evaluate((sel) => {
+                const e = document.querySelector(sel + ' .value');
+                return { text: e.textContent.trim(), value: e.dataset.value };
+            }, v.nodeSel('call', root));
+            const bad = [];
+            for (const n of [5, 1]) {
+                await setDigits(n);
+                const x = await shown();
+                const val = Number(x.value);
+                const want = Math.abs(val) < Math.pow(10, exp) ? val.toFixed(n) : null;
+                if (want !== null && x.text !== want) bad.push(`digits ${n}: shows '${x.text}' for ${x.value}, expected '${want}'`);
+                if (want === null && !new RegExp(`^-?\\d\\.\\d{${n}}e-?\\d+$`).test(x.text)) bad.push(`digits ${n}: shows '${x.text}' for ${x.value}, expected a mantissa with ${n} digits and an exponent`);
+            }
+            await setDigits(old);
+            h.ok(bad.length === 0, this.name('the precision dialog sets the digits of the tree values'), bad);
+        });
+
         // --- topologies ----------------------------------------------------------------
         const ntopo = defs.topologies ? defs.topologies.length : 0;
         for (let k = 0; k < Math.min(ntopo, 3); k++) {

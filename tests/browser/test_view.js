@@ -64,6 +64,36 @@ async function statChecks(h, view, label, statFile) {
     await view.idle();
 }
 
+// the source view: minmax.cube's region main is in m.c, lines 1-9, a name
+// relative to the experiment's folder; with m.c beside a copy of it the page
+// carries the lines and marks the begin line
+async function sourceCheck(h, dir) {
+    const label = 'source';
+    const sub = path.join(dir, 'source');
+    fs.mkdirSync(sub, { recursive: true });
+    fs.copyFileSync('testdata/views/minmax.cube', path.join(sub, 'minmax.cube'));
+    fs.writeFileSync(path.join(sub, 'm.c'), Array.from({ length: 40 }, (_, i) => `source line ${i + 1}`).join('\n') + '\n');
+    const out = path.join(dir, 'source.html');
+    h.run('cube_view', [path.join(sub, 'minmax.cube'), '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const opened = await h.open(pathToFileURL(out).href);
+    const view = new View(opened.page);
+    const defs = await view.defs();
+    const root = defs.cnodes.findIndex((c) => defs.regions[c.region].name === 'main');
+    await view.select('call', root);
+    const src = await opened.page.evaluate(() => {
+        const e = document.querySelector('#source');
+        const cur = e && e.querySelector('.current');
+        return { text: e ? e.textContent : null, current: cur ? cur.textContent : null, pre: !!(e && e.querySelector('pre')) };
+    });
+    h.ok(src.pre && src.current !== null && src.current.includes('source line 1') && !src.current.includes('source line 10') &&
+        src.text.includes('source line 9'),
+    `${label}: with the region's file beside the experiment, the source view shows its lines and marks the begin line`,
+    [`#source: pre ${src.pre}, current '${src.current}', text '${(src.text || '').slice(0, 120)}'`]);
+    await view.shot(h, `${label}-view`);
+    h.ok(opened.errors.length === 0, `${label}: no console errors, page errors or requests outside the page`, opened.errors.slice(0, 6));
+    await opened.page.close();
+}
+
 async function run(h, dir) {
     const exe = h.tool('cube_view');
     if (!h.ok(fs.existsSync(exe), `${exe} exists`)) return;
@@ -92,6 +122,9 @@ async function run(h, dir) {
         }
         h.ok(opened.errors.length === 0, `${label}: no console errors, page errors or requests outside the page`, opened.errors.slice(0, 6));
         await opened.page.close();
+    }
+    if (!process.env.BROWSER_ONLY || new RegExp(process.env.BROWSER_ONLY).test('source')) {
+        try { await sourceCheck(h, dir); } catch (e) { h.fail('source: the source view', e); }
     }
 }
 
