@@ -152,7 +152,7 @@ $(BUILD)/man/%: man/% libcube/include/cube.h
 # --- dependencies ---------------------------------------------------------
 # Debian packages; `make deps` / `make deps-check` only (see the top)
 BUILD_DEPS := libxml2-dev zlib1g-dev pkg-config mpich libmpich-dev libmicrohttpd-dev
-CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq
+CHECK_DEPS := libcmocka-dev groff-base libxml2-utils python3 locales bsdextrautils jq nodejs
 PERF_DEPS  := libxml2-utils time
 # npm comes with the machine's Node.js (20 or later, which playwright-core
 # needs); Debian's own npm package conflicts with that nodejs package

@@ -26,6 +26,25 @@
  * Embedded data ("served": false) is computed here; served data is fetched
  * from the page's server one pane at a time (/api/pane), and the value
  * modes are applied here in both cases.  Answers are cached per query.
+ *
+ * The interface:
+ *   CubeModel.open(data, {fetch, token, base}) -> model
+ *   model.defs          the definitions, with children lists (metrics,
+ *                       cnodes, system) and regions[i].cnodes
+ *   model.modes         the eleven modes [{name, label}], cube_dump's names
+ *   model.defaultSettings  {tree, widget}: {digits, expThreshold,
+ *                       zeroThreshold} of the precision dialog
+ *   model.modeAvailable(paneKind, mode, state)
+ *   model.compute(state) -> Promise of {metric, call, system, references},
+ *       each pane {incl, excl, absIncl, absExcl, selected, selectedAbs,
+ *       legend: {min, max}}; the flat profile (callTab 'flat') per region
+ *       with sub and absSub too.  A pane left of the metric pane, or right
+ *       of a pane with nothing selected, has only NaN (undefined).
+ *   model.topology(index, systemResult, mode) -> {name, dims, cells:
+ *       [{id, coord, value}], legend}
+ *   model.colour(value, legend, settings), model.format(value, settings)
+ *   model.largestPath(paneKind, result, state[, from]) -> [ids]
+ *   model.paneQuery(pane, state) -> the served query of a pane
  */
 var CubeModel = (function () {
     'use strict';
@@ -71,8 +90,17 @@ var CubeModel = (function () {
         return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
     }
 
+    var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
     function decodeFloat64(text) {
         var bytes = base64Bytes(text), n = bytes.length >> 3;
+        if (LITTLE_ENDIAN) {
+            /* the bytes are the array already: copied only when the
+             * buffer does not start at a multiple of 8 */
+            if (bytes.byteOffset % 8 === 0 && bytes.length % 8 === 0)
+                return new Float64Array(bytes.buffer, bytes.byteOffset, n);
+            return new Float64Array(bytes.slice(0, n * 8).buffer);
+        }
         var out = new Float64Array(n), dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
         for (var i = 0; i < n; i++)
             out[i] = dv.getFloat64(i * 8, true);
@@ -81,6 +109,8 @@ var CubeModel = (function () {
 
     function decodeInt32(text) {
         var bytes = base64Bytes(text), n = bytes.length >> 2;
+        if (LITTLE_ENDIAN)
+            return new Int32Array(bytes.slice(0, n * 4).buffer);
         var out = new Int32Array(n), dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
         for (var i = 0; i < n; i++)
             out[i] = dv.getInt32(i * 4, true);
@@ -150,13 +180,6 @@ var CubeModel = (function () {
             return isFinite(this.s) ? this.s + this.c : this.s;
         return this.v;
     };
-
-    function combineValues(how, values) {
-        var k = new Combiner(how);
-        for (var i = 0; i < values.length; i++)
-            k.add(values[i]);
-        return k.result();
-    }
 
     function pick(how, a, b) {
         if (a !== a)
@@ -383,7 +406,6 @@ var CubeModel = (function () {
             this.rows.push({cnodes: cn, data: data});
         }
         this.aggCache = [];
-        this.threadTotCache = [];
         this.totalCache = [];
     };
 
@@ -649,7 +671,7 @@ var CubeModel = (function () {
      * one accumulator (cube_dump -t aggr); width nT: per thread.
      * ------------------------------------------------------------------ */
 
-    var VIEW_CACHE = 6;
+    var VIEW_CACHE = 4;
 
     /* neu-add x into sum[i], comp[i] */
     function neu(sum, comp, i, x) {
@@ -669,7 +691,7 @@ var CubeModel = (function () {
      * per thread: {excl, incl: Float64Array(nC * w), has: Uint8Array(nC),
      * w}; null for a metric whose values are not computed. */
     Model.prototype.view = function (s, perThread) {
-        var key = s.m + (s.excl ? 'e' : 'i') + (perThread ? 't' : 'a');
+        var key = s.m + (s.excl ? 'e' : 'i') + (perThread === true ? 't' : perThread === false ? 'a' : 'c' + perThread);
         this.viewCache = this.viewCache || new Map();
         if (this.viewCache.has(key))
             return this.viewCache.get(key);
@@ -684,7 +706,12 @@ var CubeModel = (function () {
         var terms = this.metricTerms(s);
         if (!terms)
             return null;
+        /* perThread: true, false, or one thread's column (a number) */
+        var column = typeof perThread === 'number' ? perThread : -1;
+        if (column >= 0)
+            perThread = false;
         var m = s.m, how = this.mcombine[m], nC = this.nC, nT = this.nT, w = perThread ? nT : 1;
+        var t0 = column >= 0 ? column : 0, t1 = column >= 0 ? column + 1 : nT;
         var n = nC * w, has = new Uint8Array(nC), i, r, t, c;
         var sum = new Float64Array(n), comp = new Float64Array(n);
         if (how !== SUM)
@@ -702,17 +729,32 @@ var CubeModel = (function () {
                     if (perThread)
                         for (t = 0; t < nT; t++) sum[at + t] = pick(how, sum[at + t], data[base + t]);
                     else
-                        for (t = 0; t < nT; t++) sum[at] = pick(how, sum[at], data[base + t]);
+                        for (t = t0; t < t1; t++) sum[at] = pick(how, sum[at], data[base + t]);
+                } else if (perThread && terms.length === 1) {
+                    /* one contribution: 0 + x is exact, no compensation */
+                    for (t = 0; t < nT; t++) sum[at + t] = data[base + t];
                 } else if (perThread) {
                     for (t = 0; t < nT; t++) neu(sum, comp, at + t, sign * data[base + t]);
                 } else {
-                    for (t = 0; t < nT; t++) neu(sum, comp, at, sign * data[base + t]);
+                    for (t = t0; t < t1; t++) neu(sum, comp, at, sign * data[base + t]);
                 }
             }
         }
-        var incl, excl, par = this.cparent;
+        var v = {sum: sum, comp: comp, has: has, w: w, how: how, m: m, excl: null, incl: null};
+        /* per thread, only what a selection needs is folded (rows,
+         * subtrees); aggregated, everything at once */
+        if (!perThread || how !== SUM)
+            this.materialise(v);
+        return v;
+    };
+
+    /* Every call path's folded exclusive and inclusive values. */
+    Model.prototype.materialise = function (v) {
+        if (v.excl)
+            return v;
+        var nC = this.nC, w = v.w, how = v.how, m = v.m, par = this.cparent, i, t;
         if (how === SUM) {
-            var isum = new Float64Array(sum), icomp = new Float64Array(comp);
+            var isum = new Float64Array(v.sum), icomp = new Float64Array(v.comp);
             for (i = nC - 1; i >= 0; i--) {
                 var p = par[i];
                 if (p < 0)
@@ -722,19 +764,72 @@ var CubeModel = (function () {
                     icomp[p * w + t] += icomp[i * w + t];
                 }
             }
-            excl = fold(sum, comp);
-            incl = fold(isum, icomp);
-            wrapArray(excl, this.mbits[m], this.msigned[m]);
-            wrapArray(incl, this.mbits[m], this.msigned[m]);
+            v.excl = fold(new Float64Array(v.sum), v.comp);
+            v.incl = fold(isum, icomp);
+            wrapArray(v.excl, this.mbits[m], this.msigned[m]);
+            wrapArray(v.incl, this.mbits[m], this.msigned[m]);
         } else {
-            excl = sum;
-            incl = new Float64Array(sum);
+            v.excl = v.sum;
+            v.incl = new Float64Array(v.sum);
             for (i = nC - 1; i >= 0; i--)
                 if (par[i] >= 0)
                     for (t = 0; t < w; t++)
-                        incl[par[i] * w + t] = pick(how, incl[par[i] * w + t], incl[i * w + t]);
+                        v.incl[par[i] * w + t] = pick(how, v.incl[par[i] * w + t], v.incl[i * w + t]);
         }
-        return {excl: excl, incl: incl, has: has, w: w, how: how, m: m};
+        return v;
+    };
+
+    /* The folded exclusive values of call path c (w values). */
+    Model.prototype.viewExclRow = function (v, c) {
+        var w = v.w, out = new Float64Array(w);
+        if (v.excl) {
+            out.set(v.excl.subarray(c * w, c * w + w));
+            return out;
+        }
+        for (var t = 0; t < w; t++) {
+            var x = v.sum[c * w + t];
+            out[t] = isFinite(x) ? x + v.comp[c * w + t] : x;
+        }
+        wrapArray(out, this.mbits[v.m], this.msigned[v.m]);
+        return out;
+    };
+
+    /* The inclusive values of call path c (w values): its subtree's
+     * accumulators added up in reverse index order, as the whole view
+     * would add them. */
+    Model.prototype.viewInclRow = function (v, c) {
+        var w = v.w;
+        if (v.incl) {
+            var o = new Float64Array(w);
+            o.set(v.incl.subarray(c * w, c * w + w));
+            return o;
+        }
+        var lo = this.cpos[c], hi = this.cend[c], size = hi - lo, j, t;
+        var nodes = new Int32Array(size);
+        for (j = 0; j < size; j++)
+            nodes[j] = this.cpre[lo + j];
+        nodes.sort();
+        /* local accumulators, by position in `nodes` */
+        var at = new Map(), S = new Float64Array(size * w), C = new Float64Array(size * w);
+        for (j = 0; j < size; j++) {
+            at.set(nodes[j], j);
+            for (t = 0; t < w; t++) {
+                S[j * w + t] = v.sum[nodes[j] * w + t];
+                C[j * w + t] = v.comp[nodes[j] * w + t];
+            }
+        }
+        for (j = size - 1; j > 0; j--) {
+            var q = at.get(this.cparent[nodes[j]]);
+            for (t = 0; t < w; t++) {
+                neu(S, C, q * w + t, S[j * w + t]);
+                C[q * w + t] += C[j * w + t];
+            }
+        }
+        var out = new Float64Array(w);
+        for (t = 0; t < w; t++)
+            out[t] = isFinite(S[t]) ? S[t] + C[t] : S[t];
+        wrapArray(out, this.mbits[v.m], this.msigned[v.m]);
+        return out;
     };
 
     /* A view's values over all call paths (cube_view_total of the
@@ -749,9 +844,21 @@ var CubeModel = (function () {
                     for (t = 0; t < w; t++) sum[t] = pick(v.how, sum[t], v.excl[c * w + t]);
             return sum;
         }
-        for (c = 0; c < nC; c++)
-            if (v.has[c])
-                for (t = 0; t < w; t++) neu(sum, comp, t, v.excl[c * w + t]);
+        var bits = this.mbits[v.m], sg = this.msigned[v.m];
+        for (c = 0; c < nC; c++) {
+            if (!v.has[c]) continue;
+            for (t = 0; t < w; t++) {
+                var x;
+                if (v.excl) {
+                    x = v.excl[c * w + t];
+                } else {
+                    x = v.sum[c * w + t];
+                    if (isFinite(x)) x += v.comp[c * w + t];
+                    if (bits) x = wrap(x, bits, sg);
+                }
+                neu(sum, comp, t, x);
+            }
+        }
         fold(sum, comp);
         wrapArray(sum, this.mbits[v.m], this.msigned[v.m]);
         return sum;
@@ -763,6 +870,7 @@ var CubeModel = (function () {
     Model.prototype.viewFlat = function (v) {
         if (v.flat)
             return v.flat;
+        this.materialise(v);
         var w = v.w, nR = this.nR, nC = this.nC, how = v.how, cnodes = this.defs.cnodes;
         var fe = new Float64Array(nR * w), fi = new Float64Array(nR * w), fs = new Float64Array(nR * w);
         var t, c, r, j;
@@ -853,10 +961,26 @@ var CubeModel = (function () {
         return true;
     }
 
+    /* The one thread a system filter takes once, or -1. */
+    function singleThread(sf) {
+        var only = -1, count = 0;
+        for (var t = 0; t < sf.w.length; t++)
+            if (sf.w[t]) { only = t; count += sf.w[t]; }
+        return count === 1 ? only : -1;
+    }
+
     /* Columns of per-thread values (n items of width w) combined over the
      * threads of sf: one value per item. */
     function combineColumns(values, n, w, sf, how) {
-        var out = new Float64Array(n);
+        var out = new Float64Array(n), only = -1, count = 0;
+        for (var u = 0; u < w; u++)
+            if (sf.w[u]) { only = u; count += sf.w[u]; }
+        if (count === 1) {
+            /* one thread: its column as it is */
+            for (var c = 0; c < n; c++)
+                out[c] = values[c * w + only];
+            return out;
+        }
         for (var i = 0; i < n; i++) {
             var k = new Combiner(how);
             for (var t = 0; t < w; t++) {
@@ -880,11 +1004,13 @@ var CubeModel = (function () {
         var how = this.selectionCombine(msel), n = flat ? this.nR : this.nC;
         var names = flat ? ['incl', 'excl', 'sub'] : ['incl', 'excl'];
         var out = {how: how}, bad = !msel.length, k, q, i;
-        var perThread = !!sf && !allThreadsOnce(sf);
+        var perThread = !!sf && !allThreadsOnce(sf), single = perThread ? singleThread(sf) : -1;
+        if (single >= 0)
+            perThread = false;
         for (k = 0; k < msel.length && !bad; k++) {
-            var v = this.view(msel[k], perThread);
+            var v = this.view(msel[k], single >= 0 ? single : perThread);
             if (!v) { bad = true; break; }
-            var src = flat ? this.viewFlat(v) : v;
+            var src = flat ? this.viewFlat(v) : this.materialise(v);
             for (q = 0; q < names.length; q++) {
                 var vals = perThread ? combineColumns(src[names[q]], n, v.w, sf, v.how) : src[names[q]];
                 if (k === 0) {
@@ -926,32 +1052,101 @@ var CubeModel = (function () {
     /* One per-thread view's value per thread over the call selection:
      * each selected call path's (or flat part's) row, combined. */
     Model.prototype.threadValues = function (v, state, callLeft) {
-        var nT = this.nT, out = new Float64Array(nT), i, t;
+        var nT = this.nT, out = new Float64Array(nT), i, t, self = this;
         if (!callLeft)
             return this.viewTotal(v);
-        var rows = [], arr;
+        var rows = [];
         if (state.callTab === 'flat') {
-            var fl = this.viewFlat(v);
             (state.selection.flat || []).forEach(function (s) {
-                arr = s.part === 'incl' ? fl.incl : s.part === 'excl' ? fl.excl : fl.sub;
-                rows.push({a: arr, at: s.region * nT});
+                rows.push(self.flatRegionRow(v, s.region, s.part));
             });
         } else {
             (state.selection.call || []).forEach(function (s) {
-                rows.push({a: s.expanded ? v.excl : v.incl, at: s.id * nT});
+                rows.push(s.expanded ? self.viewExclRow(v, s.id) : self.viewInclRow(v, s.id));
             });
         }
-        if (rows.length === 1) {
-            out.set(rows[0].a.subarray(rows[0].at, rows[0].at + nT));
-            return out;
-        }
+        if (rows.length === 1)
+            return rows[0];
         for (t = 0; t < nT; t++) {
             var k = new Combiner(v.how);
             for (i = 0; i < rows.length; i++)
-                k.add(rows[i].a[rows[i].at + t]);
+                k.add(rows[i][t]);
             out[t] = rows.length ? k.result() : NaN;
         }
         return out;
+    };
+
+    /* One part of one region's flat profile (w values), computed from the
+     * region's calls alone in the order of the library's depth-first walk:
+     * the exclusive value adds the region's calls in preorder; each
+     * outermost call's subtree is summed children into parents after the
+     * children's own subtrees; Subroutines takes each call's value away
+     * as the walk enters it and adds an outermost call's subtree as it
+     * leaves it. */
+    Model.prototype.flatRegionRow = function (v, region, part) {
+        var w = v.w, how = v.how, t;
+        if (v.flat || how !== SUM || v.excl) {
+            var fl = this.viewFlat(v), arr = part === 'incl' ? fl.incl : part === 'excl' ? fl.excl : fl.sub;
+            return new Float64Array(arr.subarray(region * w, region * w + w));
+        }
+        var self = this, calls = (this.defs.regions[region] || {cnodes: []}).cnodes.slice();
+        calls.sort(function (a, b) { return self.cpos[a] - self.cpos[b]; });
+        var eS = new Float64Array(w), eC = new Float64Array(w), iS = new Float64Array(w), iC = new Float64Array(w),
+            sS = new Float64Array(w), sC = new Float64Array(w);
+        var k = 0;
+        while (k < calls.length) {
+            var c = calls[k];
+            /* c is outermost: every later call inside its subtree is nested */
+            var endPos = this.cend[c];
+            for (; k < calls.length && this.cpos[calls[k]] < endPos; k++) {
+                var row = this.viewExclRow(v, calls[k]);
+                for (t = 0; t < w; t++) {
+                    neu(eS, eC, t, row[t]);
+                    neu(sS, sC, t, -row[t]);
+                }
+            }
+            var acc = this.subtreeWalkSum(v, c);
+            for (t = 0; t < w; t++) {
+                neu(iS, iC, t, acc.S[t]);
+                iC[t] += acc.C[t];
+                neu(sS, sC, t, acc.S[t]);
+                sC[t] += acc.C[t];
+            }
+        }
+        var pick3 = part === 'incl' ? [iS, iC] : part === 'excl' ? [eS, eC] : [sS, sC];
+        var out = fold(pick3[0], pick3[1]);
+        wrapArray(out, this.mbits[v.m], this.msigned[v.m]);
+        return out;
+    };
+
+    /* The subtree accumulator of call path c as the flat walk builds it:
+     * the node's folded row, then each child's subtree accumulator added in
+     * child order once that child's subtree is complete. */
+    Model.prototype.subtreeWalkSum = function (v, c) {
+        var w = v.w, cnodes = this.defs.cnodes, t;
+        var stack = [c], next = [0], accS = [], accC = [];
+        var start = function (node, d) {
+            var row = this.viewExclRow(v, node);
+            accS[d] = row;
+            accC[d] = new Float64Array(w);
+        }.bind(this);
+        start(c, 0);
+        while (stack.length) {
+            var d = stack.length - 1, top = stack[d], kids = cnodes[top].children, j = next[d];
+            if (j < kids.length) {
+                next[d] = j + 1;
+                stack.push(kids[j]); next.push(0);
+                start(kids[j], d + 1);
+            } else {
+                if (d > 0)
+                    for (t = 0; t < w; t++) {
+                        neu(accS[d - 1], accC[d - 1], t, accS[d][t]);
+                        accC[d - 1][t] += accC[d][t];
+                    }
+                stack.pop(); next.pop();
+            }
+        }
+        return {S: accS[0], C: accC[0]};
     };
 
     Model.prototype.systemFromThreads = function (tv, how) {
@@ -987,6 +1182,8 @@ var CubeModel = (function () {
         var q = 'pane=' + name + '&order=' + order.join(',');
         for (var i = 0; i < at; i++) {
             var left = order[i];
+            if (!this.leftSelection(left, state).length)
+                continue;
             if (left === 'metric')
                 q += '&msel=' + selList(state.selection.metric || [], 'id');
             else if (left === 'system')
@@ -1001,15 +1198,39 @@ var CubeModel = (function () {
         return q;
     };
 
+    /* The selection of a pane as it restricts the panes to its right. */
+    Model.prototype.leftSelection = function (pane, state) {
+        if (pane === 'call')
+            return (state.callTab === 'flat' ? state.selection.flat : state.selection.call) || [];
+        return state.selection[pane] || [];
+    };
+
+    /* A pane has no values when the metric pane is right of it or a pane
+     * on its left has nothing selected. */
+    Model.prototype.paneUndefined = function (pane, state) {
+        var order = state.order || PANES, at = order.indexOf(pane);
+        if (pane !== 'metric' && order.indexOf('metric') > at)
+            return true;
+        for (var i = 0; i < at; i++)
+            if (!this.leftSelection(order[i], state).length)
+                return true;
+        return false;
+    };
+
+    Model.prototype.paneSize = function (pane, state) {
+        var flat = pane === 'call' && state.callTab === 'flat';
+        return pane === 'metric' ? this.nM : pane === 'system' ? this.nS : flat ? this.nR : this.nC;
+    };
+
     /* The absolute values of one pane, computed here. */
     Model.prototype.computePane = function (pane, state) {
         var order = state.order || PANES;
-        var at = order.indexOf(pane), metricAt = order.indexOf('metric');
+        var at = order.indexOf(pane);
         var leftCall = order.indexOf('call') < at, leftSystem = order.indexOf('system') < at;
         var flat = pane === 'call' && state.callTab === 'flat';
-        var n = pane === 'metric' ? this.nM : pane === 'system' ? this.nS : flat ? this.nR : this.nC;
-        if (pane !== 'metric' && metricAt > at) {
-            /* left of the metric pane: no values */
+        var n = this.paneSize(pane, state);
+        if (this.paneUndefined(pane, state)) {
+            /* left of the metric pane, or nothing selected on the left */
             var u = function () { return new Float64Array(n).fill(NaN); };
             var r = {incl: u(), excl: u(), how: SUM};
             if (flat) r.sub = u();
@@ -1050,14 +1271,16 @@ var CubeModel = (function () {
                 self.cache.delete(self.cache.keys().next().value);
             return v;
         };
-        if (!this.served)
+        if (!this.served || this.paneUndefined(pane, state))
             return Promise.resolve(remember(this.computePane(pane, state)));
         if (!this.fetchFn)
             return Promise.reject(new Error('no fetch function for the served data'));
         var url = this.base + '/api/pane?token=' + encodeURIComponent(this.token) + '&' + q;
         var flat = pane === 'call' && state.callTab === 'flat';
-        var n = pane === 'metric' ? this.nM : pane === 'system' ? this.nS : flat ? this.nR : this.nC;
-        return Promise.resolve(this.fetchFn(url)).then(function (resp) {
+        var n = this.paneSize(pane, state);
+        /* called as a plain function: window.fetch refuses another `this` */
+        var get = this.fetchFn;
+        return Promise.resolve(get(url)).then(function (resp) {
             return resp.json().then(function (body) {
                 if (!resp.ok || body.error)
                     throw new Error('pane query failed (' + resp.status + '): ' + (body.error || ''));
@@ -1151,7 +1374,6 @@ var CubeModel = (function () {
         var msel = state.selection.metric || [], csel = state.selection.call || [],
             fsel = state.selection.flat || [], ssel = state.selection.system || [];
         var self = this;
-        var mhow = abs.metric.how;
         refs.metricRoot = distinctSum(msel.map(function (s) { return self.mroot[s.id]; }),
                                       abs.metric.incl, this.selectionCombine(this.metricFilter(state)));
         refs.metricSel = abs.metric.selectedAbs;
@@ -1182,7 +1404,6 @@ var CubeModel = (function () {
             refs.externalOf = function () { return NaN; };
             refs.external = NaN;
         }
-        void mhow;
         return refs;
     };
 
@@ -1387,8 +1608,9 @@ var CubeModel = (function () {
     }
 
     /* A number as the precision settings say: `digits` after the point,
-     * mantissa and exponent ("2.04e4") from 10^expThreshold on, 0 below
-     * 10^-zeroThreshold; "-" for undefined (NaN). */
+     * mantissa and exponent ("2.04e4") from 10^expThreshold on and below
+     * 10^-expThreshold, 0 below 10^-zeroThreshold; "-" for undefined
+     * (NaN). */
     function format(value, settings) {
         var st = settings || DEFAULT_SETTINGS.tree;
         var digits = st.digits === undefined ? 2 : st.digits;
@@ -1400,7 +1622,8 @@ var CubeModel = (function () {
             return value > 0 ? 'inf' : '-inf';
         if (Math.abs(value) < Math.pow(10, -zt))
             value = 0;
-        if (Math.abs(value) >= Math.pow(10, et)) {
+        var mag = Math.abs(value);
+        if (mag >= Math.pow(10, et) || (mag !== 0 && mag < Math.pow(10, -et))) {
             var e = Math.floor(Math.log10(Math.abs(value)));
             var mant = value / Math.pow(10, e);
             var ms = mant.toFixed(digits);
@@ -1464,11 +1687,7 @@ var CubeModel = (function () {
         modes: MODES,
         colour: colour,
         format: format,
-        defaultSettings: DEFAULT_SETTINGS,
-        /* for tests */
-        _wrap: wrap,
-        _percent: percent,
-        _combineValues: combineValues
+        defaultSettings: DEFAULT_SETTINGS
     };
 })();
 if (typeof module !== 'undefined')

@@ -449,6 +449,8 @@ function testFormatColour() {
         [[-3.5, {digits: 1, expThreshold: 4, zeroThreshold: 9}], '-3.5'],
         [[-1e-12, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '0.00'],
         [[NaN, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '-'],
+        [[0.0000123, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '1.23e-5'],
+        [[99999, {digits: 2, expThreshold: 4, zeroThreshold: 9}], '1.00e5'],
     ];
     const bad = [];
     for (const [args, want] of cases)
@@ -466,24 +468,154 @@ function testFormatColour() {
     else ok('colour: blue, cyan, green, yellow, red; white for zero, NaN and below the zero threshold');
 }
 
+/* The served backend: cube_view --serve answers the pane queries, and the
+ * same compute() gives the embedded numbers (within rounding). */
+async function testServed(file) {
+    const base = path.basename(file);
+    if (typeof fetch !== 'function') {
+        notOk(`${base}: served backend: this node has no fetch`);
+        return;
+    }
+    const data = pageData(file);
+    const embedded = CubeModel.open(data);
+    const server = cp.spawn(path.join(BIN, 'cube_view'), ['--serve', file], {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
+    try {
+        const url = await new Promise((resolve, reject) => {
+            let text = '';
+            const timer = setTimeout(() => reject(new Error('no URL printed within 20 s')), 20000);
+            server.stdout.on('data', d => {
+                text += d;
+                const nl = text.indexOf('\n');
+                if (nl >= 0) { clearTimeout(timer); resolve(text.slice(0, nl).trim()); }
+            });
+            server.on('exit', code => reject(new Error(`cube_view --serve exited with ${code}`)));
+        });
+        const u = new URL(url);
+        const page = await (await fetch(url)).text();
+        const m = /<script type="application\/json" id="cube-data">([\s\S]*?)<\/script>/.exec(page);
+        const sdata = JSON.parse(m[1]);
+        let queries = 0;
+        const served = CubeModel.open(sdata, {token: u.searchParams.get('token'), base: u.origin,
+                                              fetch: (q) => { queries++; return fetch(q); }});
+        const time = data.metrics.findIndex(x => x.kind === 'stored');
+        const thread = data.system.findIndex(x => x.kind === 'thread');
+        const states = [
+            {selection: {metric: [{id: time}], call: [{id: 0}]}},
+            {selection: {metric: [{id: time, expanded: true}], call: [{id: 0, expanded: true}, {id: 1}]}, mode: {call: 'metricroot', system: 'peer'}},
+            {callTab: 'flat', selection: {metric: [{id: time}], flat: [{region: data.cnodes[0].region, part: 'sub'}]}, mode: {system: 'callsel'}},
+            {order: ['metric', 'system', 'call'], selection: {metric: [{id: time}], system: [{id: thread}]}, mode: {call: 'syssel'}},
+            {order: ['call', 'metric', 'system'], selection: {metric: [{id: time}], call: [{id: 0}]}},
+            {order: ['system', 'call', 'metric'], selection: {system: [{id: 0}], call: [{id: 0}]}},
+        ];
+        const ch = new Checker(`${base}: served compute() = embedded compute()`);
+        for (const st of states) {
+            const a = await embedded.compute(st), b = await served.compute(st);
+            for (const p of ['metric', 'call', 'system'])
+                for (const k of ['incl', 'excl', 'sub'])
+                    if (a[p][k]) {
+                        const scale = Math.max(0, ...Array.from(a[p].absIncl).filter(Number.isFinite).map(Math.abs));
+                        for (let i = 0; i < a[p][k].length; i++)
+                            ch.cmp(`${JSON.stringify(st)} ${p}.${k}[${i}]`, Number.isNaN(a[p][k][i]) ? null : a[p][k][i], b[p][k][i], scale);
+                    }
+        }
+        ch.report();
+        const before = queries;
+        await served.compute(states[0]);
+        if (queries === before) ok(`${base}: served answers are cached per query`);
+        else notOk(`${base}: served answers are cached per query`, [`${queries - before} new queries`]);
+    } catch (e) {
+        notOk(`${base}: served backend: ${e.message}`);
+    } finally {
+        server.kill('SIGTERM');
+    }
+}
+
+/* A synthetic experiment of the size of make perf's (32 000 call paths,
+ * 16 threads, 4 metrics): a click must be recomputed well within 100 ms. */
+async function testPerformance() {
+    const nC = 32000, nT = 16, nR = 500;
+    const cnodes = [];
+    for (let i = 0; i < nC; i++)
+        cnodes.push({region: i % nR, parent: i === 0 ? -1 : Math.floor((i - 1) / 3), mod: '', line: -1});
+    const system = [{kind: 'machine', name: 'm', parent: -1, index: 0}, {kind: 'node', name: 'n', parent: 0, index: 0}];
+    for (let p = 0; p < 4; p++) {
+        system.push({kind: 'process', name: 'p' + p, parent: 1, index: p, rank: p});
+        const pi = system.length - 1;
+        for (let t = 0; t < 4; t++)
+            system.push({kind: 'thread', name: 't' + t, parent: pi, index: p * 4 + t, rank: p});
+    }
+    const metrics = [
+        {name: 'time', uniq: 'time', dtype: 'DOUBLE', combine: 'sum', kind: 'stored', parent: -1},
+        {name: 'comp', uniq: 'comp', dtype: 'DOUBLE', combine: 'sum', kind: 'stored', parent: 0},
+        {name: 'visits', uniq: 'visits', dtype: 'UINT64', combine: 'sum', kind: 'stored', parent: -1},
+        {name: 'max', uniq: 'max', dtype: 'MAXDOUBLE', combine: 'max', kind: 'stored', parent: -1},
+    ];
+    const values = {};
+    const idx = Buffer.alloc(nC * 4);
+    for (let c = 0; c < nC; c++) idx.writeInt32LE(c, c * 4);
+    metrics.forEach((m, k) => {
+        const buf = Buffer.alloc(nC * nT * 8);
+        for (let i = 0; i < nC * nT; i++) buf.writeDoubleLE(((i * 7919 + k) % 1000) / (k === 1 ? 200 : 100), i * 8);
+        values[String(k)] = {cnodes: idx.toString('base64'), data: buf.toString('base64')};
+    });
+    const data = {format: 1, file: 'synthetic', served: false, attributes: {}, metrics, regions:
+                  Array.from({length: nR}, (_, i) => ({name: 'r' + i, mod: '', begin: -1, end: -1})),
+                  cnodes, system, topologies: [], values, external: null, stat: null};
+    let t0 = performance.now();
+    const model = CubeModel.open(data);
+    let st = {selection: {metric: [{id: 0}], call: [{id: 0}], system: [{id: 2}]}};
+    await model.compute(st);
+    const first = performance.now() - t0;
+    const clicks = [
+        {selection: {metric: [{id: 0}], call: [{id: 5}], system: [{id: 2}]}, mode: {system: 'peer'}},
+        {selection: {metric: [{id: 0, expanded: true}], call: [{id: 5}], system: [{id: 2}]}},
+        {selection: {metric: [{id: 3}], call: [{id: 1}], system: [{id: 2}]}},
+        {callTab: 'flat', selection: {metric: [{id: 0}], flat: [{region: 3, part: 'incl'}], system: [{id: 2}]}},
+        {order: ['metric', 'system', 'call'], selection: {metric: [{id: 2}], system: [{id: 2}], call: [{id: 0}]}, mode: {call: 'syssel'}},
+    ];
+    /* CPU time, not wall-clock time: the tests share the machine */
+    const times = [], walls = [];
+    for (const c of clicks) {
+        const c0 = process.cpuUsage();
+        t0 = performance.now();
+        await model.compute(c);
+        walls.push(performance.now() - t0);
+        const used = process.cpuUsage(c0);
+        times.push((used.user + used.system) / 1000);
+    }
+    const worst = Math.max(...times);
+    console.log(`# 32000 call paths x 16 threads: open + first view ${first.toFixed(0)} ms, clicks ` +
+                `${times.map(t => t.toFixed(0)).join(', ')} ms CPU (${walls.map(t => t.toFixed(0)).join(', ')} ms wall)`);
+    if (worst < 100) ok(`a click on 32000 call paths x 16 threads is recomputed in ${worst.toFixed(0)} ms of CPU time`);
+    else notOk(`a click on 32000 call paths x 16 threads is recomputed in ${worst.toFixed(0)} ms of CPU time (100 at most)`);
+}
+
 async function main() {
     if (!fs.existsSync(path.join(BIN, 'cube_view'))) {
         notOk(`cube_view is built (${path.join(BIN, 'cube_view')})`);
         process.exit(1);
     }
     testFormatColour();
-    const only = process.argv.slice(2);
-    for (const f of only.length ? only : FILES) {
+    /* arguments: the files to compare (default: all below), or --extra for
+     * the served backend and the performance check alone */
+    const args = process.argv.slice(2), extra = args[0] === '--extra';
+    const only = extra ? [] : args;
+    for (const f of extra ? [] : only.length ? only : FILES) {
         try {
             await testFile(f);
         } catch (e) {
             notOk(`${path.basename(f)}: ${e.message}`);
         }
     }
-    try {
+    if (!extra) try {
         await testApi('testdata/cube/scorep-1.1_profile.cube');
     } catch (e) {
         notOk(`API checks: ${e.message}`);
+    }
+    if (!only.length || extra) {
+        await testServed('testdata/cube/scorep-1.1_profile.cube');
+        await testServed('testdata/cube/scalasca-bgpBT_experiment1.cube');
+        await testPerformance();
     }
     console.log(`# ${checks} checks, ${failures} failed`);
     process.exit(failures ? 1 : 0);
