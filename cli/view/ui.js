@@ -436,6 +436,34 @@
 
   function toggle(kind, key) { setExpanded(kind, key, !ui.expanded[treeKind(kind)].has(key)); }
 
+  /* The manual's "Expand subtree" / "Collapse subtree": at most this many nodes get
+   * expanded at once, so that a large call tree stays responsive. */
+  const MAX_SUBTREE_EXPAND = 2000;
+  function setSubtree(kind, key, exp) {
+    const t = treeKind(kind), a = adapter(t);
+    const queue = [key], changed = [];
+    while (queue.length && changed.length < MAX_SUBTREE_EXPAND) {
+      const k = queue.shift(), kids = a.children(t, k);
+      if (!kids.length) continue;
+      if (exp !== ui.expanded[t].has(k)) { if (exp) ui.expanded[t].add(k); else ui.expanded[t].delete(k); changed.push(k); }
+      for (const c of kids) queue.push(c);
+    }
+    if (!changed.length) return;
+    if (!exp) {
+      /* Selections inside the collapsed subtree move to its top, as with one node. */
+      const keep = ui.selected[t].filter(function (k) {
+        for (let q = a.parent(t, k); q !== null; q = a.parent(t, q)) if (q === key) return false;
+        return true;
+      });
+      if (keep.length !== ui.selected[t].length && keep.indexOf(key) < 0) keep.push(key);
+      ui.selected[t] = keep;
+    }
+    renderTree(kind);
+    if (ui.selected[t].some(function (k) { return changed.indexOf(k) >= 0 || k === key; })) requestUpdate();
+    else applyValues(kind);
+    if (changed.length >= MAX_SUBTREE_EXPAND) setStatus('Expanded the first ' + MAX_SUBTREE_EXPAND + ' nodes of the subtree');
+  }
+
   function collapseAll(kind) {
     const t = treeKind(kind);
     const hadSelected = ui.selected[t].some(function (k) { return ui.expanded[t].has(k); });
@@ -491,7 +519,11 @@
   function treeClick(kind, ev) {
     const li = ev.target.closest('li.node');
     if (!li || !ui.panes[kind].box.contains(li)) return;
-    if (ev.target.closest('.toggle')) { toggle(kind, li._key); return; }
+    if (ev.target.closest('.toggle')) {
+      if (ev.shiftKey) setSubtree(kind, li._key, !ui.expanded[treeKind(kind)].has(li._key));
+      else toggle(kind, li._key);
+      return;
+    }
     select(kind, li._key, ev.ctrlKey || ev.metaKey);
   }
 
@@ -539,6 +571,9 @@
         break;
       case 'Enter': case ' ':
         if (curKey !== null) toggle(kind, curKey);
+        break;
+      case '*':
+        if (curKey !== null) setSubtree(kind, curKey, true);
         break;
       default: return;
     }
@@ -635,12 +670,15 @@
         const res = await ui.model.compute(state);
         if (ui.dirty) continue;
         ui.result = res;
+        if (ui.lastError) { ui.lastError = null; ui.note = null; ui.noteError = false; }
         drawAll();
       }
+      ui.lastError = null;
     } catch (e) {
+      /* Reported in the status line; the page stays usable for the next click. */
+      ui.lastError = e;
+      ui.dirty = false;
       setStatus('Error: ' + (e && e.message ? e.message : e), true);
-      console.error(e);
-      throw e;
     } finally {
       ui.computing = false;
       document.body.dataset.busy = 'false';
@@ -779,6 +817,7 @@
       markTabs();
       if (CubeUI.setupViews) CubeUI.setupViews();
       await requestUpdate();
+      if (ui.lastError) throw ui.lastError;
       readyResolve();
     } catch (e) {
       showStatus('Error: ' + (e && e.message ? e.message : e), true);

@@ -30,7 +30,7 @@
     for (let n = 1; n <= planes; n++) {
       const rows = Math.ceil(planes / n);
       const c = Math.floor(Math.min(32, (width - (n - 1) * gap) / (n * sx), (height - rows * (labelH + gap)) / (rows * sy)));
-      if (c > cell) { cell = c; perRowBest = n; }
+      if (c >= cell) { cell = c; perRowBest = n; }
       if (n * sx * 6 > width) break;
     }
     if (cell === 6) perRowBest = Math.max(1, Math.floor((width + gap) / (sx * cell + gap)));
@@ -237,7 +237,7 @@
     if (!st) return;
     document.getElementById('stat-box').hidden = false;
     const sel = el('select', {id: 'stat-pattern', 'data-role': 'pattern', title: 'Pattern shown in the box plot'},
-      [el('option', {value: '', text: 'Patterns of the selected metrics (else all)'})]);
+      [el('option', {value: '', text: 'Selected metrics (else all)'})]);
     st.patterns.forEach(function (p, i) { sel.appendChild(el('option', {value: String(i), text: p.name})); });
     sel.addEventListener('change', function () { drawStat(true); });
     const h = document.querySelector('#stat-box h2');
