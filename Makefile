@@ -385,6 +385,7 @@ perf: all $(GEN_BIN) $(GEN_LT_BIN) $(RW_BIN)
 	GEN=$(GEN_BIN) RW=$(RW_BIN) bash bench/perf/run.sh $(BUILD)/bin
 	GEN_LT=$(GEN_LT_BIN) bash bench/perf/run_linktest.sh $(BUILD)/bin
 	GEN=$(GEN_BIN) RW=$(RW_BIN) bash bench/perf/run_huge.sh $(BUILD)/bin
+	GEN=$(GEN_BIN) bash bench/perf/run_view.sh $(BUILD)/bin
 
 # --- fuzzing -------------------------------------------------------------------
 # make fuzz: the libFuzzer harnesses fuzz/fuzz_*.c (clang, ASan + UBSan) in

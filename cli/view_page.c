@@ -26,24 +26,33 @@ extern const size_t view_asset_page_len, view_asset_css_len, view_asset_script_l
 void view_json_string(FILE *fp, const char *s)
 {
     fputc('"', fp);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
+    const unsigned char *p = (const unsigned char *)s;
+    for (;;) {
+        /* the plain run first, in one write */
+        const unsigned char *q = p;
+        while (*q >= 0x20 && *q != '"' && *q != '\\' && *q != '<' && *q != 0xe2)
+            q++;
+        fwrite(p, 1, (size_t)(q - p), fp);
+        if (!*q)
+            break;
+        switch (*q) {
         case '"': fputs("\\\"", fp); break;
         case '\\': fputs("\\\\", fp); break;
         case '\n': fputs("\\n", fp); break;
         case '\r': fputs("\\r", fp); break;
         case '\t': fputs("\\t", fp); break;
         case '<': fputs("\\u003c", fp); break;
-        default:
-            if (*p < 0x20)
-                fprintf(fp, "\\u%04x", *p);
-            else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+        case 0xe2:
+            if (q[1] == 0x80 && (q[2] == 0xa8 || q[2] == 0xa9)) {
                 /* U+2028, U+2029: line ends to older JavaScript */
-                fprintf(fp, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
-                p += 2;
+                fprintf(fp, "\\u%04x", q[2] == 0xa8 ? 0x2028 : 0x2029);
+                q += 2;
             } else
-                fputc(*p, fp);
+                fputc(*q, fp);
+            break;
+        default: fprintf(fp, "\\u%04x", *q);
         }
+        p = q + 1;
     }
     fputc('"', fp);
 }
@@ -85,23 +94,39 @@ typedef struct {
     FILE *fp;
     unsigned char in[3];
     size_t n;
+    size_t len;      /* characters waiting in out */
+    char out[16384]; /* written in large pieces: one fwrite per group is slow */
 } base64;
 
-static void base64_flush(base64 *b)
+static void base64_group(base64 *b)
 {
     static const char digits[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    if (!b->n)
-        return;
     unsigned long w = (unsigned long)b->in[0] << 16;
     if (b->n > 1)
         w |= (unsigned long)b->in[1] << 8;
     if (b->n > 2)
         w |= b->in[2];
-    char out[4] = {digits[(w >> 18) & 63], digits[(w >> 12) & 63],
-                   b->n > 1 ? digits[(w >> 6) & 63] : '=', b->n > 2 ? digits[w & 63] : '='};
-    fwrite(out, 1, 4, b->fp);
+    if (b->len + 4 > sizeof b->out) {
+        fwrite(b->out, 1, b->len, b->fp);
+        b->len = 0;
+    }
+    char *o = b->out + b->len;
+    o[0] = digits[(w >> 18) & 63];
+    o[1] = digits[(w >> 12) & 63];
+    o[2] = b->n > 1 ? digits[(w >> 6) & 63] : '=';
+    o[3] = b->n > 2 ? digits[w & 63] : '=';
+    b->len += 4;
     b->n = 0;
+}
+
+/* Write what is pending, the last group padded. */
+static void base64_flush(base64 *b)
+{
+    if (b->n)
+        base64_group(b);
+    fwrite(b->out, 1, b->len, b->fp);
+    b->len = 0;
 }
 
 static void base64_put(base64 *b, uint64_t v, size_t bytes)
@@ -109,7 +134,7 @@ static void base64_put(base64 *b, uint64_t v, size_t bytes)
     for (size_t i = 0; i < bytes; i++) {
         b->in[b->n++] = (unsigned char)(v >> (8 * i));
         if (b->n == 3)
-            base64_flush(b);
+            base64_group(b);
     }
 }
 
@@ -455,21 +480,29 @@ static int write_metric_values(FILE *fp, const cube_t *c, const cube_metric *m, 
     double neutral = cube_combine_neutral(how);
     fprintf(fp, "%s\"%zu\":{\"cnodes\":\"", *first ? "\n" : ",\n", cube_metric_index(m));
     *first = 0;
-    base64 b = {fp, {0}, 0};
+    base64 *b = malloc(sizeof *b);
+    if (!b) {
+        cube_view_free(v);
+        cli_error("out of memory");
+        return -1;
+    }
+    b->fp = fp;
+    b->n = b->len = 0;
     for (size_t i = 0; i < ncn; i++)
         if (rows[i])
-            base64_put(&b, (uint32_t)i, 4);
-    base64_flush(&b);
+            base64_put(b, (uint32_t)i, 4);
+    base64_flush(b);
     fputs("\",\"data\":\"", fp);
     for (size_t i = 0; i < ncn; i++) {
         if (!rows[i])
             continue;
         for (size_t t = 0; t < width; t++) {
             double d = rows[i][t];
-            base64_double(&b, how != CUBE_COMBINE_SUM && d == neutral ? NAN : d);
+            base64_double(b, how != CUBE_COMBINE_SUM && d == neutral ? NAN : d);
         }
     }
-    base64_flush(&b);
+    base64_flush(b);
+    free(b);
     fputs("\"}", fp);
     cube_view_free(v);
     return 0;

@@ -41,6 +41,20 @@
 #include <unistd.h>
 
 enum { DIM_METRIC, DIM_CALL, DIM_SYSTEM };
+
+/* The last answers, by their query: a page asks again for what it showed
+ * before (a selection clicked back), and the answer of a large call tree
+ * takes longer to format than to compute.  Bounded in count and bytes. */
+enum { ANSWERS_MAX = 8 };
+#define ANSWER_BYTES_MAX ((size_t)256 * 1024 * 1024)
+typedef struct {
+    char *key[ANSWERS_MAX];
+    char *body[ANSWERS_MAX];
+    size_t len[ANSWERS_MAX];
+    unsigned long long used[ANSWERS_MAX]; /* when last used (0: empty) */
+    unsigned long long clock;
+    size_t bytes;
+} answer_cache;
 static const char *const dim_names[] = {"metric", "call", "system"};
 
 /* What is computed for one metric, when first needed. */
@@ -48,6 +62,7 @@ typedef struct {
     cube_view *view[2][2]; /* [metric flavour][0: call-inclusive, 1: call-exclusive] */
     cube_flat *flat[2];    /* from the call-exclusive view */
     double *total[2];      /* per thread, over all call paths */
+    double *agg[2][2];     /* per call path over all threads, as view[][] */
     unsigned char failed[2]; /* a view of this metric flavour cannot be made (derived) */
 } metric_cache;
 
@@ -62,6 +77,7 @@ typedef struct {
     metric_cache *cache;
     double *tree[2]; /* the metric tree's values when it is the leftmost tree */
     int tree_failed;
+    answer_cache answers;
 } server;
 
 /* ------------------------------------------------------------------------
@@ -114,6 +130,27 @@ static const double *get_total(server *s, size_t m, int mflav)
     return mc->total[mflav];
 }
 
+/* Per call path, the values of view[mflav][excl] combined over all
+ * threads (cube_combine_neutral where the view has no row). */
+static const double *get_agg(server *s, size_t m, int mflav, int excl)
+{
+    metric_cache *mc = &s->cache[m];
+    if (!mc->agg[mflav][excl]) {
+        const cube_view *v = get_view(s, m, mflav, excl);
+        if (!v)
+            return NULL;
+        double *a = malloc((s->nc + 1) * sizeof *a);
+        if (!a)
+            return NULL;
+        cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+        const double *const *rows = cube_view_rows(v);
+        for (size_t i = 0; i < s->nc; i++)
+            a[i] = rows[i] ? cube_combine_values(how, rows[i], s->nt) : cube_combine_neutral(how);
+        mc->agg[mflav][excl] = a;
+    }
+    return mc->agg[mflav][excl];
+}
+
 static void free_caches(server *s)
 {
     for (size_t m = 0; s->cache && m < s->nm; m++) {
@@ -122,12 +159,72 @@ static void free_caches(server *s)
             cube_view_free(s->cache[m].view[f][1]);
             cube_flat_free(s->cache[m].flat[f]);
             free(s->cache[m].total[f]);
+            free(s->cache[m].agg[f][0]);
+            free(s->cache[m].agg[f][1]);
         }
     }
     free(s->cache);
     free(s->tree[0]);
     free(s->tree[1]);
     free(s->sys);
+    for (size_t i = 0; i < ANSWERS_MAX; i++) {
+        free(s->answers.key[i]);
+        free(s->answers.body[i]);
+    }
+}
+
+/* A copy of the cached answer to `key` (malloc'ed, *len bytes), or NULL. */
+static char *answer_lookup(answer_cache *a, const char *key, size_t *len)
+{
+    for (size_t i = 0; i < ANSWERS_MAX; i++) {
+        if (a->key[i] && strcmp(a->key[i], key) == 0) {
+            char *copy = malloc(a->len[i] + 1);
+            if (!copy)
+                return NULL;
+            memcpy(copy, a->body[i], a->len[i]);
+            *len = a->len[i];
+            a->used[i] = ++a->clock;
+            return copy;
+        }
+    }
+    return NULL;
+}
+
+/* Keep a copy of an answer, dropping the least recently used ones to stay
+ * within the bounds; nothing when it does not fit or memory is short. */
+static void answer_store(answer_cache *a, const char *key, const char *body, size_t len)
+{
+    if (len > ANSWER_BYTES_MAX / 2)
+        return;
+    for (;;) {
+        size_t free_slot = ANSWERS_MAX, oldest = ANSWERS_MAX;
+        for (size_t i = 0; i < ANSWERS_MAX; i++) {
+            if (!a->key[i])
+                free_slot = i;
+            else if (oldest == ANSWERS_MAX || a->used[i] < a->used[oldest])
+                oldest = i;
+        }
+        if (free_slot < ANSWERS_MAX && a->bytes + len <= ANSWER_BYTES_MAX) {
+            char *k = strdup(key), *b = malloc(len + 1);
+            if (!k || !b) {
+                free(k);
+                free(b);
+                return;
+            }
+            memcpy(b, body, len);
+            a->key[free_slot] = k;
+            a->body[free_slot] = b;
+            a->len[free_slot] = len;
+            a->used[free_slot] = ++a->clock;
+            a->bytes += len;
+            return;
+        }
+        a->bytes -= a->len[oldest];
+        free(a->key[oldest]);
+        free(a->body[oldest]);
+        a->key[oldest] = a->body[oldest] = NULL;
+        a->used[oldest] = 0;
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -151,6 +248,7 @@ typedef struct {
     selection *sel[3];
     size_t nsel[3];
     int flat_sel;    /* the call selection is of the flat profile (fsel) */
+    char *key;       /* the parameters that decide the answer, for the cache */
     char error[200];
 } query;
 
@@ -158,6 +256,7 @@ static void query_free(query *q)
 {
     for (int d = 0; d < 3; d++)
         free(q->sel[d]);
+    free(q->key);
 }
 
 /* Is dimension d left of the pane asked for? */
@@ -316,6 +415,18 @@ static int parse_query(server *s, struct MHD_Connection *conn, query *q)
             snprintf(q->error, sizeof q->error, "%s: given more than once", ps[i].name);
             return -1;
         }
+    }
+    size_t key_len = 8;
+    for (int i = P_PANE; i < P_UNKNOWN; i++)
+        key_len += (ps[i].value ? strlen(ps[i].value) : 0) + 2;
+    if (!(q->key = malloc(key_len))) {
+        snprintf(q->error, sizeof q->error, "out of memory");
+        return -1;
+    }
+    q->key[0] = '\0';
+    for (int i = P_PANE; i < P_UNKNOWN; i++) {
+        strcat(q->key, ps[i].value ? ps[i].value : "");
+        strcat(q->key, "&");
     }
     const char *pane = ps[P_PANE].value;
     if (!pane) {
@@ -484,19 +595,24 @@ static void add_value(double *acc, int *first, double v)
     *first = 0;
 }
 
+/* The metric tree's values as the leftmost tree (each metric over
+ * everything), both flavours; made before the first request, as the
+ * page's first view needs them. */
+static void make_tree_values(server *s)
+{
+    for (int f = 0; f < 2 && !s->tree_failed; f++) {
+        cube_status st;
+        s->tree[f] = malloc((s->nm + 1) * sizeof *s->tree[f]);
+        if (!s->tree[f] ||
+            cube_metric_tree_values(s->c, f ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
+                                    s->tree[f], &st) != 0)
+            s->tree_failed = 1;
+    }
+}
+
 static int pane_metric(server *s, const query *q, answer *ans, double *vec, system_sums *sums)
 {
     if (!left_of_pane(q, DIM_CALL) && !left_of_pane(q, DIM_SYSTEM)) {
-        for (int f = 0; f < 2 && !s->tree_failed; f++) {
-            if (!s->tree[f]) {
-                cube_status st;
-                s->tree[f] = malloc((s->nm + 1) * sizeof *s->tree[f]);
-                if (!s->tree[f] ||
-                    cube_metric_tree_values(s->c, f ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
-                                            s->tree[f], &st) != 0)
-                    s->tree_failed = 1;
-            }
-        }
         if (s->tree_failed)
             return -1;
         for (size_t m = 0; m < s->nm; m++) {
@@ -546,6 +662,13 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
                 f = get_flat(s, m, mflav);
             else
                 v = get_view(s, m, mflav, p);
+            const double *agg =
+                !q->flat && !left_of_pane(q, DIM_SYSTEM) ? get_agg(s, m, mflav, p) : NULL;
+            if (agg) {
+                for (size_t i = 0; i < ans->n; i++)
+                    add_value(&ans->a[p][i], &first[i], defined(how, agg[i]));
+                continue;
+            }
             for (size_t i = 0; i < ans->n; i++) {
                 const double *row = NULL;
                 if (f)
@@ -750,7 +873,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return reply_error(conn, q.error);
     }
     size_t len = 0;
-    char *body = answer_query(s, &q, &len);
+    char *body = answer_lookup(&s->answers, q.key, &len);
+    if (!body && (body = answer_query(s, &q, &len)))
+        answer_store(&s->answers, q.key, body, len);
     query_free(&q);
     if (!body)
         return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -801,6 +926,8 @@ int view_serve(const cube_t *c, const char *page, size_t len, unsigned port)
         cli_error("out of memory");
         return -1;
     }
+
+    make_tree_values(&s);
 
     /* SIGINT and SIGTERM (and SIGHUP) are waited for by this thread; the
      * daemon's thread inherits the mask and never sees them */

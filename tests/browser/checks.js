@@ -86,26 +86,30 @@ class FileChecks {
     }
     // compare page rows with expected values; expect(row) -> number|null, or
     // undefined to leave the row out
-    compare(text, rows, expect) {
+    // (`scale`: the magnitude of the terms of the expected values, for
+    // values that are differences, such as metric-exclusive ones)
+    compare(text, rows, expect, scale = 0) {
         const pairs = [];
         for (const r of rows) {
             const w = expect(r);
             if (w !== undefined) pairs.push({ r, w });
         }
-        const floor = floorOf(pairs.map((p) => p.w));
+        const floor = floorOf([scale, ...pairs.map((p) => p.w)]);
         const bad = pairs.filter(({ r, w }) => !near(pageNumber(r.value), w, floor));
         return this.h.ok(pairs.length > 0 && bad.length === 0, this.name(`${text} (${pairs.length} values)`),
             pairs.length === 0 ? ['no value compared'] :
                 bad.slice(0, 6).map(({ r, w }) => `id ${r.id}${r.part ? ' ' + r.part : ''}${r.expanded ? ' expanded' : ''}: page '${r.value}', cube_dump ${w}`));
     }
+    // cube_dump's --mode for a mode of the page
+    dumpMode(mode) { return mode === 'external' ? `external=${this.opts.external}` : mode; }
     aggr(m, flavourX, flavourZ, mode, extra = []) {
         const rows = this.h.dump(this.file, ['-m', this.d.metrics[m].uniq_name, '-t', 'aggr', '-x', flavourX, '-z', flavourZ,
-            `--mode=${mode}`, ...extra]);
+            `--mode=${this.dumpMode(mode)}`, ...extra]);
         return new Map(rows.map((r) => [this.d.cnodeIndex.get(r.cnode_id), r.value]));
     }
     perThread(m, c, flavourX, flavourZ, mode, threads = null) {
         const args = ['-m', this.d.metrics[m].uniq_name, '-c', String(this.d.calltree[c].cnode_id), '-x', flavourX, '-z', flavourZ,
-            `--mode=${mode}`];
+            `--mode=${this.dumpMode(mode)}`];
         if (threads) args.push('-t', threads);
         return new Map(this.h.dump(this.file, args).map((r) => [r.location, r.value]));
     }
@@ -119,7 +123,7 @@ class FileChecks {
         const d = this.d;
         const bad = structureMatches(defs, d);
         if (!h.ok(bad.length === 0, this.name('the page defines the metrics, call paths, regions and threads cube_dump lists'), bad)) return;
-        const m = pickMetric(d);
+        const m = this.opts.metric ? d.metrics.findIndex((x) => x.uniq_name === this.opts.metric) : pickMetric(d);
         const mname = d.metrics[m].uniq_name;
         const combineKind = defs.metrics[m].combine || 'sum';
         h.note(`${this.label}: metric ${mname} (${combineKind})`);
@@ -142,7 +146,11 @@ class FileChecks {
         // --- call pane = cube_dump -t aggr ------------------------------------
         await this.step('select the metric', () => v.select('metric', m));
         await this.step('reveal a deep call path', () => v.reveal('call', deep));
-        const modesOfCall = MODES.filter((x) => x !== 'external');
+        const modesOfCall = MODES.filter((x) => x !== 'external' || this.opts.external);
+        if (!this.opts.external) {
+            h.ok(!enabled('call', 'external') && !enabled('system', 'external'),
+                this.name('without --external the external mode is not offered'), ['the option is enabled']);
+        }
         for (const mode of modesOfCall) {
             await this.step(`call pane, mode ${mode}`, async () => {
                 if (!enabled('call', mode)) {
@@ -183,11 +191,42 @@ class FileChecks {
             const rows = (await v.read('call')).filter((r) => !r.part);
             const inc = this.aggr(m, 'excl', 'incl', 'absolute'), exc = this.aggr(m, 'excl', 'excl', 'absolute');
             this.compare(`call pane, metric ${mname} expanded = cube_dump -t aggr -x excl`, rows,
-                (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id));
+                (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id), total('incl'));
             await v.setExpanded('metric', m, false);
             st = await v.nodeState('metric', m);
             h.ok(near(pageNumber(st.value), total('incl'), 1e-12 * Math.abs(total('incl'))),
                 this.name(`metric pane: ${mname} collapsed again shows its inclusive total`), [`page '${st.value}'`]);
+        });
+
+        // --- metric pane: every visible metric, absolute and own root percent -------
+        await this.step('metric pane modes', async () => {
+            await v.setExpanded('metric', m, true);
+            const totalOf = (i, x) => {
+                const dm = d.metrics[i];
+                if (dm.val === 'VOID' || /DERIVED/.test(dm.kind || '')) return null;
+                const rows = h.dump(this.file, ['-m', dm.uniq_name, '-t', 'aggr', '-x', x, '-z', 'incl', '-c', 'roots']);
+                return combine(defs.metrics[i].combine || 'sum', rows.map((r) => r.value));
+            };
+            const rootOf = (i) => { while (defs.metrics[i].parent >= 0) i = defs.metrics[i].parent; return i; };
+            const usable = (i) => totalOf(i, 'incl') !== null &&
+                defs.metrics.every((c, k) => c.parent !== i || totalOf(k, 'incl') !== null);
+            for (const mode of ['absolute', 'ownroot']) {
+                if (!enabled('metric', mode)) { h.ok(false, this.name(`metric pane: mode ${mode} offered`)); continue; }
+                await v.setMode('metric', mode);
+                const rows = (await v.read('metric')).filter((r) => usable(r.id) && usable(rootOf(r.id)));
+                const scale = Math.max(...rows.map((r) => Math.abs(totalOf(r.id, 'incl') || 0)));
+                this.compare(`metric pane, ${mname} expanded, mode ${mode}: each visible metric's total over call paths and threads (cube_dump -t aggr -c roots)`,
+                    rows, (r) => {
+                        const x = r.expanded ? 'excl' : 'incl';
+                        const t = totalOf(r.id, x);
+                        if (mode === 'absolute') return t;
+                        const root = totalOf(rootOf(r.id), 'incl');
+                        return root ? 100 * t / root : null;
+                    }, mode === 'absolute' ? scale : 0);
+            }
+            await v.setMode('metric', 'absolute');
+            await v.setExpanded('metric', m, false);
+            await v.select('metric', m);
         });
 
         // --- a call path collapsed/expanded switches inclusive/exclusive ------------
@@ -214,7 +253,19 @@ class FileChecks {
             await v.select('call', c1);
             await this.revealThreads();
         });
-        for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel', 'peer', 'peerdist']) {
+        // an expanded machine has no value of its own, in the tree and in the
+        // selected-value widget ("the severity values for expanded system
+        // nodes are shown as undefined")
+        await this.step('an expanded machine selected', async () => {
+            const mach = defs.system.findIndex((x) => x.kind === 'machine');
+            await v.setExpanded('system', mach, true);
+            await v.select('system', mach);
+            const st = await v.nodeState('system', mach);
+            const sv = await v.selectedValue('system');
+            h.ok(st.value === '' && sv === '', this.name(`system pane: machine ${mach} expanded and selected shows no value, nor does the selected-value widget`),
+                [`node data-value '${st.value}', widget data-value '${sv}'`]);
+        });
+        for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel', 'peer', 'peerdist', ...(this.opts.external ? ['external'] : [])]) {
             await this.step(`system pane, mode ${mode}`, async () => {
                 if (!enabled('system', mode)) { h.ok(false, this.name(`system pane: mode ${mode} offered`), ['the option is missing or disabled']); return; }
                 await v.setMode('system', mode);
@@ -246,15 +297,19 @@ class FileChecks {
                 const rows = this.threadRows(await v.read('system'), defs);
                 const st = await v.nodeState('call', c1);
                 const want = this.perThread(m, c1, 'excl', st.expanded ? 'excl' : 'incl', 'absolute');
-                this.compare(`system pane, metric ${mname} expanded = cube_dump per thread -x excl`, rows, (r) => want.get(defs.system[r.id].index));
+                const scale = [...this.perThread(m, c1, 'incl', st.expanded ? 'excl' : 'incl', 'absolute').values()].reduce((a, x) => Math.max(a, Math.abs(x || 0)), 0);
+                this.compare(`system pane, metric ${mname} expanded = cube_dump per thread -x excl`, rows, (r) => want.get(defs.system[r.id].index), scale);
                 await v.setExpanded('metric', m, false);
                 await v.select('metric', m);
             });
         }
 
         // --- multiple selection: the sum (combine) of the selected call paths --------
-        let c2 = defs.cnodes.findIndex((c, i) => i !== c1 && c.parent === defs.cnodes[c1].parent);
-        if (c2 < 0) c2 = defs.cnodes.findIndex((c, i) => i !== c1 && i !== root);
+        // a second call path outside c1's subtree and path (no value counted twice)
+        const ancestors = (i) => { const a = []; for (let p = defs.cnodes[i].parent; p >= 0; p = defs.cnodes[p].parent) a.push(p); return a; };
+        const apart = (i) => i !== c1 && !ancestors(i).includes(c1) && !ancestors(c1).includes(i);
+        let c2 = defs.cnodes.findIndex((c, i) => c.parent === defs.cnodes[c1].parent && apart(i));
+        if (c2 < 0) c2 = defs.cnodes.findIndex((c, i) => apart(i));
         if (c2 >= 0) {
             await this.step('multiple selection', async () => {
                 await v.setExpanded('call', c1, false);
@@ -318,6 +373,7 @@ class FileChecks {
 
         // --- flat profile = cube_dump -r ---------------------------------------------
         await this.step('flat profile', async () => {
+            await v.setOrder('metric,call,system');
             await v.tab('call', 'flat');
             await v.select('metric', m);
             for (const mode of ['absolute', 'ownroot', 'metricroot', 'metricsel']) {
@@ -341,6 +397,35 @@ class FileChecks {
             const want = new Map(perThread.filter((r) => d.regionIndex.get(r.region_id) === row.id).map((r) => [r.location, r[partColumn(row.part)]]));
             this.compare(`flat profile, region ${row.id} ${row.part} selected: system pane = cube_dump -r per thread`, sys,
                 (r) => want.get(defs.system[r.id].index));
+            for (const mode of ['callsel', 'peer']) {
+                await v.setMode('system', mode);
+                const rs = this.threadRows(await v.read('system'), defs);
+                const w = new Map(h.dump(this.file, ['-m', mname, '-r', `--mode=${mode}`]).filter((r) => d.regionIndex.get(r.region_id) === row.id)
+                    .map((r) => [r.location, r[partColumn(row.part)]]));
+                this.compare(`flat profile, region ${row.id} ${row.part} selected: system pane mode ${mode} = cube_dump -r --mode=${mode} per thread`, rs,
+                    (r) => w.get(defs.system[r.id].index));
+            }
+            await v.setMode('system', 'absolute');
+            // expanding a region: its own (exclusive) value, and a Subroutines row
+            const flatRow = (id) => `${v.pane('call')} li.node[data-id="${id}"][data-part]`;
+            const agg = new Map(h.dump(this.file, ['-m', mname, '-r', '-t', 'aggr']).map((r) => [d.regionIndex.get(r.region_id), r]));
+            const withSub = (await v.read('call')).find((r) => r.part && agg.get(r.id) && agg.get(r.id).subroutines);
+            if (withSub) {
+                const li = v.page.locator(flatRow(withSub.id)).first();
+                const before = await li.evaluate((e) => ({ part: e.dataset.part, value: e.querySelector('.value').dataset.value }));
+                await li.locator('.toggle').first().click();
+                await v.idle();
+                const after = await v.page.evaluate((sel) => [...document.querySelectorAll(sel)]
+                    .map((e) => ({ part: e.dataset.part, value: e.querySelector('.value').dataset.value })), flatRow(withSub.id));
+                const w = agg.get(withSub.id);
+                const ex = after.find((x) => x.part === 'excl'), sub = after.find((x) => x.part === 'sub');
+                h.ok(before.part === 'incl' && near(pageNumber(before.value), w.inclusive) && ex && near(pageNumber(ex.value), w.exclusive) &&
+                    sub && near(pageNumber(sub.value), w.subroutines, 1e-12 * Math.abs(w.inclusive)),
+                    this.name(`flat profile: region ${withSub.id} collapsed shows inclusive ${w.inclusive}, expanded exclusive ${w.exclusive} and Subroutines ${w.subroutines}`),
+                    [`before: ${JSON.stringify(before)}, after: ${JSON.stringify(after)}`]);
+                await li.locator('.toggle').first().click();
+                await v.idle();
+            }
             await v.tab('call', 'tree');
         });
 
@@ -359,6 +444,18 @@ class FileChecks {
             await v.idle();
             sel = (await v.read('call')).filter((r) => r.selected).map((r) => r.id);
             h.ok(sel.length === 1 && sel[0] === root, this.name('ArrowUp selects the call path above'), [`selected ${JSON.stringify(sel)}`]);
+            if (before.length > 2) {
+                await v.page.keyboard.press('PageDown');
+                await v.idle();
+                sel = (await v.read('call')).filter((r) => r.selected).map((r) => r.id);
+                const pos = before.findIndex((r) => r.id === sel[0]);
+                h.ok(sel.length === 1 && pos > at + 1, this.name('PageDown moves the selection down by more than one call path'),
+                    [`selected ${JSON.stringify(sel)} at row ${pos}, from row ${at}`]);
+                await v.page.keyboard.press('Home');
+                await v.idle();
+                sel = (await v.read('call')).filter((r) => r.selected).map((r) => r.id);
+                h.ok(sel.length === 1 && sel[0] === before[0].id, this.name('Home selects the first call path'), [`selected ${JSON.stringify(sel)}`]);
+            }
         });
         await this.step('search', async () => {
             const target = deep;
@@ -380,12 +477,51 @@ class FileChecks {
             await v.idle();
         });
 
+        // --- status line and precision settings ------------------------------------------
+        await this.step('status line', async () => {
+            await v.select('metric', m);
+            await v.select('call', root);
+            const text = await v.page.$eval('#status', (e) => e.textContent);
+            const region = defs.regions[defs.cnodes[root].region].name;
+            h.ok(text.includes(defs.metrics[m].name) && text.includes(region),
+                this.name(`the status line names the selected metric (${defs.metrics[m].name}) and call path (${region})`), [`status: '${text}'`]);
+        });
+        await this.step('precision', async () => {
+            const field = (name, scope) => `#precision input[name="${name}"][data-scope="${scope}"]`;
+            const setDigits = async (n) => {
+                await v.page.click('#precision-open');
+                await v.page.fill(field('digits', 'tree'), String(n));
+                await v.page.click('#precision button[value="ok"]');
+                await v.idle();
+            };
+            await v.page.click('#precision-open');
+            const old = await v.page.inputValue(field('digits', 'tree'));
+            const exp = Number(await v.page.inputValue(field('expThreshold', 'tree')));
+            await v.page.click('#precision [data-role="cancel"]');
+            const shown = async () => v.page.evaluate((sel) => {
+                const e = document.querySelector(sel + ' .value');
+                return { text: e.textContent.trim(), value: e.dataset.value };
+            }, v.nodeSel('call', root));
+            const bad = [];
+            for (const n of [5, 1]) {
+                await setDigits(n);
+                const x = await shown();
+                const val = Number(x.value);
+                const want = Math.abs(val) < Math.pow(10, exp) ? val.toFixed(n) : null;
+                if (want !== null && x.text !== want) bad.push(`digits ${n}: shows '${x.text}' for ${x.value}, expected '${want}'`);
+                if (want === null && !new RegExp(`^-?\\d\\.\\d{${n}}e-?\\d+$`).test(x.text)) bad.push(`digits ${n}: shows '${x.text}' for ${x.value}, expected a mantissa with ${n} digits and an exponent`);
+            }
+            await setDigits(old);
+            h.ok(bad.length === 0, this.name('the precision dialog sets the digits of the tree values'), bad);
+        });
+
         // --- topologies ----------------------------------------------------------------
-        const topo = d.topologies.filter((t) => t.topology === 0);
-        if (defs.topologies && defs.topologies.length) {
-            await this.step('topology', async () => {
+        const ntopo = defs.topologies ? defs.topologies.length : 0;
+        for (let k = 0; k < Math.min(ntopo, 3); k++) {
+            const topo = d.topologies.filter((t) => t.topology === k);
+            await this.step(`topology ${k}`, async () => {
                 await v.select('call', c1);
-                await v.tab('system', 'topo-0');
+                await v.tab('system', `topo-${k}`);
                 const cells = await v.page.evaluate((sel) => [...document.querySelectorAll(sel + ' .topology .cell')]
                     .filter((c) => (c.checkVisibility ? c.checkVisibility() : true))
                     .map((c) => ({ coord: c.dataset.coord, id: Number(c.dataset.id), value: c.dataset.value, fill: c.getAttribute('fill') || getComputedStyle(c).fill })),
@@ -399,13 +535,24 @@ class FileChecks {
                     return !s || s.kind !== t.kind || s.index !== t.id;
                 });
                 h.ok(cells.length === topo.length && coords.size === cells.length && wrong.length === 0,
-                    this.name(`topology 0: one cell per coordinate (${topo.length}), each the thread cube_dump -w topologies places there`),
+                    this.name(`topology ${k}: one cell per coordinate (${topo.length}), each the ${topo.length ? topo[0].kind : 'item'} cube_dump -w topologies places there`),
                     [`cells ${cells.length}, distinct coordinates ${coords.size}, expected ${topo.length}`,
                         ...wrong.slice(0, 3).map((c) => `cell ${c.coord}: system ${c.id}`)]);
-                const per = this.perThread(m, c1, 'incl', (await v.nodeState('call', c1)).expanded ? 'excl' : 'incl', 'absolute');
-                this.compare(`topology 0: cell values = cube_dump per thread`, cells.map((c) => ({ id: c.id, value: c.value })),
-                    (r) => (defs.system[r.id] && defs.system[r.id].kind === 'thread' ? per.get(defs.system[r.id].index) : undefined));
-                await v.shot(h, `${this.label}-topology`);
+                if (topo.length && topo[0].kind === 'thread') {
+                    const per = this.perThread(m, c1, 'incl', (await v.nodeState('call', c1)).expanded ? 'excl' : 'incl', 'absolute');
+                    this.compare(`topology ${k}: cell values = cube_dump per thread`, cells.map((c) => ({ id: c.id, value: c.value })),
+                        (r) => (defs.system[r.id] && defs.system[r.id].kind === 'thread' ? per.get(defs.system[r.id].index) : undefined));
+                    const lg = await v.page.evaluate((sel) => {
+                        const e = document.querySelector(sel + ' .topo-box:not([hidden]) .topo-legend, ' + sel + ' .topo-legend');
+                        return e && e.dataset.min !== '' ? { min: Number(e.dataset.min), max: Number(e.dataset.max) } : null;
+                    }, v.pane('system'));
+                    if (lg) {
+                        const bad = cells.filter((c) => !sameColour(c.fill, expectedColour(pageNumber(c.value), lg.min, lg.max)));
+                        h.ok(bad.length === 0, this.name(`topology ${k}: the cells' colours match the topology's legend`),
+                            bad.slice(0, 4).map((c) => `cell ${c.coord} value ${c.value}: ${c.fill}, legend ${lg.min}..${lg.max} gives ${expectedColour(pageNumber(c.value), lg.min, lg.max)}`));
+                    }
+                }
+                await v.shot(h, `${this.label}-topology-${k}`);
                 await v.tab('system', 'tree');
             });
         }

@@ -20,6 +20,7 @@ class Harness {
         this.build = build;
         this.bin = path.join(build, 'bin');
         this.shots = path.join(build, 'screenshots');
+        fs.rmSync(this.shots, { recursive: true, force: true });
         fs.mkdirSync(this.shots, { recursive: true });
         this.logPath = path.join(build, 'check-browser.log');
         this.logFd = fs.openSync(this.logPath, 'w');
@@ -71,7 +72,9 @@ class Harness {
     // cube_dump -s json ARGS FILE, parsed (cached: the same call recurs)
     dump(file, args) {
         const key = file + '\0' + args.join('\0');
-        if (!this.dumpCache.has(key)) this.dumpCache.set(key, JSON.parse(this.run('cube_dump', ['-s', 'json', ...args, file])));
+        if (!this.dumpCache.has(key)) {
+            this.dumpCache.set(key, JSON.parse(this.run('cube_dump', ['-s', 'json', ...args, file], { stdio: ['ignore', 'pipe', 'pipe'] })));
+        }
         return this.dumpCache.get(key);
     }
 
@@ -186,6 +189,9 @@ class View {
         if (reveal) await this.reveal(kind, id);
         const st = await this.nodeState(kind, id);
         if (!st) throw new Error(`${kind} node ${id}: no li.node[data-id="${id}"] in the pane`);
+        // a leaf has nothing to expand
+        const list = this.parents(kind, await this.defs());
+        if (want && !list.some((n) => n.parent === id)) return;
         if (st.expanded !== want) {
             await this.page.locator(this.nodeSel(kind, id)).locator('.toggle').first().click();
             await this.idle();
@@ -195,8 +201,12 @@ class View {
     }
     async select(kind, id, add = false) {
         await this.reveal(kind, id);
-        await this.page.locator(this.nodeSel(kind, id)).locator('.label').first()
-            .click({ modifiers: add ? ['ControlOrMeta'] : [] });
+        const label = this.page.locator(this.nodeSel(kind, id)).locator('.label').first();
+        const box = await label.boundingBox();
+        // an empty name makes an empty label: click the node's row beside it
+        const target = box && box.width > 0 ? label : this.page.locator(this.nodeSel(kind, id)).locator(':scope > *').first();
+        if (target !== label) this.emptyLabels = (this.emptyLabels || 0) + 1;
+        await target.click({ modifiers: add ? ['ControlOrMeta'] : [] });
         await this.idle();
         const st = await this.nodeState(kind, id);
         if (!st.selected) throw new Error(`${kind} node ${id}: clicking .label left data-selected=false`);

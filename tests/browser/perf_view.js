@@ -18,7 +18,7 @@ const path = require('path');
 const http = require('http');
 const { execFileSync, spawnSync } = require('child_process');
 const { pathToFileURL } = require('url');
-const { Harness } = require('./lib');
+const { Harness, View } = require('./lib');
 const { startServer } = require('./test_serve');
 
 function median(xs) { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN; }
@@ -76,23 +76,27 @@ async function main() {
             // since the navigation started, by the page's own clock
             first.push(await p.evaluate(() => window.cubeViewReady.then(() => new Promise((res) =>
                 requestAnimationFrame(() => res(performance.now()))))));
-            // clicks: a metric, then call paths (recompute of the coupled panes)
-            for (const sel of ['section.pane[data-pane="metric"] li.node .label',
-                'section.pane[data-pane="call"] li.node .label']) {
-                const n = await p.evaluate((s) => document.querySelectorAll(s).length, sel);
-                for (let k = 1; k < Math.min(n, 4); k++) {
+            // clicks on metrics, then on call paths (the roots expanded
+            // first, so that there is more than one to click)
+            const v = new View(p);
+            for (const kind of ['metric', 'call']) {
+                await v.setExpanded(kind, 0, true).catch(() => {});
+                await v.idle();
+                const n = await p.evaluate((s) => document.querySelectorAll(s).length, `${v.pane(kind)} li.node .label`);
+                for (let k = 1; k < Math.min(n, 5); k++) {
                     click.push(await p.evaluate(([s, i]) => new Promise((res) => {
                         const label = document.querySelectorAll(s)[i];
                         const t0 = performance.now();
-                        const done = () => requestAnimationFrame(() => res(performance.now() - t0));
+                        let timer = null;
+                        const done = () => { clearTimeout(timer); requestAnimationFrame(() => res(performance.now() - t0)); };
                         const obs = new MutationObserver(() => {
                             if (document.body.dataset.busy === 'false') { obs.disconnect(); done(); }
                         });
                         obs.observe(document.body, { attributes: true, attributeFilter: ['data-busy'] });
                         label.click();
                         // a click that changes nothing sets no busy flag
-                        setTimeout(() => { obs.disconnect(); done(); }, 30000);
-                    }), [sel, k]));
+                        timer = setTimeout(() => { obs.disconnect(); done(); }, 30000);
+                    }), [`${v.pane(kind)} li.node .label`, k]));
                 }
             }
             await p.close();

@@ -5,6 +5,7 @@
 // "not ok - ..." and the summary "N passed, N failed, N skipped", writes the
 // same and the details to BUILD_DIR/check-browser.log and the screenshots to
 // BUILD_DIR/screenshots/; exits 1 when a check failed or none ran.
+// BROWSER_ONLY=REGEX runs the files whose label matches (while developing).
 const fs = require('fs');
 const os = require('os');
 const path = require('path');

@@ -165,6 +165,7 @@ async function concurrency(h, label, file, srv) {
 async function run(h) {
     if (!fs.existsSync(h.tool('cube_view'))) return;
     for (const [label, file] of FILES) {
+        if (process.env.BROWSER_ONLY && !new RegExp(process.env.BROWSER_ONLY).test(label)) continue;
         let srv;
         try {
             srv = await startServer(h, file);

@@ -174,7 +174,7 @@ pycheck "cube_view --external: the other experiment's totals per metric" \
 # experiment's folder) gives the lines around the region's begin line
 mkdir "$TMP/src"
 i=1
-while [ $i -le 100 ]; do echo "line $i </script> <!-- x"; i=$((i + 1)); done >"$TMP/src/bt.f"
+while [ $i -le 100 ]; do printf 'line %d </script> <!-- x\342\200\250\n' $i; i=$((i + 1)); done >"$TMP/src/bt.f"
 sed "s|mod=\"/work/pr26wi/lu64qad/test/supermig/tutorial/BT-MZ/bt.f\"|mod=\"bt.f\"|" "$TRACE" \
     >"$TMP/src/rel.cube"
 sed "s|mod=\"/work/pr26wi/lu64qad/test/supermig/tutorial/BT-MZ/bt.f\"|mod=\"$TMP/src/bt.f\"|" "$TRACE" \
@@ -185,7 +185,8 @@ d = json.load(open(sys.argv[1]))
 main = [r for r in d["regions"] if r["name"] == "MAIN__"][0]
 src = main["source"]
 assert src and src["path"].endswith("bt.f") and src["first"] == 38, src and (src["path"], src["first"])
-assert src["lines"] == ["line %d </script> <!-- x" % i for i in range(38, 79)], src["lines"][:2]
+assert src["lines"] == ["line %d </script> <!-- x\u2028" % i for i in range(38, 79)], src["lines"][:2]
+assert b"\xe2\x80\xa8" not in open(sys.argv[2], "rb").read(), "a raw U+2028 in the page"
 assert all(r["source"] is None for r in d["regions"] if r["name"] != "MAIN__")
 print("ok")
 EOF
@@ -193,8 +194,8 @@ for v in rel abs; do
     run cube_view -o "$TMP/src_$v.html" "$TMP/src/$v.cube"
     python3 "$TMP/data.py" "$TMP/src_$v.html" >"$TMP/src_$v.json" 2>"$TMP/py.err" ||
         sed 's/^/#   /' "$TMP/py.err"
-    pycheck "cube_view: source lines 38-78 around begin line 48 ($v path), '</' kept out of the script" \
-        "$TMP/source.py" "$TMP/src_$v.json"
+    pycheck "cube_view: source lines 38-78 around begin line 48 ($v path), '</' and U+2028 escaped" \
+        "$TMP/source.py" "$TMP/src_$v.json" "$TMP/src_$v.html"
 done
 
 # --- standard output; never a terminal
