@@ -1348,21 +1348,26 @@ var CubeModel = (function () {
     /* The selected value of a pane (absolute): its selected nodes, each
      * collapsed (inclusive) or expanded (exclusive), combined. */
     Model.prototype.selectedAbs = function (pane, abs, state, how) {
-        var k = new Combiner(how), sel, i;
+        /* A selection of nodes that all lack a value (an expanded machine,
+         * a derived metric) has no value either, not a sum of 0. */
+        var k = new Combiner(how), sel, i, x, defined = 0;
         if (pane === 'call' && state.callTab === 'flat') {
             sel = state.selection.flat || [];
             for (i = 0; i < sel.length; i++) {
                 var arr = sel[i].part === 'incl' ? abs.incl : sel[i].part === 'excl' ? abs.excl : abs.sub;
-                k.add(arr[sel[i].region]);
+                x = arr[sel[i].region];
+                defined += x === x;
+                k.add(x);
             }
         } else {
             sel = state.selection[pane] || [];
-            for (i = 0; i < sel.length; i++)
-                k.add(sel[i].expanded ? abs.excl[sel[i].id] : abs.incl[sel[i].id]);
+            for (i = 0; i < sel.length; i++) {
+                x = sel[i].expanded ? abs.excl[sel[i].id] : abs.incl[sel[i].id];
+                defined += x === x;
+                k.add(x);
+            }
         }
-        if (!sel.length)
-            return NaN;
-        return k.result();
+        return defined ? k.result() : NaN;
     };
 
     /* Sum (combine) of the inclusive values of distinct nodes. */
