@@ -587,11 +587,29 @@ typedef struct {
     int parts;
 } answer;
 
-/* Add one metric's values into the answer: a metric's "no value" makes
- * the sum over metrics no value too. */
-static void add_value(double *acc, int *first, double v)
+/* How the selected metrics combine: by their common rule (the largest of
+ * several MAXDOUBLE metrics), else by sum. */
+static cube_combine_rule selection_rule(const server *s, const query *q)
 {
-    *acc = *first ? v : *acc + v;
+    cube_combine_rule how = CUBE_COMBINE_SUM;
+    for (size_t k = 0; k < q->nsel[DIM_METRIC]; k++) {
+        cube_combine_rule r = cube_metric_combine(cube_get_metric(s->c, q->sel[DIM_METRIC][k].id));
+        if (k && r != how)
+            return CUBE_COMBINE_SUM;
+        how = r;
+    }
+    return how;
+}
+
+/* Add one metric's value (NaN: none) into the answer, as the selection
+ * combines: in a sum a metric without a value makes the sum none too; a
+ * maximum or minimum is taken over the metrics that have one. */
+static void add_value(double *acc, int *first, double v, cube_combine_rule how)
+{
+    if (*first || (how != CUBE_COMBINE_SUM && isnan(*acc)))
+        *acc = v;
+    else if (how == CUBE_COMBINE_SUM || !isnan(v))
+        *acc = combine2(how, *acc, v);
     *first = 0;
 }
 
@@ -644,6 +662,7 @@ static void fill(double *a, size_t n, double v)
 static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
 {
     int parts = q->flat ? 3 : 2;
+    cube_combine_rule how_sel = selection_rule(s, q);
     int *first = calloc(ans->n + 1, sizeof *first);
     if (!first)
         return -1;
@@ -666,7 +685,7 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
                 !q->flat && !left_of_pane(q, DIM_SYSTEM) ? get_agg(s, m, mflav, p) : NULL;
             if (agg) {
                 for (size_t i = 0; i < ans->n; i++)
-                    add_value(&ans->a[p][i], &first[i], defined(how, agg[i]));
+                    add_value(&ans->a[p][i], &first[i], defined(how, agg[i]), how_sel);
                 continue;
             }
             for (size_t i = 0; i < ans->n; i++) {
@@ -684,7 +703,7 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
                     val = defined(how, cube_combine_values(how, row, s->nt));
                 else
                     val = defined(how, over_system(s, q, how, row, sums));
-                add_value(&ans->a[p][i], &first[i], val);
+                add_value(&ans->a[p][i], &first[i], val, how_sel);
             }
         }
     }
@@ -695,6 +714,7 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
 static int pane_system(server *s, const query *q, answer *ans, double *vec, system_sums *sums)
 {
     fill(ans->a[0], ans->n, 0);
+    cube_combine_rule how_sel = selection_rule(s, q);
     int *first = calloc(ans->n + 1, sizeof *first);
     if (!first)
         return -1;
@@ -715,7 +735,7 @@ static int pane_system(server *s, const query *q, answer *ans, double *vec, syst
                        : it->kind == VIEW_PROCESS ? sums->process[it->index]
                        : it->kind == VIEW_NODE    ? sums->node[it->index]
                                                   : sums->machine[it->index];
-            add_value(&ans->a[0][i], &first[i], defined(how, v));
+            add_value(&ans->a[0][i], &first[i], defined(how, v), how_sel);
         }
     }
     /* expanded: only threads have values of their own */

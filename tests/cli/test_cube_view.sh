@@ -375,3 +375,51 @@ check(rc == 0, "SIGTERM stops it with exit 0 (got %s)" % rc)
 EOF
 python3 "$TMP/serve.py" "$BIN/cube_view" "$TRACE" 2>"$TMP/serve.err" ||
     { not_ok "cube_view --serve: the test script ran to its end"; sed 's/^/#   /' "$TMP/serve.err" | tail -5; }
+
+# --- --serve on maxima and minima: each metric's call pane as cube_dump
+# gives it (no value: null), and several selected metrics combined as they
+# combine (two maxima: the larger; a sum and a maximum: the sum)
+cat >"$TMP/serve_minmax.py" <<'EOF'
+import json, os, signal, subprocess, sys, urllib.request
+prog, exp = sys.argv[1], sys.argv[2]
+cmd = [prog, "--serve", exp]
+if os.environ.get("VALGRIND") == "1":
+    cmd = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
+           "--errors-for-leak-kinds=definite"] + cmd
+p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+def check(cond, what):
+    print(("ok - " if cond else "not ok - ") + "cube_view --serve minmax.cube: " + what)
+try:
+    base, token = p.stdout.readline().strip().split("/?token=")
+    def pane(q):
+        return json.load(urllib.request.urlopen("%s/api/pane?token=%s&%s" % (base, token, q), timeout=60))
+    def dump(*args):
+        out = subprocess.run([os.path.join(os.path.dirname(prog), "cube_dump"), "-s", "json"] + list(args) + [exp],
+                             stdout=subprocess.PIPE, check=True).stdout
+        return json.loads(out)
+    page = urllib.request.urlopen("%s/?token=%s" % (base, token)).read().decode()
+    import re
+    d = json.loads(re.search(r'id="cube-data">(.*?)</script>', page, re.S).group(1))
+    mi = {m["uniq"]: i for i, m in enumerate(d["metrics"])}
+    cid = {c["id"]: i for i, c in enumerate(d["cnodes"])}
+    def same(a, b):
+        return (a is None and b is None) or (a is not None and b is not None and abs(a - b) <= 1e-9 * max(1, abs(b)))
+    for u in ("peak", "max_t", "min_t", "time_in_max"):
+        ans = pane("pane=call&msel=%d" % mi[u])
+        good = all(same(ans[k][cid[r["cnode_id"]]], r["value"])
+                   for k, z in (("incl", "incl"), ("excl", "excl")) for r in dump("-m", u, "-t", "aggr", "-z", z))
+        check(good, "call pane of %s equals cube_dump -t aggr (no value: null)" % u)
+    a, b = pane("pane=call&msel=%d" % mi["peak"]), pane("pane=call&msel=%d" % mi["max_t"])
+    both = pane("pane=call&msel=%d,%d" % (mi["peak"], mi["max_t"]))
+    want = [x if y is None else y if x is None else max(x, y) for x, y in zip(a["incl"], b["incl"])]
+    check(both["incl"] == want, "two maxima selected: the larger of the two")
+    a, b = pane("pane=call&msel=%d" % mi["time"]), pane("pane=call&msel=%d" % mi["time_in_max"])
+    both = pane("pane=call&msel=%d,%d" % (mi["time"], mi["time_in_max"]))
+    check(all(same(z, x + y) for x, y, z in zip(a["incl"], b["incl"], both["incl"])), "two sums selected: the sum")
+finally:
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=120)
+check(rc == 0, "SIGINT stops it with exit 0 (got %s)" % rc)
+EOF
+python3 "$TMP/serve_minmax.py" "$BIN/cube_view" "$MINMAX" 2>"$TMP/serve.err" ||
+    { not_ok "cube_view --serve minmax.cube: the test script ran to its end"; sed 's/^/#   /' "$TMP/serve.err" | tail -5; }
