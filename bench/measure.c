@@ -108,7 +108,7 @@ int measure_run(bench_ctx *ctx, bench_state *s, asec *a, double *starts, measure
         double t0 = MPI_Wtime();
         s->op->run(s, r->inner);
         double t1 = MPI_Wtime();
-        int full = asec_add(a, (t1 - t0) / inner) != 0;
+        int full = asec_add_at(a, (t1 - t0) / inner, t1 - start) != 0;
         if (s->rank == 0) {
             if (!full && starts)
                 starts[count] = t0 - ctx->t_start;
@@ -127,6 +127,7 @@ int measure_run(bench_ctx *ctx, bench_state *s, asec *a, double *starts, measure
     r->dummy = dummy / div;
     r->dummy_se = dummy_se / div;
     r->count = (long)ar.count;
+    r->ops = r->warm_ops + r->count * r->inner;
     r->kept = (long)ar.kept;
     r->mean_all = (ar.mean_all - dummy) / div;
     r->median = (ar.median - dummy) / div;
