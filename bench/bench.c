@@ -78,8 +78,8 @@ int bench_ctx_init(bench_ctx *ctx)
     MPI_Comm_size(MPI_COMM_WORLD, &ctx->size);
     ctx->partner_max = ctx->partner_min = -1;
     ctx->warm_min_ops = 4;
-    ctx->warm_max_ops = 256;
-    ctx->warm_time = 5e-4;
+    ctx->warm_max_ops = 64;
+    ctx->warm_time = 2e-4;
     ctx->inner_rel = 0.01;
     ctx->inner_cap = 1L << 20;
     ctx->first_n = malloc(((size_t)ctx->size + 1) * sizeof *ctx->first_n);
