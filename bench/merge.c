@@ -829,7 +829,9 @@ done:
 void cube_bench_ratio(double before, double before_se, double after, double after_se,
                       double *ratio, double *ratio_se)
 {
-    if (!(before != 0.0) || !isfinite(before) || !isfinite(after)) {
+    /* a time of 0 or below (an operation as cheap as the empty loop the
+     * dummy time measures) has no ratio */
+    if (!(before > 0.0) || !isfinite(before) || !isfinite(after)) {
         *ratio = *ratio_se = NAN;
         return;
     }

@@ -154,7 +154,7 @@ int cube_bench_compare(const cube_t *before, const cube_t *after, const char *co
                        size_t errlen);
 
 /* The ratio after/before and its standard error (above); NaN when before
- * is 0 or a value is not finite. */
+ * is not above 0 or a value is not finite. */
 void cube_bench_ratio(double before, double before_se, double after, double after_se,
                       double *ratio, double *ratio_se);
 

@@ -874,6 +874,8 @@ static void test_ratio_and_verdicts(void **state)
     assert_true(fabs(se - 1.5 * sqrt(0.02)) < 1e-15);
     cube_bench_ratio(0.0, 0.0, 1.0, 0.0, &r, &se);
     assert_true(isnan(r) && isnan(se));
+    cube_bench_ratio(-1e-12, 0.0, 1.0, 0.0, &r, &se);
+    assert_true(isnan(r) && isnan(se));
     /* 2 standard errors is the noise; beyond it and past the threshold: a
      * regression */
     assert_int_equal(cube_bench_judge(1.2, 0.1, 0.10), CUBE_BENCH_SAME);
