@@ -268,7 +268,7 @@ $(BUILD)/obj/bench-mpi/%.o: bench/%.c $(BENCH_HDRS)
 	@mkdir -p $(@D)
 	$(call quiet,MPICC,$@)$(MPICC) $(ALL_CFLAGS) -Ibench -Icli -c $< -o $@
 
-$(BUILD)/bin/cube_bench: $(BENCH_MPI_OBJ) $(BENCH_CORE_OBJ) $(CLI_SIGNALS_OBJ) $(LIB_A)
+$(BUILD)/bin/cube_bench: $(BENCH_MPI_OBJ) $(BENCH_CORE_OBJ) $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(call quiet,MPILD,$@)$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
@@ -281,10 +281,10 @@ COMPARE_BIN := $(BUILD)/perf/bench_compare
 COMPARE_OBJ := $(filter-out $(BUILD)/obj/bench-mpi/cube_bench.o,$(BENCH_MPI_OBJ))
 
 $(COMPARE_BIN): $(COMPARE_SRC) $(BENCH_HDRS) $(COMPARE_OBJ) $(BENCH_CORE_OBJ) \
-                $(LIB_A)
+                $(CLI_COMMON_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(call quiet,MPICC,$@)$(MPICC) $(ALL_CFLAGS) -Ibench $(ALL_LDFLAGS) -o $@ $(COMPARE_SRC) $(COMPARE_OBJ) \
-	    $(BENCH_CORE_OBJ) $(LIB_A) $(LDLIBS_ALL)
+	    $(BENCH_CORE_OBJ) $(CLI_COMMON_OBJ) $(LIB_A) $(LDLIBS_ALL)
 
 .PHONY: bench-compare
 bench-compare: $(COMPARE_BIN) $(BENCH_BIN)

@@ -18,8 +18,11 @@ struct asec {
     size_t n;
     double *arrival;
     double *sorted;
+    double *scratch;       /* a half of the samples, sorted (the window test) */
+    double first_t, last_t; /* times of the first and last timed sample, or NaN */
     /* state of the stop test, updated by asec_add so asec_done is O(1) */
     double stop_mean, stop_se;
+    int windows_ok;        /* the two windows agree (asec.h) */
 };
 
 static asec_params clean_params(const asec_params *in)
@@ -39,6 +42,8 @@ static asec_params clean_params(const asec_params *in)
         p.rel_std_error = 0.0;
     if (isnan(p.time_limit))
         p.time_limit = 0.0;
+    if (!(p.min_span > 0.0))
+        p.min_span = 0.0;
     return p;
 }
 
@@ -79,24 +84,58 @@ static void trimmed(const double *s, size_t n, size_t g, double *mean, double *s
     *se = sqrt(ss / ((double)h * (double)(h - 1)));
 }
 
-static size_t stop_cut(const asec *a)
+static size_t stop_cut(const asec *a, size_t n)
 {
-    size_t g = asec_cut_count(a->p.cut_quantile, a->n);
+    size_t g = asec_cut_count(a->p.cut_quantile, n);
     /* at least one sample winsorized per end once five remain (h >= 3):
      * one outlier then never blocks the stop test, whatever cut_quantile */
-    if (g < 1 && a->n >= 5)
+    if (g < 1 && n >= 5)
         g = 1;
     return g;
 }
 
+static int cmp_double(const void *va, const void *vb)
+{
+    double x = *(const double *)va, y = *(const double *)vb;
+    return (x > y) - (x < y);
+}
+
+/* The robust mean and standard error of arrival[from, from + n). */
+static void half_stats(asec *a, size_t from, size_t n, double *mean, double *se)
+{
+    memcpy(a->scratch, a->arrival + from, n * sizeof *a->scratch);
+    qsort(a->scratch, n, sizeof *a->scratch, cmp_double);
+    trimmed(a->scratch, n, stop_cut(a, n), mean, se);
+}
+
+/* The window test of asec.h; only asked once the standard error is small,
+ * so its sorting costs nothing while a measurement is still noisy. */
+static int windows_agree(asec *a)
+{
+    size_t h1 = a->n / 2, h2 = a->n - h1;
+    if (h1 < 3)
+        return 0;
+    if (a->p.min_span > 0.0 && isfinite(a->first_t) && isfinite(a->last_t) &&
+        a->last_t - a->first_t < a->p.min_span)
+        return 0;
+    double m1, se1, m2, se2;
+    half_stats(a, 0, h1, &m1, &se1);
+    half_stats(a, h1, h2, &m2, &se2);
+    double tol = 2.0 * sqrt(se1 * se1 + se2 * se2) + a->p.rel_std_error * fabs(a->stop_mean);
+    return fabs(m1 - m2) <= tol;
+}
+
 static void update_stop(asec *a)
 {
+    a->windows_ok = 0;
     if (a->n < 2) {
         a->stop_mean = a->n ? a->sorted[0] : 0.0;
         a->stop_se = INFINITY;
         return;
     }
-    trimmed(a->sorted, a->n, stop_cut(a), &a->stop_mean, &a->stop_se);
+    trimmed(a->sorted, a->n, stop_cut(a, a->n), &a->stop_mean, &a->stop_se);
+    if (a->p.rel_std_error > 0.0 && a->stop_se <= a->p.rel_std_error * fabs(a->stop_mean))
+        a->windows_ok = windows_agree(a);
 }
 
 asec *asec_create(const asec_params *p)
@@ -108,7 +147,8 @@ asec *asec_create(const asec_params *p)
     a->cap = (size_t)a->p.max_rep;
     a->arrival = malloc(a->cap * sizeof *a->arrival);
     a->sorted = malloc(a->cap * sizeof *a->sorted);
-    if (!a->arrival || !a->sorted) {
+    a->scratch = malloc(a->cap * sizeof *a->scratch);
+    if (!a->arrival || !a->sorted || !a->scratch) {
         asec_free(a);
         return NULL;
     }
@@ -122,19 +162,31 @@ void asec_free(asec *a)
         return;
     free(a->arrival);
     free(a->sorted);
+    free(a->scratch);
     free(a);
 }
 
 void asec_reset(asec *a)
 {
     a->n = 0;
+    a->first_t = a->last_t = NAN;
     update_stop(a);
 }
 
 int asec_add(asec *a, double x)
 {
+    return asec_add_at(a, x, NAN);
+}
+
+int asec_add_at(asec *a, double x, double t)
+{
     if (a->n >= a->cap)
         return -1;
+    if (isfinite(t)) {
+        if (!isfinite(a->first_t))
+            a->first_t = t;
+        a->last_t = t;
+    }
     a->arrival[a->n] = x;
     /* upper bound: equal values keep arrival order (irrelevant for the
      * statistics, but deterministic) */
@@ -164,7 +216,7 @@ asec_stop asec_stop_reason(const asec *a, double elapsed)
     if (a->p.time_limit > 0.0 && elapsed >= a->p.time_limit)
         return ASEC_STOP_TIME;
     if (a->n >= (size_t)a->p.min_rep && a->n >= 2 && a->p.rel_std_error > 0.0
-        && a->stop_se <= a->p.rel_std_error * fabs(a->stop_mean))
+        && a->stop_se <= a->p.rel_std_error * fabs(a->stop_mean) && a->windows_ok)
         return ASEC_STOP_STD_ERROR;
     return ASEC_RUNNING;
 }
@@ -209,6 +261,7 @@ void asec_get_result(const asec *a, asec_result *r)
     trimmed(s, n, g, &r->mean, &r->std_error);
     trimmed(s, n, 0, &r->mean_all, &r->std_error_all);
     r->std_error_stop = a->stop_se;
+    r->span = isfinite(a->first_t) && isfinite(a->last_t) ? a->last_t - a->first_t : 0.0;
     if (n < 2) {
         /* one sample: no spread known; report 0 rather than inf so that
          * the numbers can be written to files */

@@ -15,6 +15,7 @@
  *     se_stop <= rel_std_error * |mean_stop|  (the standard error is small;
  *                                          both from the g_stop-trimmed
  *                                          sample below)
+ *     and the samples come from two windows that agree (below)
  * A measurement has at least one sample: with count == 0 asec_done says 0
  * even past the time limit.  With rel_std_error <= 0 the third rule never
  * fires; time_limit <= 0 means no time limit.  SKaMPI's "falls below" is
@@ -45,6 +46,28 @@
  * 0 (then the reported mean is the untrimmed one, as the user asked, but
  * the decision when to stop is still robust).  With g >= 1 (the usual case,
  * cut_quantile >= 1/n) se_stop == se.
+ *
+ * Two windows.  Single measurements of a sub-microsecond operation often
+ * take a few discrete values, and which one a run of them takes can last
+ * longer than the minimum number of repetitions: 32 samples all in one
+ * bunch have a standard error of (almost) 0 and would stop at once with
+ * the bunch's value, not the operation's.  So the standard-error test only
+ * counts when the samples also come from two separate windows that agree:
+ *   - the samples are split in arrival order into a first and a second
+ *     half (of floor(n/2) and the rest), each with at least 3 samples;
+ *   - when min_span > 0 and the samples carry times (asec_add_at), the
+ *     last sample is at least min_span seconds after the first one (a
+ *     bunch that lasts less than that cannot hold them all);
+ *   - the halves' g_stop-trimmed means m1, m2 (g_stop of each half's own
+ *     size) differ by at most
+ *         2 sqrt(se1^2 + se2^2) + rel_std_error * |mean_stop|
+ *     (their Yuen standard errors se1, se2: the difference is within the
+ *     noise both halves show, or below the precision asked for).
+ * A stream whose value moves from one bunch to another therefore goes on
+ * until both halves hold a mixture of the bunches; an independent stream
+ * (bimodal or not) passes the window test as soon as its standard error
+ * does, apart from a 5 % chance per test; a spike is cut from its half as
+ * from the whole sample.
  */
 #ifndef CUBE_BENCH_ASEC_H
 #define CUBE_BENCH_ASEC_H
@@ -58,6 +81,9 @@ typedef struct {
     double rel_std_error;     /* stop when se_stop <= rel_std_error * |mean| */
     double time_limit;        /* seconds; <= 0: none */
     double cut_quantile;      /* fraction cut at each end, [0, 0.5) */
+    double min_span;          /* seconds between the first and the last timed
+                                 sample before the standard error may stop
+                                 a measurement (two windows, above); <= 0: none */
 } asec_params;
 
 typedef struct asec asec;     /* opaque */
@@ -71,6 +97,10 @@ void asec_reset(asec *a);
 /* One single measurement (seconds).  0, or -1 when max_rep samples are
  * already stored (the value is then not stored). */
 int asec_add(asec *a, double x);
+/* The same, for a single measurement that ended at time t (seconds, any
+ * origin, non-decreasing): what min_span is measured on.  A sample without
+ * a time (asec_add) leaves the span test to the samples that have one. */
+int asec_add_at(asec *a, double x, double t);
 
 /* 1: start no further single measurement; 0: measure again.  elapsed is the
  * time spent on this measurement so far (seconds), compared to time_limit. */
@@ -98,6 +128,7 @@ typedef struct {
     double mean_all;          /* sum / count: the statistics file's mean */
     double std_error_all;     /* the plain standard error over all samples */
     double std_error_stop;    /* se_stop (above) */
+    double span;              /* seconds from the first to the last timed sample */
 } asec_result;
 
 /* All fields 0 when no sample was added. */

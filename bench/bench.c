@@ -78,15 +78,15 @@ int bench_ctx_init(bench_ctx *ctx)
     MPI_Comm_size(MPI_COMM_WORLD, &ctx->size);
     ctx->partner_max = ctx->partner_min = -1;
     ctx->warm_min_ops = 4;
-    ctx->warm_max_ops = 256;
-    ctx->warm_time = 5e-4;
+    ctx->warm_max_ops = 64;
+    ctx->warm_time = 2e-4;
     ctx->inner_rel = 0.01;
     ctx->inner_cap = 1L << 20;
     ctx->first_n = malloc(((size_t)ctx->size + 1) * sizeof *ctx->first_n);
     ctx->first_n_made = calloc((size_t)ctx->size + 1, 1);
     /* the dummy time is a local figure of a few hundred nanoseconds: a 1 %
      * standard error within 1000 samples or 10 ms is plenty */
-    asec_params dp = {16, 1000, 0.01, 0.01, 0.25};
+    asec_params dp = {16, 1000, 0.01, 0.01, 0.25, 0.0};
     ctx->dummy_asec = asec_create(&dp);
     int ok = ctx->first_n && ctx->first_n_made && ctx->dummy_asec, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -18,9 +18,9 @@ typedef struct {
 /* Determine the clock's figures on this rank (local; about a millisecond). */
 void bclock_init(bench_clock *c);
 
-/* The resolution of a single measurement's time: the tick, or the observed
- * granularity when the clock visibly moves in coarser steps than the tick
- * claims (steps clearly longer than a call). */
+/* The resolution of a single measurement's time (the clock quantum): the
+ * larger of the tick and the observed granularity, the smallest non-zero
+ * difference between consecutive MPI_Wtime() readings. */
 double bclock_resolution(const bench_clock *c);
 
 /* How many operations one single measurement must repeat (SKaMPI's

@@ -16,12 +16,16 @@
  * with MPICH over UCX shared memory), so the
  * operation runs in rounds of 1, 2, 4, ... until at least warm_min_ops ran
  * and warm_time passed, or warm_max_ops ran.  Rank 0 decides after each
- * round and broadcasts, so every rank runs the same rounds.  The last round
- * also tells how long one operation takes, which decides how many
- * operations one single measurement needs (clock.h). */
+ * round and broadcasts, so every rank runs the same rounds.  The longest
+ * round (the most operations; the latest of equal ones) also tells how long
+ * one operation takes, which decides how many operations one single
+ * measurement needs (clock.h): the last round may be a single operation
+ * topping the count up to warm_max_ops, and one operation shorter than the
+ * clock's quantum reads as the quantum. */
 static void warm_up(bench_ctx *ctx, bench_state *s, long *warm_ops, long *inner)
 {
-    long total = 0, n = 1;
+    long total = 0, n = 1, best_n = 0;
+    double best_t = 0.0;
     long msg[2] = {1, 1}; /* run another round of msg[1] operations / inner */
     double start = MPI_Wtime();
     for (;;) {
@@ -29,6 +33,10 @@ static void warm_up(bench_ctx *ctx, bench_state *s, long *warm_ops, long *inner)
         s->op->run(s, n);
         double t1 = MPI_Wtime();
         total += n;
+        if (n >= best_n) {
+            best_n = n;
+            best_t = t1 - t0;
+        }
         if (s->rank == 0) {
             double spent = t1 - start;
             int more = total < ctx->warm_min_ops ||
@@ -43,8 +51,8 @@ static void warm_up(bench_ctx *ctx, bench_state *s, long *warm_ops, long *inner)
                 msg[1] = next > 0 ? next : 1;
             } else {
                 msg[0] = 0;
-                msg[1] = bclock_inner_reps(&ctx->clock, (t1 - t0) / (double)n, ctx->inner_rel,
-                                           n, ctx->inner_cap);
+                msg[1] = bclock_inner_reps(&ctx->clock, best_t / (double)best_n,
+                                           ctx->inner_rel, best_n, ctx->inner_cap);
             }
         }
         MPI_Bcast(msg, 2, MPI_LONG, 0, s->comm);
@@ -108,7 +116,7 @@ int measure_run(bench_ctx *ctx, bench_state *s, asec *a, double *starts, measure
         double t0 = MPI_Wtime();
         s->op->run(s, r->inner);
         double t1 = MPI_Wtime();
-        int full = asec_add(a, (t1 - t0) / inner) != 0;
+        int full = asec_add_at(a, (t1 - t0) / inner, t1 - start) != 0;
         if (s->rank == 0) {
             if (!full && starts)
                 starts[count] = t0 - ctx->t_start;
@@ -127,6 +135,7 @@ int measure_run(bench_ctx *ctx, bench_state *s, asec *a, double *starts, measure
     r->dummy = dummy / div;
     r->dummy_se = dummy_se / div;
     r->count = (long)ar.count;
+    r->ops = r->warm_ops + r->count * r->inner;
     r->kept = (long)ar.kept;
     r->mean_all = (ar.mean_all - dummy) / div;
     r->median = (ar.median - dummy) / div;

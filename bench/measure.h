@@ -27,6 +27,9 @@ typedef struct {
     long count, kept;  /* single measurements made, and kept after cutting */
     long inner;        /* operations per single measurement */
     long warm_ops;     /* operations of the warm-up */
+    long ops;          /* operations executed for this argument: the warm-up's
+                          and count x inner timed ones (the dummy time runs
+                          an empty function, no operation) */
     asec_stop stop;    /* why rank 0 stopped */
     double elapsed;    /* seconds of single measurements (rank 0) */
     /* all single measurements (reported units; rank 0's are the result) */

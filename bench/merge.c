@@ -6,6 +6,7 @@
  * done in memory on the runs' models: the result is built with the writer
  * API from the first run's definitions, then filled point by point.
  */
+#include "merge.h"
 #include "cube.h"
 #include "util.h"
 
@@ -551,7 +552,8 @@ static int measured(const run_t *r, const cube_cnode *cn, const cube_thread *t)
 }
 
 /* Run k's contribution to point p of suite s at result thread t, into
- * m->vals[k*nmet ...], times[k], weights[k]; 0 when it has none. */
+ * m->vals[k*nmet ...], times[k], weights[k]; 0 when it has none, 1 when
+ * the run measured the point, 2 when it is interpolated. */
 static int contribution(merge_t *m, size_t k, const msuite *s, const mpoint *p, size_t t)
 {
     const run_t *r = &m->runs[k];
@@ -593,7 +595,7 @@ static int contribution(merge_t *m, size_t k, const msuite *s, const mpoint *p, 
     }
     v[m->reps_index] = floor(v[m->reps_index] + 0.5);
     m->weights[k] = v[m->reps_index];
-    return 1;
+    return 2;
 }
 
 static int merge_point(merge_t *m, const msuite *s, const mpoint *p, cube_cnode *ocn)
@@ -820,4 +822,176 @@ done:
         cube_free(runs[k]);
     free(runs);
     return rc;
+}
+
+/* --- comparing two runs -------------------------------------------------- */
+
+void cube_bench_ratio(double before, double before_se, double after, double after_se,
+                      double *ratio, double *ratio_se)
+{
+    /* a time of 0 or below (an operation as cheap as the empty loop the
+     * dummy time measures) has no ratio */
+    if (!(before > 0.0) || !isfinite(before) || !isfinite(after)) {
+        *ratio = *ratio_se = NAN;
+        return;
+    }
+    double r = after / before;
+    double ea = after != 0.0 ? after_se / after : 0.0, eb = before_se / before;
+    *ratio = r;
+    *ratio_se = fabs(r) * sqrt(ea * ea + eb * eb);
+}
+
+cube_bench_verdict cube_bench_judge(double ratio, double ratio_se, double threshold)
+{
+    if (!isfinite(ratio))
+        return CUBE_BENCH_SAME;
+    double noise = CUBE_BENCH_NOISE_SIGMAS * (isfinite(ratio_se) ? ratio_se : 0.0);
+    double d = ratio - 1.0;
+    if (fabs(d) <= noise)
+        return CUBE_BENCH_SAME;
+    if (d < 0.0)
+        return CUBE_BENCH_FASTER;
+    return d - noise > threshold ? CUBE_BENCH_REGRESSION : CUBE_BENCH_SLOWER;
+}
+
+const char *cube_bench_verdict_name(cube_bench_verdict v)
+{
+    switch (v) {
+    case CUBE_BENCH_SAME: return "same";
+    case CUBE_BENCH_FASTER: return "faster";
+    case CUBE_BENCH_SLOWER: return "slower";
+    case CUBE_BENCH_REGRESSION: return "regression";
+    case CUBE_BENCH_ONLY_BEFORE: return "only-before";
+    case CUBE_BENCH_ONLY_AFTER: return "only-after";
+    }
+    return "?";
+}
+
+/* The first thread of the process of rank 0 (where a run keeps its result). */
+static const cube_thread *rank0_thread(const cube_t *c)
+{
+    for (size_t p = 0; p < cube_num_processes(c); p++) {
+        const cube_process *pr = cube_get_process(c, p);
+        if (cube_process_rank(pr) == 0 && cube_process_num_threads(pr) > 0)
+            return cube_process_thread(pr, 0);
+    }
+    return NULL;
+}
+
+static int compare_fill(merge_t *m, cube_bench_cmp_row **rows, size_t *nrows, double threshold)
+{
+    cube_bench_cmp_row *out = NULL;
+    size_t n = 0, cap = 0, ns = 0;
+    msuite *suites = collect_suites(m, &ns);
+    if (!suites)
+        goto oom;
+    for (size_t i = 0; i < ns; i++) {
+        size_t np = 0;
+        mpoint *pts = collect_points(m, &suites[i], &np);
+        if (!pts)
+            goto oom;
+        for (size_t j = 0; j < np; j++) {
+            cube_bench_cmp_row *grown = bench_grow(out, n, &cap, sizeof *grown, 64);
+            if (!grown) {
+                free_points(pts, np);
+                goto oom;
+            }
+            out = grown;
+            cube_bench_cmp_row *r = &out[n++];
+            memset(r, 0, sizeof *r);
+            r->suite = suites[i].name;
+            r->occurrence = suites[i].occurrence;
+            r->argument = pts[j].name;
+            for (size_t k = 0; k < 2; k++) {
+                int src = contribution(m, k, &suites[i], &pts[j], 0);
+                const double *v = m->vals + k * m->nmet;
+                if (k == 0) {
+                    r->before_source = src;
+                    r->before = src ? v[0] : NAN;
+                    r->before_se = src ? v[1] : NAN;
+                } else {
+                    r->after_source = src;
+                    r->after = src ? v[0] : NAN;
+                    r->after_se = src ? v[1] : NAN;
+                }
+            }
+            if (r->before_source && r->after_source) {
+                cube_bench_ratio(r->before, r->before_se, r->after, r->after_se, &r->ratio,
+                                 &r->ratio_se);
+                r->verdict = cube_bench_judge(r->ratio, r->ratio_se, threshold);
+            } else {
+                r->ratio = r->ratio_se = NAN;
+                r->verdict = r->before_source ? CUBE_BENCH_ONLY_BEFORE : CUBE_BENCH_ONLY_AFTER;
+            }
+        }
+        free_points(pts, np);
+    }
+    free_suites(suites, ns);
+    *rows = out;
+    *nrows = n;
+    if (!out)
+        *rows = calloc(1, sizeof **rows);
+    return *rows ? 0 : -1;
+oom:
+    if (suites)
+        free_suites(suites, ns);
+    free(out);
+    return -1;
+}
+
+int cube_bench_compare(const cube_t *before, const cube_t *after, const char *const names[2],
+                       double threshold, cube_bench_cmp_row **rows, size_t *nrows, char *err,
+                       size_t errlen)
+{
+    *rows = NULL;
+    *nrows = 0;
+    run_t runs[2];
+    memset(runs, 0, sizeof runs);
+    const cube_metric *met[2][3];
+    const cube_thread *thr[2];
+    const cube_t *cs[2] = {before, after};
+    static const char *const uniq[3] = {"time", "stderr", "reps"};
+    for (size_t k = 0; k < 2; k++) {
+        run_t *r = &runs[k];
+        r->c = cs[k];
+        r->name = names && names[k] ? names[k] : k ? "AFTER" : "BEFORE";
+        for (size_t i = 0; i < 3; i++)
+            if (!(met[k][i] = cube_find_metric(r->c, uniq[i]))) {
+                bench_err(err, errlen, "%s: not a cube_bench experiment: it has no metric \"%s\"",
+                          r->name, uniq[i]);
+                return -1;
+            }
+        if (!(r->root = find_root(r->c))) {
+            bench_err(err, errlen,
+                      "%s: not a cube_bench experiment: it has no call-tree root \"cube_bench\"",
+                      r->name);
+            return -1;
+        }
+        if (!(thr[k] = rank0_thread(r->c))) {
+            bench_err(err, errlen, "%s: expected a process of rank 0, found none", r->name);
+            return -1;
+        }
+        r->reps = met[k][2];
+        r->met = met[k];
+        r->thr = &thr[k];
+    }
+    double vals[2 * 3], times[2], weights[2];
+    merge_t m;
+    memset(&m, 0, sizeof m);
+    m.runs = runs;
+    m.n = 2;
+    m.nmet = 3;
+    m.nthr = 1;
+    m.time_index = 0;
+    m.reps_index = 2;
+    m.vals = vals;
+    m.times = times;
+    m.weights = weights;
+    m.err = err;
+    m.errlen = errlen;
+    if (compare_fill(&m, rows, nrows, threshold) != 0) {
+        bench_err(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
 }

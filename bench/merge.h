@@ -108,6 +108,60 @@ int cube_bench_parse_arg(const char *region_name, size_t *key_len, double *value
  * that is not finite, take no part.  (size_t)-1 when none takes part. */
 size_t cube_bench_weighted_median(const double *values, const double *weights, size_t n);
 
+/* --- comparing two runs (cube_bench --compare) ---------------------------
+ *
+ * The suites of both runs, matched by name and occurrence as the merge
+ * matches them, each on the union of the arguments either run measured.
+ * At each argument a run's value is rank 0's time and standard error,
+ * measured, or interpolated between its two measured neighbours exactly as
+ * the merge interpolates (never extrapolated: outside a run's measured
+ * range the argument is only in the other run).  The ratio AFTER/BEFORE
+ * has the standard error r sqrt((se_a/a)^2 + (se_b/b)^2) (first-order
+ * propagation of both standard errors, taken as independent). */
+
+/* How far a ratio must be from 1, in its standard errors, to be a change
+ * beyond the noise (about 95 % for a normal error). */
+#define CUBE_BENCH_NOISE_SIGMAS 2.0
+
+typedef enum {
+    CUBE_BENCH_SAME = 0,      /* |r - 1| <= 2 se_r: within the noise */
+    CUBE_BENCH_FASTER,        /* r < 1 - 2 se_r */
+    CUBE_BENCH_SLOWER,        /* r > 1 + 2 se_r, but r - 2 se_r <= 1 + threshold */
+    CUBE_BENCH_REGRESSION,    /* r - 2 se_r > 1 + threshold: slower than the
+                                 threshold beyond the noise */
+    CUBE_BENCH_ONLY_BEFORE,   /* no value in AFTER (not measured, not
+                                 interpolated) */
+    CUBE_BENCH_ONLY_AFTER
+} cube_bench_verdict;
+
+typedef struct {
+    const char *suite;        /* the suite's name (points into a run) */
+    size_t occurrence;        /* the k-th suite of that name (0 first) */
+    const char *argument;     /* "len=1024", ... (points into a run) */
+    int before_source, after_source; /* 0 none, 1 measured, 2 interpolated */
+    double before, before_se, after, after_se; /* seconds; NaN when none */
+    double ratio, ratio_se;   /* after / before; NaN unless both have values */
+    cube_bench_verdict verdict;
+} cube_bench_cmp_row;
+
+/* Compare two runs; `threshold` a fraction (0.10 for 10 %).  0 with
+ * *rows (free()) and *nrows set, in the order of the merge (suites as they
+ * first appear, arguments ascending); -1 with a one-line message in err.
+ * names[k] name the runs in messages (NULL: BEFORE, AFTER).  The rows point
+ * into the runs, which must outlive them. */
+int cube_bench_compare(const cube_t *before, const cube_t *after, const char *const names[2],
+                       double threshold, cube_bench_cmp_row **rows, size_t *nrows, char *err,
+                       size_t errlen);
+
+/* The ratio after/before and its standard error (above); NaN when before
+ * is not above 0 or a value is not finite. */
+void cube_bench_ratio(double before, double before_se, double after, double after_se,
+                      double *ratio, double *ratio_se);
+
+/* The verdict of a ratio (SAME to REGRESSION; a ratio that is NaN: SAME). */
+cube_bench_verdict cube_bench_judge(double ratio, double ratio_se, double threshold);
+const char *cube_bench_verdict_name(cube_bench_verdict v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,9 @@
 /*
  * output.c - the CUBE experiment and the statistics file of a run.
  *
- * metrics     time, stderr, reps, dummy_time (all roots: none is a part of
- *             another, so no metric tree)
+ * metrics     time, stderr, reps, dummy_time, ops, time_mean_ranks (all
+ *             roots: none is a part of another, so no metric tree;
+ *             time_mean_ranks on rank 0 of collective suites only)
  * call tree   cube_bench > one node per suite (region named after the
  *             suite, its line the suite's in the parameter file)
  *             > one node per argument, ascending (regions "len=1024", ...,
@@ -24,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { M_TIME, M_STDERR, M_REPS, M_DUMMY, NUM_METRICS };
+enum { M_TIME, M_STDERR, M_REPS, M_DUMMY, M_OPS, M_MEAN_RANKS, NUM_METRICS };
 
 char *output_stat_path(const char *cube_path)
 {
@@ -112,6 +113,7 @@ static void def_attributes(cube_t *c, const bench_ctx *ctx, const bench_params *
     def_attr_fmt(c, "suites done", "%zu of %zu", n, info->suites_total);
     def_attr_line(c, "resumed", info->resumed);
     def_attr_fmt(c, "clock tick", "%.17g", ctx->clock.tick);
+    def_attr_fmt(c, "clock granularity", "%.17g", ctx->clock.granularity);
     def_attr_fmt(c, "clock resolution", "%.17g", bclock_resolution(&ctx->clock));
     def_attr_fmt(c, "MPI_Wtime cost", "%.17g", ctx->clock.call_cost);
     if (ctx->partner_max >= 0) {
@@ -297,6 +299,12 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
         {"Repetitions", "reps", "INTEGER", "occ", "Number of single measurements"},
         {"Dummy time", "dummy_time", "FLOAT", "sec",
          "Overhead of an empty measurement per operation, subtracted from the time"},
+        {"Operations", "ops", "INTEGER", "occ",
+         "Operations executed for this argument: the warm-up's and the timed ones (single "
+         "measurements x operations in each); the dummy time runs none"},
+        {"Time, mean over ranks", "time_mean_ranks", "FLOAT", "sec",
+         "Collectives: the mean over the ranks of each rank's time per call (what OSU's and "
+         "IMB's average is), at rank 0"},
     };
     cube_metric *met[NUM_METRICS];
     for (int m = 0; m < NUM_METRICS; m++)
@@ -352,13 +360,17 @@ int output_write(const bench_ctx *ctx, const bench_params *bp, const output_info
                     set_sev(c, met[M_STDERR], cn, threads[r], v[RANK_STDERR]);
                     set_sev(c, met[M_REPS], cn, threads[r], (double)p->res.count);
                     set_sev(c, met[M_DUMMY], cn, threads[r], v[RANK_DUMMY]);
+                    set_sev(c, met[M_OPS], cn, threads[r], (double)p->res.ops);
                 }
             } else {
                 set_sev(c, met[M_TIME], cn, threads[0], p->res.time);
                 set_sev(c, met[M_STDERR], cn, threads[0], p->res.std_error);
                 set_sev(c, met[M_REPS], cn, threads[0], (double)p->res.count);
                 set_sev(c, met[M_DUMMY], cn, threads[0], p->res.dummy);
+                set_sev(c, met[M_OPS], cn, threads[0], (double)p->res.ops);
             }
+            if (p->has_mean_ranks)
+                set_sev(c, met[M_MEAN_RANKS], cn, threads[0], p->mean_ranks);
             if (cube_error_code(c) != CUBE_OK)
                 goto cube_failed;
             if (sf && add_pattern(sf, s, p, argname, met[M_TIME], cn) != 0) {

@@ -1034,6 +1034,11 @@ void params_suite_asec(const bench_suite *s, asec_params *a)
     a->rel_std_error = s->standard_error;
     a->time_limit = s->time_meas;
     a->cut_quantile = s->cut_quantile;
+    /* samples of one measurement spread over at least 0.2 ms: longer than
+     * the runs of equal values single measurements of sub-microsecond
+     * operations fall into, and a few per cent of the time a 4 MiB
+     * message alone takes */
+    a->min_span = 2e-4;
 }
 
 void params_suite_refine(const bench_suite *s, long end_max, refine_params *r)

@@ -12,7 +12,7 @@
 #ifndef CUBE_BENCH_POSTPROC_H
 #define CUBE_BENCH_POSTPROC_H
 
-/* Does the command line ask for --merge or --report? */
+/* Does the command line ask for --merge, --report or --compare? */
 int postproc_requested(int argc, char **argv);
 
 /* Run it: the exit status (0, or 2 after a message on stderr). */

@@ -163,6 +163,7 @@ struct resume_saved {
     const char *cube_path, *stat_path;
     const cube_cnode *root;
     const cube_metric *met[4]; /* time, stderr, reps, dummy_time */
+    const cube_metric *ops, *mean_ranks; /* NULL in runs that predate them */
     size_t *pattern_of;        /* [suite]: its first pattern in the statistics file */
     int partner_max, partner_min;
     double latency_max, latency_min;
@@ -233,6 +234,8 @@ resume_saved *resume_load(const char *cube_path, const char *stat_path, const ch
                    cube_path, uniq[m]);
             goto fail;
         }
+    s->ops = cube_find_metric(c, "ops");
+    s->mean_ranks = cube_find_metric(c, "time_mean_ranks");
     s->root = cube_num_root_cnodes(c) == 1 ? cube_get_root_cnode(c, 0) : NULL;
     if (!s->root || strcmp(cube_region_name(cube_cnode_callee(s->root)), "cube_bench") != 0) {
         bench_err(err, errlen, "%s: expected one call-tree root cube_bench", cube_path);
@@ -388,6 +391,11 @@ int resume_fill(const resume_saved *s, size_t i, suite_result *r, int processes,
         p.res.std_error = v[1];
         p.res.count = (long)v[2];
         p.res.dummy = v[3];
+        if (s->ops)
+            p.res.ops = (long)cube_get_sev(c, s->ops, cn, th[0]);
+        p.has_mean_ranks = s->mean_ranks && def->pattern == BENCH_PATTERN_COLLECTIVE;
+        if (p.has_mean_ranks)
+            p.mean_ranks = cube_get_sev(c, s->mean_ranks, cn, th[0]);
         if (def->node_times) {
             p.ranks = calloc((size_t)processes * RANK_FIELDS, sizeof *p.ranks);
             if (!p.ranks) {

@@ -211,20 +211,6 @@ typedef struct {
     int failed; /* out of memory on rank 0 */
 } suite_job;
 
-static const char *short_time(double t, char *buf, size_t n)
-{
-    double a = fabs(t);
-    if (a < 1e-6)
-        snprintf(buf, n, "%.4g ns", t * 1e9);
-    else if (a < 1e-3)
-        snprintf(buf, n, "%.4g us", t * 1e6);
-    else if (a < 1.0)
-        snprintf(buf, n, "%.4g ms", t * 1e3);
-    else
-        snprintf(buf, n, "%.4g s", t);
-    return buf;
-}
-
 static int add_point(suite_result *out, const suite_point *p)
 {
     for (size_t i = 0; i < out->n; i++)
@@ -282,6 +268,16 @@ static int measure_cb(void *vjob, double x, double *value, double *std_error)
         MPI_Comm_size(comm, &s->size);
         drc = measure_run(ctx, s, j->a, j->starts, &r);
     }
+    /* collectives: what OSU and IMB print as the average, each rank's own
+     * time per call averaged over the ranks (rank 0, the root, often
+     * leaves a broadcast long before the others have it) */
+    int coll = def->pattern == BENCH_PATTERN_COLLECTIVE;
+    double mean_ranks = 0.0;
+    if (in && coll) {
+        double sum = 0.0;
+        MPI_Reduce(&r.time, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+        mean_ranks = sum / (double)s->size;
+    }
     double msg[2] = {r.time, r.std_error};
     bench_bcast(ctx, msg, 2, MPI_DOUBLE, !in);
 
@@ -306,6 +302,8 @@ static int measure_cb(void *vjob, double x, double *value, double *std_error)
         p.len = len;
         p.chunks = chunks;
         p.dummy_failed = drc != 0;
+        p.has_mean_ranks = coll;
+        p.mean_ranks = mean_ranks;
         if (add_point(j->out, &p) != 0) {
             free(p.ranks);
             j->failed = 1;
@@ -313,12 +311,13 @@ static int measure_cb(void *vjob, double x, double *value, double *std_error)
         char name[64], t1[32], t2[32], t3[32], t4[32];
         suite_arg_name(j->out, arg, name, sizeof name);
         logf_(ctx, "  %-14s %s +- %s (%.2f %%), %ld single measurements of %ld operation%s"
-                   " (%ld kept), stop: %s after %s, dummy %s, warm-up %ld operations%s\n",
-              name, short_time(r.time, t1, sizeof t1), short_time(r.std_error, t2, sizeof t2),
+                   " (%ld kept), stop: %s after %s, dummy %s, warm-up %ld operations,"
+                   " %ld in all%s\n",
+              name, bench_short_time(r.time, t1, sizeof t1), bench_short_time(r.std_error, t2, sizeof t2),
               r.raw != 0.0 ? 100.0 * r.std_error / fabs(r.raw) : 0.0, r.count, r.inner,
               r.inner == 1 ? "" : "s", r.kept, asec_stop_name(r.stop),
-              short_time(r.elapsed, t3, sizeof t3), short_time(r.dummy, t4, sizeof t4),
-              r.warm_ops, drc ? " (dummy time not measured: out of memory)" : "");
+              bench_short_time(r.elapsed, t3, sizeof t3), bench_short_time(r.dummy, t4, sizeof t4),
+              r.warm_ops, r.ops, drc ? " (dummy time not measured: out of memory)" : "");
     }
     *value = msg[0];
     *std_error = msg[1];
@@ -430,10 +429,10 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
             logf_(ctx, " %.0f..%.0f %s step %g", pl.rp.x_start, pl.rp.x_end,
                   refine_scale_name(pl.rp.scale), pl.rp.stepwidth);
         logf_(ctx, "; repetitions %d..%d, standard error %g, time per measurement %s",
-              ap.min_rep, ap.max_rep, ap.rel_std_error, short_time(ap.time_limit, t1, sizeof t1));
+              ap.min_rep, ap.max_rep, ap.rel_std_error, bench_short_time(ap.time_limit, t1, sizeof t1));
         if (def->pattern == BENCH_PATTERN_P2P)
             logf_(ctx, "; partner rank %d (the largest latency, %s)", out->partner,
-                  short_time(ctx->latency_max, t1, sizeof t1));
+                  bench_short_time(ctx->latency_max, t1, sizeof t1));
         logf_(ctx, "\n");
         if (pl.clamped)
             logf_(ctx, "  End_Argument %ld lowered to %ld (what @MEMORY and the run allow)\n",
@@ -485,10 +484,10 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
                               ? "refinement done"
                               : "all arguments";
         logf_(ctx, "  %zu arguments in %s (limit %s): %s\n", out->n,
-              short_time(out->elapsed, t1, sizeof t1),
+              bench_short_time(out->elapsed, t1, sizeof t1),
               pl.var == BENCH_VAR_NONE || pl.rp.time_suite <= 0
                   ? "none"
-                  : short_time(pl.rp.time_suite, t2, sizeof t2),
+                  : bench_short_time(pl.rp.time_suite, t2, sizeof t2),
               why);
         if (ctx->log)
             fflush(ctx->log);

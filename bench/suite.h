@@ -17,6 +17,8 @@ typedef struct {
     int comm_size;      /* ranks that took part */
     long len, chunks;   /* the measurement's message length and chunks */
     int dummy_failed;   /* the dummy time could not be measured (0 was used) */
+    int has_mean_ranks; /* collectives: */
+    double mean_ranks;  /* the mean over the ranks of each rank's time per call */
     double *ranks;      /* Node_Times: RANK_FIELDS values per world rank, else NULL */
 } suite_point;
 

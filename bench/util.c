@@ -3,6 +3,8 @@
  */
 #include "util.h"
 
+#include <math.h>
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,4 +63,20 @@ char *bench_beside_path(const char *cube_path, const char *suffix, const char *g
     memcpy(s, cube_path, n);
     memcpy(s + n, add, k + 1);
     return s;
+}
+
+const char *bench_short_time(double t, char *buf, size_t size)
+{
+    double a = fabs(t);
+    if (isnan(t))
+        snprintf(buf, size, "-");
+    else if (a < 1e-6)
+        snprintf(buf, size, "%.4g ns", t * 1e9);
+    else if (a < 1e-3)
+        snprintf(buf, size, "%.4g us", t * 1e6);
+    else if (a < 1.0)
+        snprintf(buf, size, "%.4g ms", t * 1e3);
+    else
+        snprintf(buf, size, "%.4g s", t);
+    return buf;
 }

@@ -12,6 +12,10 @@
 #define BENCH_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define BENCH_PRINTF(fmt, args)
+/* A time in seconds in the unit that suits it ("121.3 ns", "5.9 us",
+ * "1.2 ms", "3 s"; "-" for NaN), into buf; returns buf. */
+const char *bench_short_time(double t, char *buf, size_t size);
+
 #endif
 
 /* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
@@ -33,5 +37,9 @@ void *bench_grow(void *items, size_t count, size_t *cap, size_t elem_size,
  * suffixes gets `suffix` appended.  NULL for "-" (standard output has
  * nothing beside it) or when out of memory; the caller frees the result. */
 char *bench_beside_path(const char *cube_path, const char *suffix, const char *gz_suffix);
+
+/* A time in seconds in the unit that suits it ("121.3 ns", "5.9 us",
+ * "1.2 ms", "3 s"; "-" for NaN), into buf; returns buf. */
+const char *bench_short_time(double t, char *buf, size_t size);
 
 #endif

@@ -7,7 +7,9 @@
 #   sh bench/compare/run.sh BENCH_COMPARE [CUBE_BENCH] [bench_compare options]
 #
 # `make bench-compare` runs it (COMPARE_ARGS="--iters 2000" passes options;
-# MERGES=3 in the environment: 9 launches instead of 15).
+# MERGES=3 in the environment: 9 launches instead of 15; LAUNCHES=10: the
+# comparison ten times, with how often each target held and the run-to-run
+# variation of both sides).
 # Always 2 ranks: the machine has 2 cores and MPICH busy-polls, so every rank
 # beyond that turns the figures into scheduling artefacts.  The figures are
 # printed, never judged by the exit status: a MISS is a finding, not a
@@ -44,11 +46,56 @@ $b" | awk '{ idle = $5 + $6; tot = 0; for (i = 2; i <= NF; i++) tot += $i
 
 now() { date +%s.%N; }
 
-echo "# $(nproc) cores; load average $(cut -d ' ' -f 1-3 /proc/loadavg);" \
-     "busy $(busy) % of all cores in the second before"
-mpiexec -n 2 "$compare" -p "$par" "$@"
-echo "# busy $(busy) % of all cores in the second after;" \
-     "load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+# LAUNCHES=N in the environment: the comparison N times (default 1), then
+# how often each target held, and the run-to-run coefficient of variation
+# of both sides per size within one latency level.
+launches=${LAUNCHES:-1}
+ctmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_compare_runs.XXXXXX")
+k=1
+while [ "$k" -le "$launches" ]; do
+    echo "# launch $k of $launches: $(nproc) cores; load average" \
+         "$(cut -d ' ' -f 1-3 /proc/loadavg); busy $(busy) % of all cores in the second before"
+    mpiexec -n 2 "$compare" -p "$par" "$@" | tee "$ctmp/c$k"
+    echo "# busy $(busy) % of all cores in the second after;" \
+         "load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+    k=$((k + 1))
+done
+if [ "$launches" -gt 1 ]; then
+    echo "#"
+    echo "# over $launches launches: how often each target held"
+    cat "$ctmp"/c* | sed -n 's/^# \(PASS\|MISS\) \([a-z]*\) *\([a-z]*\) *\(vs [a-z ]*[a-z]\|[0-9]* KiB\|1 MiB\)\{0,1\}.*/\1|\2 \3 \4/p' |
+        awk -F '|' '{ n[$2]++; if ($1 == "PASS") p[$2]++ }
+            END { for (t in n) printf "#   %-40s %2d of %2d launches\n", t, p[t], n[t] }' | sort
+    # per op, size and level: the launches' values (ping-pong: rank 0's
+    # time against the loop's mean; collectives: the means over ranks)
+    cat "$ctmp"/c* | awk '
+        $1 ~ /^(pingpong|bcast|allreduce)$/ && $2 ~ /^[0-9]+$/ {
+            key = $1 " " $2 " " $3
+            cb = ($1 == "pingpong") ? $5 : $10; lp = ($1 == "pingpong") ? $7 : $11
+            n[key]++; s1[key] += cb; q1[key] += cb * cb; s2[key] += lp; q2[key] += lp * lp
+            rs[key] += cb / lp; if (!(key in rlo) || cb / lp < rlo[key]) rlo[key] = cb / lp
+            if (!(key in rhi) || cb / lp > rhi[key]) rhi[key] = cb / lp
+            ops[key] = $1; lev[key] = $3
+        }
+        function cv(s, q, m,    mean, var) {
+            mean = s / m; var = (q - s * s / m) / (m - 1); if (var < 0) var = 0
+            return sqrt(var) / mean
+        }
+        END {
+            for (key in n) {
+                if (n[key] < 3) continue
+                c1 = cv(s1[key], q1[key], n[key]); c2 = cv(s2[key], q2[key], n[key])
+                g = ops[key] " " lev[key]; tot[g]++; if (c1 <= c2) ok[g]++
+                printf "#   cv %-22s %2d launches: cube_bench %.3f, loop %.3f; ratio %.3f..%.3f\n",
+                       key, n[key], c1, c2, rlo[key], rhi[key] | "sort -k3,3 -k4,4n"
+            }
+            close("sort -k3,3 -k4,4n")
+            for (g in tot)
+                printf "# cv target %-16s cube_bench no worse than the loop at %d of %d sizes\n",
+                       g, ok[g], tot[g]
+        }'
+fi
+rm -rf "$ctmp"
 
 # The real cube_bench, one suite over the 23 sizes (Fixed_log: exactly the
 # powers of two, no refinement) with default.par's settings, launched

@@ -35,7 +35,7 @@ mpirun() {
 # The checks of one run: the experiment (cube_dump -s csv), the statistics
 # file and the log against the parameters.
 cat >"$TMP/check.py" <<'EOF'
-import csv, re, sys
+import csv, os, re, sys
 
 cube_csv, stat, log, nprocs, rel, max_rep = sys.argv[1:7]
 expect_suites = sys.argv[7].split(",")
@@ -102,6 +102,19 @@ for suite in expect_suites:
                 fail("%s: stderr %g above %g x %g, stop %s, reps %g" % (key, se, rel, t + dummy, stop, reps))
         if reps > max_rep:
             fail("%s: %g reps, more than Max_Repetition %d" % (key, reps, max_rep))
+        # every executed operation: at least the timed ones and the
+        # warm-up's minimum of 4
+        ops = val.get(("ops", p, 0), 0.0)
+        if not ops >= reps + 4:
+            fail("%s: ops %r below reps %r + 4 warm-up operations" % (key, ops, reps))
+        # collectives (COLL_SUITES): the mean over ranks at rank 0, near
+        # rank 0's own time for 2 ranks; nothing for the other patterns
+        tmr = val.get(("time_mean_ranks", p, 0))
+        if suite in os.environ.get("COLL_SUITES", "").split():
+            if tmr is None or not (tmr > 0 or -tmr <= 3 * se + 1e-9):
+                fail("%s: time_mean_ranks %r" % (key, tmr))
+        elif os.environ.get("COLL_SUITES") and tmr:
+            fail("%s: time_mean_ranks %r for a suite that is no collective" % (key, tmr))
         points += 1
 
 # the statistics file: one pattern per argument, its count the reps metric
@@ -161,7 +174,7 @@ fi
 run cube_info "$TMP/all.cube"
 expect_rc 0 "cube_bench: cube_info reads the experiment"
 cp "$TMP/out" "$TMP/all.info"
-expect_grep "metrics: 4 " "$TMP/all.info" "cube_bench: four metrics"
+expect_grep "metrics: 6 " "$TMP/all.info" "cube_bench: six metrics"
 expect_grep "system: machines 1, nodes 1, processes 2, threads 2" "$TMP/all.info" \
     "cube_bench: one process per rank on one node"
 expect_grep "machine testmachine" "$TMP/all.info" "cube_bench: the machine from @MACHINE"
@@ -169,15 +182,21 @@ for a in "@USER = cube_bench test" "@COMMENT = every operation, 2 ranks" "MPI li
     "start time = " "end time = " "command line = .*cube_bench -p" "processes = 2"; do
     expect_grep "$a" "$TMP/all.info" "cube_bench: attribute '$a'"
 done
-for m in time stderr reps dummy_time; do
+for m in time stderr reps dummy_time ops time_mean_ranks; do
     expect_grep "^  $m	" "$TMP/all.info" "cube_bench: metric $m"
+done
+for a in "clock granularity = [0-9]" "clock resolution = [0-9]" "MPI_Wtime cost = [0-9]"; do
+    expect_grep "$a" "$TMP/all.info" "cube_bench: attribute '$a'"
 done
 
 run cube_dump -s csv "$TMP/all.cube"
 expect_rc 0 "cube_bench: cube_dump -s csv reads the experiment"
 cp "$TMP/out" "$TMP/all.csv"
-pycheck "cube_bench: 2 ranks: every suite's values positive, within the standard error bound or stopped at max_rep/time; statistics counts = reps" \
+COLL_SUITES="$COLL Barrier"
+export COLL_SUITES
+pycheck "cube_bench: 2 ranks: every suite's values positive, within the standard error bound or stopped at max_rep/time; statistics counts = reps; ops; time_mean_ranks of collectives" \
     "$TMP/check.py" "$TMP/all.csv" "$TMP/all.stat" "$TMP/all.log" 2 0.05 60 "$ALL_SUITES"
+unset COLL_SUITES
 
 run cube_statfile --check --cube "$TMP/all.cube" "$TMP/all.stat"
 expect_rc 0 "cube_bench: cube_statfile --check on the statistics file (joined with the experiment)"
@@ -564,3 +583,148 @@ fi
 run cube_info "$TMP/cubex/run.cubex"
 expect_rc 0 "cube_info reads cube_bench's CUBE 4 experiment"
 expect_grep "^format: CUBE 4" "$TMP/out" "cube_bench -o run.cubex writes CUBE 4"
+
+# --- compare: the regression gate (no MPI) ------------------------------------
+# full.cube and third.cube are two real runs of one parameter file; slow.cube
+# is full.cube with every time of suite PP made 1.5 times as long (its
+# standard errors kept): a known change
+cat >"$TMP/slow.py" <<'PYEOF'
+import re, sys
+src, dst, suite = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(src).read()
+mid = {m.group(2): m.group(1) for m in re.finditer(r'<metric id="(\d+)">\s*<disp_name>[^<]*</disp_name>\s*<uniq_name>([^<]*)</uniq_name>', text)}
+reg = {m.group(1): m.group(2) for m in re.finditer(r'<region id="(\d+)"[^>]*>\s*<name>([^<]*)</name>', text)}
+# the call paths under the suite: cnodes whose parent calls the suite's region
+suite_ids = [i for i, n in reg.items() if n == suite]
+cn = re.findall(r'<cnode id="(\d+)"[^>]*calleeId="(\d+)"', text)
+sys.exit("no cnodes") if not cn else None
+# nesting decides the parent: walk the call tree text
+parent, stack, under = {}, [], set()
+for m in re.finditer(r'<cnode id="(\d+)"[^>]*calleeId="(\d+)"[^>]*?(/?)>|</cnode>', text):
+    if m.group(0) == '</cnode>':
+        stack.pop(); continue
+    if stack and reg.get(stack[-1][1]) == suite:
+        under.add(m.group(1))
+    if m.group(3) != '/':
+        stack.append((m.group(1), m.group(2)))
+assert under, "no arguments under " + suite
+t = mid["time"]
+def scale(mat):
+    body = mat.group(2)
+    def row(r):
+        if r.group(1) not in under:
+            return r.group(0)
+        vals = " ".join(repr(float(v) * 1.5) for v in r.group(2).split())
+        return '<row cnodeId="%s">\n%s\n</row>' % (r.group(1), vals)
+    return mat.group(1) + re.sub(r'<row cnodeId="(\d+)">(.*?)</row>', row, body, flags=re.S) + mat.group(3)
+text = re.sub(r'(<matrix metricId="%s">)(.*?)(</matrix>)' % t, scale, text, flags=re.S)
+open(dst, "w").write(text)
+PYEOF
+if python3 "$TMP/slow.py" "$TMP/full.cube" "$TMP/slow.cube" PP 2>"$TMP/err"; then
+    ok "cube_bench --compare: a run with a known change made"
+else
+    not_ok "cube_bench --compare: a run with a known change made"
+    head -3 "$TMP/err" | sed 's/^/#   /'
+fi
+
+cat >"$TMP/cmp.py" <<'PYEOF'
+# cmp.py CSV BEFORE.csv,AFTER.csv THRESHOLD [SUITE FACTOR]...: the rows of a
+# --compare -s csv output are the union of the arguments of both runs (from
+# cube_dump -s csv); measured values are the runs' own; the ratio is
+# after/before with the standard error r sqrt((se_a/a)^2 + (se_b/b)^2), and
+# the verdict follows from them (2 standard errors of noise, THRESHOLD);
+# where both runs measured, SUITE's ratios are FACTOR ("*": other suites)
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+runs = sys.argv[2].split(",")
+thr = float(sys.argv[3])
+def points(path):
+    pts = {}
+    for r in csv.DictReader(open(path)):
+        parts = r["call_path"].split("/")
+        if len(parts) == 3 and r["metric"] == "time" and r["location"] == "0":
+            pts[(parts[1], parts[2])] = float(r["value"])
+    return pts
+pb, pa = points(runs[0]), points(runs[1])
+got = {(r["suite"], r["argument"]) for r in rows}
+assert got == set(pb) | set(pa), (sorted(got ^ (set(pb) | set(pa))))[:5]
+factor = dict(zip(sys.argv[4::2], sys.argv[5::2]))
+verdicts = set()
+for r in rows:
+    k = (r["suite"], r["argument"])
+    if r["before_source"] == "measured":
+        assert k in pb and float(r["before"]) == pb[k], k
+    if r["after_source"] == "measured":
+        assert k in pa and float(r["after"]) == pa[k], k
+    if not (r["before"] and r["after"]):
+        assert r["ratio"] == "" and r["verdict"] in ("only-before", "only-after"), k
+        continue
+    b, bs, a, as_ = (float(r[f]) for f in ("before", "before_stderr", "after", "after_stderr"))
+    ratio, se = float(r["ratio"]), float(r["ratio_stderr"])
+    assert math.isclose(ratio, a / b, rel_tol=1e-12), k
+    assert math.isclose(se, ratio * math.hypot(bs / b, as_ / a), rel_tol=1e-9, abs_tol=1e-15), k
+    d, noise = ratio - 1, 2 * se
+    want = ("same" if abs(d) <= noise else "faster" if d < 0
+            else "regression" if d - noise > thr else "slower")
+    assert r["verdict"] == want, (k, r["verdict"], want)
+    f = factor.get(r["suite"], factor.get("*"))
+    if f is not None and r["before_source"] == "measured" and r["after_source"] == "measured":
+        assert math.isclose(ratio, float(f), rel_tol=1e-12), (k, ratio, f)
+    verdicts.add(r["verdict"])
+print(" ".join(sorted(verdicts)))
+PYEOF
+"$BIN/cube_dump" -s csv "$TMP/full.cube" >"$TMP/full.csv" 2>/dev/null
+"$BIN/cube_dump" -s csv "$TMP/third.cube" >"$TMP/third.csv" 2>/dev/null
+"$BIN/cube_dump" -s csv "$TMP/slow.cube" >"$TMP/slow.csv" 2>/dev/null
+
+run cube_bench --compare -s csv "$TMP/full.cube" "$TMP/full.cube"
+expect_rc 0 "cube_bench --compare of a run with itself exits 0"
+cp "$TMP/out" "$TMP/self.csv"
+pycheck "cube_bench --compare of a run with itself: ratios 1, every argument the same" \
+    "$TMP/cmp.py" "$TMP/self.csv" "$TMP/full.csv,$TMP/full.csv" 0.1 "*" 1
+if [ "$(python3 "$TMP/cmp.py" "$TMP/self.csv" "$TMP/full.csv,$TMP/full.csv" 0.1)" = same ]; then
+    ok "cube_bench --compare of a run with itself: all the same"
+else
+    not_ok "cube_bench --compare of a run with itself: all the same"
+fi
+
+run cube_bench --compare -s csv "$TMP/full.cube" "$TMP/slow.cube"
+expect_rc 1 "cube_bench --compare: a suite 50 % slower exits 1"
+cp "$TMP/out" "$TMP/slow_cmp.csv"
+pycheck "cube_bench --compare: the slower suite's ratios 1.5, the others 1, verdicts from ratio and noise" \
+    "$TMP/cmp.py" "$TMP/slow_cmp.csv" "$TMP/full.csv,$TMP/slow.csv" 0.1 PP 1.5 "*" 1
+run cube_bench --compare --threshold=60 "$TMP/full.cube" "$TMP/slow.cube"
+expect_rc 0 "cube_bench --compare --threshold=60: 50 % slower is no regression"
+expect_grep "slower" "$TMP/out" "cube_bench --compare --threshold=60: still marked slower"
+run cube_bench --compare "$TMP/slow.cube" "$TMP/full.cube"
+expect_rc 0 "cube_bench --compare: faster is no regression"
+expect_grep "faster" "$TMP/out" "cube_bench --compare: the faster suite marked"
+
+# two real runs: the union of their arguments (their refinements chose
+# different ones), values interpolated where a run lacks one
+run cube_bench --compare -s csv "$TMP/full.cube" "$TMP/third.cube"
+if [ "$rc" = 0 ] || [ "$rc" = 1 ]; then ok "cube_bench --compare of two real runs exits 0 or 1 ($rc)"; else
+    not_ok "cube_bench --compare of two real runs exits 0 or 1 ($rc)"; fi
+cp "$TMP/out" "$TMP/real.csv"
+pycheck "cube_bench --compare of two real runs: the union of the arguments, ratio after/before, verdicts" \
+    "$TMP/cmp.py" "$TMP/real.csv" "$TMP/full.csv,$TMP/third.csv" 0.1
+run cube_bench --compare -s json "$TMP/full.cube" "$TMP/third.cube"
+if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d and all("verdict" in r for r in d)' "$TMP/out"; then
+    ok "cube_bench --compare -s json: valid JSON, one object per row"
+else
+    not_ok "cube_bench --compare -s json: valid JSON, one object per row"
+fi
+
+run cube_bench --compare "$TMP/full.cube"
+expect_rc 2 "cube_bench --compare with one run exits 2"
+run cube_bench --compare "$TMP/full.cube" "$TMP/nonexistent.cube"
+expect_rc 2 "cube_bench --compare with a missing run exits 2"
+expect_grep "nonexistent.cube" "$TMP/err" "cube_bench --compare: the message names the file"
+run cube_bench --compare "$TMP/full.cube" "$TMP/res.par"
+expect_rc 2 "cube_bench --compare of a file that is no experiment exits 2"
+run cube_bench --compare -s xml "$TMP/full.cube" "$TMP/third.cube"
+expect_rc 2 "cube_bench --compare -s xml is a usage error"
+run cube_bench --compare --threshold=ten "$TMP/full.cube" "$TMP/third.cube"
+expect_rc 2 "cube_bench --compare --threshold=ten is a usage error"
+run cube_bench --merge -s csv "$TMP/full.cube"
+expect_rc 2 "cube_bench --merge -s is a usage error (-s goes with --compare)"

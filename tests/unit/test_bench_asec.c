@@ -39,7 +39,7 @@ static double gauss(rng *r)
 
 static asec *make(int min_rep, int max_rep, double rel, double tl, double cut)
 {
-    asec_params p = { min_rep, max_rep, rel, tl, cut };
+    asec_params p = { min_rep, max_rep, rel, tl, cut, 0.0 };
     asec *a = asec_create(&p);
     assert_non_null(a);
     return a;
@@ -298,12 +298,12 @@ static void test_min_rep(void **state)
 {
     (void)state;
     /* constant samples: se = 0 from the second sample on, so the stop
-     * comes exactly at min_rep */
-    int mins[] = { 0, 1, 2, 3, 17, 100 };
+     * comes exactly at min_rep, or at 6 samples (two windows of 3) */
+    int mins[] = { 0, 1, 2, 3, 6, 7, 17, 100 };
     for (size_t i = 0; i < sizeof mins / sizeof mins[0]; i++) {
         asec *a = make(mins[i], 1000, 0.01, 0.0, 0.25);
         size_t n = run_stream(a, 1, 2.5e-6, 0.0, -1, 0.0, 0.0);
-        assert_int_equal(n, mins[i] < 2 ? 2 : mins[i]);
+        assert_int_equal(n, mins[i] < 6 ? 6 : mins[i]);
         asec_free(a);
     }
     /* rel_std_error <= 0: the standard error never stops it */
@@ -337,6 +337,117 @@ static void test_reset_and_names(void **state)
     assert_string_equal(asec_stop_name(ASEC_STOP_STD_ERROR), "std_error");
 }
 
+/* The window rule on streams whose single measurements take a few discrete
+ * values.  `value(i)` gives sample i; each sample ends dt seconds after the
+ * previous one.  Returns the count at the stop; *mean the result. */
+typedef double (*stream_fn)(size_t i, rng *r);
+
+static size_t run_timed(asec *a, stream_fn value, unsigned long long seed, double dt, double *mean)
+{
+    rng r = { seed, 0, 0.0 };
+    double t = 0.0;
+    size_t i = 0;
+    while (!asec_done(a, t)) {
+        t += dt;
+        assert_int_equal(asec_add_at(a, value(i, &r), t), 0);
+        i++;
+    }
+    asec_result res;
+    asec_get_result(a, &res);
+    *mean = res.mean;
+    return res.count;
+}
+
+/* Batched single measurements in bunches: 40 samples at 0.155, then 40 at
+ * 0.165, and so on (a bunch lasts longer than the minimum number of
+ * repetitions) */
+static double bunched(size_t i, rng *r)
+{
+    (void)r;
+    return (i / 40) % 2 ? 0.165 : 0.155;
+}
+
+static void test_bunched_stream(void **state)
+{
+    (void)state;
+    /* without a span, 32 samples of one bunch (se 0, halves equal) stop
+     * at once with that bunch's value: what min_span is for */
+    asec *a = make(32, 1000, 0.01, 0.0, 0.25);
+    double mean;
+    size_t n = run_timed(a, bunched, 1, 1e-6, &mean);
+    assert_int_equal(n, 32);
+    CLOSE(mean, 0.155);
+    asec_free(a);
+
+    /* 32 samples take 32 us; with 100 us asked for, the samples reach
+     * into the next bunch, the halves disagree until both hold a mixture,
+     * and the result is within 2 % of the mean of both bunches */
+    asec_params p = { 32, 1000, 0.01, 0.0, 0.25, 1e-4 };
+    a = asec_create(&p);
+    assert_non_null(a);
+    n = run_timed(a, bunched, 1, 1e-6, &mean);
+    assert_true(n > 100);
+    assert_true(n < 1000);
+    asec_result res;
+    asec_get_result(a, &res);
+    assert_true(res.span >= 1e-4);
+    assert_true(fabs(mean - 0.16) <= 0.02 * 0.16);
+    assert_int_equal(asec_stop_reason(a, 0.0), ASEC_STOP_STD_ERROR);
+    asec_free(a);
+
+}
+
+/* independent draws from two values: the standard error sees the spread */
+static double bimodal(size_t i, rng *r)
+{
+    (void)i;
+    return uniform(r) < 0.5 ? 0.15 : 0.17;
+}
+
+static void test_bimodal_stream(void **state)
+{
+    (void)state;
+    for (unsigned long long seed = 1; seed <= 20; seed++) {
+        asec_params p = { 32, 1000, 0.01, 0.0, 0.25, 1e-5 };
+        asec *a = asec_create(&p);
+        assert_non_null(a);
+        double mean;
+        size_t n = run_timed(a, bimodal, seed, 1e-6, &mean);
+        /* the se of a 0.01-sd mean at 1 % of 0.16 needs about 40 samples;
+         * the trimmed mean of two values leans to the more frequent one
+         * (within 5 %: batching is what makes single measurements of such
+         * an operation unimodal) */
+        assert_true(n >= 32);
+        assert_true(n < 1000);
+        assert_true(fabs(mean - 0.16) <= 0.05 * 0.16);
+        assert_int_equal(asec_stop_reason(a, 0.0), ASEC_STOP_STD_ERROR);
+        asec_free(a);
+    }
+}
+
+/* 1 % noise with a preemption spike (1000x) every 25 samples */
+static double spiky(size_t i, rng *r)
+{
+    double x = 1e-6 * (1.0 + 0.01 * gauss(r));
+    return i % 25 == 7 ? 1e-3 : x;
+}
+
+static void test_spiky_stream(void **state)
+{
+    (void)state;
+    for (unsigned long long seed = 1; seed <= 20; seed++) {
+        asec_params p = { 32, 1000, 0.01, 0.0, 0.25, 1e-5 };
+        asec *a = asec_create(&p);
+        assert_non_null(a);
+        double mean;
+        size_t n = run_timed(a, spiky, seed, 1e-6, &mean);
+        assert_true(n < 100);
+        assert_true(fabs(mean - 1e-6) <= 0.01e-6);
+        assert_int_equal(asec_stop_reason(a, 0.0), ASEC_STOP_STD_ERROR);
+        asec_free(a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +459,9 @@ int main(void)
         cmocka_unit_test(test_max_rep),
         cmocka_unit_test(test_min_rep),
         cmocka_unit_test(test_reset_and_names),
+        cmocka_unit_test(test_bunched_stream),
+        cmocka_unit_test(test_bimodal_stream),
+        cmocka_unit_test(test_spiky_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include "test_support.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -766,6 +767,127 @@ static void test_files_errors(void **state)
     free(pa), free(pb), free(missing), free(junk), free(out);
 }
 
+/* --compare: the union of the arguments, interpolation (never
+ * extrapolation), the ratio's standard error and the verdicts, on runs
+ * with known changes. */
+static const cube_bench_cmp_row *cmp_row(const cube_bench_cmp_row *rows, size_t n,
+                                         const char *suite, const char *arg)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].suite, suite) == 0 && strcmp(rows[i].argument, arg) == 0)
+            return &rows[i];
+    fail_msg("no row %s %s", suite, arg);
+    return NULL;
+}
+
+static void test_compare(void **state)
+{
+    (void)state;
+    const char *S = "Pingpong", *B = "Bcast";
+    const pt a[] = {{S, "len=4", 0, 1.0, 0.0, 8, 0.0},
+                    {S, "len=64", 0, 2.0, 0.0, 8, 0.0},
+                    {S, "len=1", 0, 0.5, 0.0, 8, 0.0},
+                    {B, "len=1", 0, 1.0, 0.0625, 8, 0.0},
+                    {B, "len=2", 0, 1.0, 0.01, 8, 0.0},
+                    END};
+    /* after: len=4 25 % slower; len=16 only measured here (a interpolates
+     * 1.2 between 1 at len=4 and 2 at len=64); len=64 unchanged but
+     * noisy; len=1 below b's range; len=256 beyond a's */
+    const pt b[] = {{S, "len=4", 0, 1.25, 0.0, 9, 0.0},
+                    {S, "len=16", 0, 1.0, 0.0, 9, 0.0},
+                    {S, "len=64", 0, 2.0, 0.25, 9, 0.0},
+                    {S, "len=256", 0, 8.0, 0.0, 9, 0.0},
+                    {B, "len=1", 0, 1.125, 0.0625, 8, 0.0},
+                    {B, "len=2", 0, 1.05, 0.01, 8, 0.0},
+                    END};
+    /* other checksums and process counts are compared all the same: rank
+     * 0's values are what is compared */
+    cube_t *ra = make_run(2, SUM_A, "A", a), *rb = make_run(3, SUM_B, "B", b);
+    cube_bench_cmp_row *rows = NULL;
+    size_t n = 0;
+    char err[256] = "";
+    assert_int_equal(cube_bench_compare(ra, rb, NULL, 0.10, &rows, &n, err, sizeof err), 0);
+    assert_int_equal(n, 7);
+    const char *order[] = {"len=1", "len=4", "len=16", "len=64", "len=256", "len=1", "len=2"};
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(rows[i].argument, order[i]);
+
+    const cube_bench_cmp_row *r = cmp_row(rows, n, S, "len=4");
+    assert_true(r->ratio == 1.25 && r->ratio_se == 0.0);
+    assert_int_equal(r->before_source, 1);
+    assert_int_equal(r->verdict, CUBE_BENCH_REGRESSION);
+    r = cmp_row(rows, n, S, "len=16");
+    assert_int_equal(r->before_source, 2);
+    assert_int_equal(r->after_source, 1);
+    assert_true(fabs(r->before - 1.2) < 1e-12);
+    assert_true(fabs(r->ratio - 1.0 / 1.2) < 1e-12);
+    assert_int_equal(r->verdict, CUBE_BENCH_FASTER);
+    r = cmp_row(rows, n, S, "len=64");
+    assert_true(r->ratio == 1.0 && r->ratio_se == 0.125);
+    assert_int_equal(r->verdict, CUBE_BENCH_SAME);
+    r = cmp_row(rows, n, S, "len=1");
+    assert_int_equal(r->after_source, 0);
+    assert_true(isnan(r->after) && isnan(r->ratio));
+    assert_int_equal(r->verdict, CUBE_BENCH_ONLY_BEFORE);
+    r = cmp_row(rows, n, S, "len=256");
+    assert_int_equal(r->verdict, CUBE_BENCH_ONLY_AFTER);
+    /* 12.5 % slower, but the ratio's standard error is 0.094: within
+     * the noise */
+    r = cmp_row(rows, n, B, "len=1");
+    assert_true(fabs(r->ratio_se - 1.125 * sqrt(0.0625 * 0.0625 + (0.0625 / 1.125) * (0.0625 / 1.125))) <
+                1e-12);
+    assert_int_equal(r->verdict, CUBE_BENCH_SAME);
+    /* 5 % slower beyond the noise (se 0.0145), below the threshold */
+    r = cmp_row(rows, n, B, "len=2");
+    assert_int_equal(r->verdict, CUBE_BENCH_SLOWER);
+    free(rows);
+
+    /* a threshold of 30 %: the 25 % is slower, not a regression */
+    assert_int_equal(cube_bench_compare(ra, rb, NULL, 0.30, &rows, &n, err, sizeof err), 0);
+    assert_int_equal(cmp_row(rows, n, S, "len=4")->verdict, CUBE_BENCH_SLOWER);
+    free(rows);
+
+    /* a run against itself: the same everywhere */
+    assert_int_equal(cube_bench_compare(rb, rb, NULL, 0.10, &rows, &n, err, sizeof err), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(rows[i].verdict, CUBE_BENCH_SAME);
+    free(rows);
+
+    /* not a cube_bench run */
+    cube_t *other = cube_create();
+    cube_def_met(other, "Time", "time", "FLOAT", "sec", "", "", "", NULL);
+    const char *names[2] = {"x.cube", "y.cube"};
+    assert_int_equal(cube_bench_compare(ra, other, names, 0.10, &rows, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "y.cube: not a cube_bench experiment"));
+    assert_null(rows);
+    cube_free(other);
+    cube_free(ra);
+    cube_free(rb);
+}
+
+static void test_ratio_and_verdicts(void **state)
+{
+    (void)state;
+    double r, se;
+    cube_bench_ratio(2.0, 0.2, 3.0, 0.3, &r, &se);
+    assert_true(r == 1.5);
+    assert_true(fabs(se - 1.5 * sqrt(0.02)) < 1e-15);
+    cube_bench_ratio(0.0, 0.0, 1.0, 0.0, &r, &se);
+    assert_true(isnan(r) && isnan(se));
+    cube_bench_ratio(-1e-12, 0.0, 1.0, 0.0, &r, &se);
+    assert_true(isnan(r) && isnan(se));
+    /* 2 standard errors is the noise; beyond it and past the threshold: a
+     * regression */
+    assert_int_equal(cube_bench_judge(1.2, 0.1, 0.10), CUBE_BENCH_SAME);
+    assert_int_equal(cube_bench_judge(1.21, 0.1, 0.10), CUBE_BENCH_SLOWER);
+    assert_int_equal(cube_bench_judge(1.31, 0.1, 0.10), CUBE_BENCH_REGRESSION);
+    assert_int_equal(cube_bench_judge(1.29, 0.1, 0.10), CUBE_BENCH_SLOWER);
+    assert_int_equal(cube_bench_judge(0.7, 0.1, 0.10), CUBE_BENCH_FASTER);
+    assert_int_equal(cube_bench_judge(NAN, 0.1, 0.10), CUBE_BENCH_SAME);
+    assert_string_equal(cube_bench_verdict_name(CUBE_BENCH_REGRESSION), "regression");
+    assert_string_equal(cube_bench_verdict_name(CUBE_BENCH_ONLY_AFTER), "only-after");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -780,6 +902,8 @@ int main(void)
         cmocka_unit_test(test_merged_attributes),
         cmocka_unit_test(test_files_round_trip),
         cmocka_unit_test(test_files_errors),
+        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_ratio_and_verdicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
