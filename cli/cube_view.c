@@ -162,19 +162,25 @@ static cube_statfile *read_stat(const char *path, int given)
     return s;
 }
 
-/* The bytes the values take in the page at least (base64 of the stored
- * rows), to refuse a file far too large before building its page. */
+/* The values are deflated in the page, and how well they compress shows
+ * only when the page is built: a file is refused before that only when
+ * its values would have to shrink more than this. */
+#define DEFLATE_HOPE 16ull
+
+/* The bytes the values would take in the page without deflating (base64
+ * of the stored rows), to refuse a file far too large before building its
+ * page. */
 static unsigned long long values_estimate(const cube_t *c)
 {
     unsigned long long rows = cube_num_rows(c);
     return rows * (cube_num_threads(c) * 8ull + 4) / 3 * 4;
 }
 
-static void refuse_size(const options *o, unsigned long long size)
+static void refuse_size(const options *o, unsigned long long size, int at_least)
 {
-    cli_error("%s: the page would take %llu bytes, more than --max-size=%llu; "
+    cli_error("%s: the page would take %s%llu bytes, more than --max-size=%llu; "
               "use 'cube_view --serve %s' for an experiment this large",
-              o->input, size, o->max_size, o->input);
+              o->input, at_least ? "at least " : "", size, o->max_size, o->input);
 }
 
 /* The data document of the page in memory (malloc'ed into *data, *len
@@ -204,8 +210,8 @@ static int build_data(const view_source *src, char **data, size_t *len)
 static int write_page(const options *o, view_source *src)
 {
     unsigned long long overhead = view_page_overhead();
-    if (overhead + values_estimate(src->c) > o->max_size) {
-        refuse_size(o, overhead + values_estimate(src->c));
+    if (overhead + values_estimate(src->c) / DEFLATE_HOPE > o->max_size) {
+        refuse_size(o, overhead + values_estimate(src->c) / DEFLATE_HOPE, 1);
         return EXIT_TROUBLE;
     }
     char *data;
@@ -213,7 +219,7 @@ static int write_page(const options *o, view_source *src)
     if (build_data(src, &data, &len) != 0)
         return EXIT_TROUBLE;
     if (overhead + len > o->max_size) {
-        refuse_size(o, overhead + len);
+        refuse_size(o, overhead + len, 0);
         free(data);
         return EXIT_TROUBLE;
     }

@@ -92,8 +92,15 @@ var CubeModel = (function () {
 
     var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-    function decodeFloat64(text) {
-        var bytes = base64Bytes(text), n = bytes.length >> 3;
+    /* Values written with "encoding": "deflate" are zlib streams; the
+     * browser (and node) inflate them with DecompressionStream. */
+    function inflateBytes(bytes) {
+        var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+        return new Response(stream).arrayBuffer().then(function (buf) { return new Uint8Array(buf); });
+    }
+
+    function decodeFloat64(bytes) {
+        var n = bytes.length >> 3;
         if (LITTLE_ENDIAN) {
             /* the bytes are the array already: copied only when the
              * buffer does not start at a multiple of 8 */
@@ -107,8 +114,8 @@ var CubeModel = (function () {
         return out;
     }
 
-    function decodeInt32(text) {
-        var bytes = base64Bytes(text), n = bytes.length >> 2;
+    function decodeInt32(bytes) {
+        var n = bytes.length >> 2;
         if (LITTLE_ENDIAN)
             return new Int32Array(bytes.slice(0, n * 4).buffer);
         var out = new Int32Array(n), dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
@@ -214,8 +221,9 @@ var CubeModel = (function () {
         this.defaultSettings = JSON.parse(JSON.stringify(DEFAULT_SETTINGS));
         this.cache = new Map();
         this.buildDefinitions();
-        if (!this.served)
-            this.decodeValues();
+        /* compute() waits for the values; they are ready at once unless
+         * they must be inflated first */
+        this.ready = this.served ? Promise.resolve() : this.decodeValues();
     }
 
     Model.prototype.buildDefinitions = function () {
@@ -387,10 +395,33 @@ var CubeModel = (function () {
         return 1;
     };
 
+    /* The bytes of every stored array, inflated where the page deflated
+     * them: a Promise of {metric index: {cnodes, data}} as Uint8Arrays. */
+    Model.prototype.valueBytes = function () {
+        var values = this.data.values || {}, out = {}, pending = [];
+        Object.keys(values).forEach(function (k) {
+            var v = values[k], b = {cnodes: base64Bytes(v.cnodes), data: base64Bytes(v.data)};
+            out[k] = b;
+            if (v.encoding === 'deflate')
+                ['cnodes', 'data'].forEach(function (f) {
+                    pending.push(inflateBytes(b[f]).then(function (x) { b[f] = x; }));
+                });
+            else if (v.encoding)
+                throw new Error('values of metric ' + k + ': unknown encoding ' + v.encoding);
+        });
+        return Promise.all(pending).then(function () { return out; });
+    };
+
     Model.prototype.decodeValues = function () {
-        var values = this.data.values || {}, nC = this.nC;
+        var self = this;
         this.rowOf = [];
         this.rows = [];
+        return Promise.resolve().then(function () { return self.valueBytes(); })
+            .then(function (bytes) { self.storeValues(bytes); });
+    };
+
+    Model.prototype.storeValues = function (values) {
+        var nC = this.nC;
         for (var m = 0; m < this.nM; m++) {
             var v = values[String(m)];
             if (!v) {
@@ -1537,7 +1568,9 @@ var CubeModel = (function () {
 
     Model.prototype.compute = function (state) {
         var st = normalise(state), self = this;
-        return Promise.all(PANES.map(function (p) { return self.paneAbs(p, st); })).then(function (list) {
+        return this.ready.then(function () {
+            return Promise.all(PANES.map(function (p) { return self.paneAbs(p, st); }));
+        }).then(function (list) {
             var abs = {};
             PANES.forEach(function (p, i) {
                 var a = list[i];

@@ -22,7 +22,7 @@ EOF
 # the values of a page equal cube_dump -s json's (metric-inclusive,
 # call-exclusive, per thread), every metric, every call path and thread
 cat >"$TMP/values.py" <<'EOF'
-import base64, json, math, struct, sys
+import base64, json, math, struct, sys, zlib
 d = json.load(open(sys.argv[1]))
 dump = json.load(open(sys.argv[2]))
 index = {m["uniq"]: i for i, m in enumerate(d["metrics"])}
@@ -30,8 +30,9 @@ cn_index = {c["id"]: i for i, c in enumerate(d["cnodes"])}
 nt = sum(1 for s in d["system"] if s["kind"] == "thread")
 table = {}
 for mi, v in d["values"].items():
-    cn = base64.b64decode(v["cnodes"])
-    data = base64.b64decode(v["data"])
+    assert v["encoding"] == "deflate", v.get("encoding")
+    cn = zlib.decompress(base64.b64decode(v["cnodes"]))
+    data = zlib.decompress(base64.b64decode(v["data"]))
     rows = struct.unpack("<%di" % (len(cn) // 4), cn)
     vals = struct.unpack("<%dd" % (len(data) // 8), data)
     assert len(vals) == len(rows) * nt, (mi, len(vals), len(rows), nt)
