@@ -132,7 +132,7 @@ MAN_OUT   := $(patsubst man/%,$(BUILD)/man/%,$(MAN_PAGES))
 
 .SECONDARY:
 
-.PHONY: all deps deps-check deps-browser lib tools man check check-run check-browser \
+.PHONY: all deps deps-check deps-browser browser-modules lib tools man check check-run check-browser \
         check-browser-run demo demo-run perf \
         install install-lib install-tools uninstall clean check-libxml2-headers
 
@@ -345,10 +345,13 @@ check-run: lib tools man $(TEST_BIN) $(EXAMPLE_BIN) $(GEN_BIN) $(GEN_LT_BIN)
 # when tests/browser/node_modules is missing.
 check-browser: deps-browser
 	@$(MAKE) --no-print-directory check-browser-run
-check-browser-run: tools
+check-browser-run: tools browser-modules
+	@node tests/browser/run.js $(BUILD)
+# playwright-core from the npm registry, as package-lock.json pins it; it
+# drives Debian's Chromium and never downloads a browser
+browser-modules:
 	@test -d tests/browser/node_modules/playwright-core || \
 	    (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --ignore-scripts >/dev/null)
-	@node tests/browser/run.js $(BUILD)
 
 # The unit tests that run threads of their own or of the library (the
 # concurrency test, the algebra's read-ahead workers, the LinkTest
@@ -386,6 +389,8 @@ perf: all $(GEN_BIN) $(GEN_LT_BIN) $(RW_BIN)
 	GEN_LT=$(GEN_LT_BIN) bash bench/perf/run_linktest.sh $(BUILD)/bin
 	GEN=$(GEN_BIN) RW=$(RW_BIN) bash bench/perf/run_huge.sh $(BUILD)/bin
 	GEN=$(GEN_BIN) bash bench/perf/run_view.sh $(BUILD)/bin
+	@$(MAKE) --no-print-directory deps-browser browser-modules
+	node tests/browser/perf_view.js $(BUILD)/bin $(GEN_BIN) 50 5
 
 # --- fuzzing -------------------------------------------------------------------
 # make fuzz: the libFuzzer harnesses fuzz/fuzz_*.c (clang, ASan + UBSan) in
