@@ -38,11 +38,16 @@
  *   model.compute(state) -> Promise of {metric, call, system, references},
  *       each pane {incl, excl, absIncl, absExcl, selected, selectedAbs,
  *       legend: {min, max}}; the flat profile (callTab 'flat') per region
- *       with sub and absSub too.  A pane left of the metric pane, or right
+ *       with sub and absSub too; the metric pane also rootLegend[i], the
+ *       range of metric i's root (legend: the selected metric's root's).
+ *       A pane left of the metric pane, or right
  *       of a pane with nothing selected, has only NaN (undefined).
  *   model.topology(index, systemResult, mode) -> {name, dims, cells:
  *       [{id, coord, value}], legend}
  *   model.colour(value, legend, settings), model.format(value, settings)
+ *       colour settings: method (linear quadratic1 quadratic2 exponential1
+ *       exponential2), lighten, whiteBelow (percent), userMin, userMax
+ *   model.scale(legend, settings) -> {min, max, user}: the range coloured
  *   model.largestPath(paneKind, result, state[, from]) -> [ids]
  *   model.paneQuery(pane, state) -> the served query of a pane
  */
@@ -1548,6 +1553,22 @@ var CubeModel = (function () {
         return {min: Math.min(0, lo), max: Math.max(0, hi)};
     }
 
+    /* The legend of every metric root over the values of its own subtree,
+     * as an array indexed by metric (each node refers to its root's range). */
+    Model.prototype.metricRootLegends = function (shown, mode) {
+        var n = this.defs.metrics.length, byRoot = {}, out = new Array(n), i;
+        for (i = 0; i < n; i++) {
+            var r = this.mroot[i];
+            if (!byRoot[r]) byRoot[r] = {incl: [], excl: []};
+            byRoot[r].incl.push(shown.incl[i]);
+            byRoot[r].excl.push(shown.excl[i]);
+        }
+        var legends = {};
+        Object.keys(byRoot).forEach(function (k) { legends[k] = legendOf(byRoot[k], mode); });
+        for (i = 0; i < n; i++) out[i] = legends[this.mroot[i]];
+        return out;
+    };
+
     /* ------------------------------------------------------------------
      * compute(state): every pane's values in its mode
      * ------------------------------------------------------------------ */
@@ -1586,6 +1607,15 @@ var CubeModel = (function () {
                          absIncl: abs[p].incl, absExcl: abs[p].excl,
                          selectedAbs: abs[p].selectedAbs,
                          legend: legendOf(shown, mode)};
+                if (p === 'metric') {
+                    /* Each metric root has its own scale (seconds and bytes are
+                     * not compared): rootLegend[i] is the range of node i's root,
+                     * legend the one of the selected metric's root. */
+                    var per = self.metricRootLegends(shown, mode);
+                    r.rootLegend = per;
+                    var ms = st.selection.metric;
+                    if (ms.length && per[ms[0].id]) r.legend = per[ms[0].id];
+                }
                 if (shown.sub) { r.sub = shown.sub; r.absSub = abs[p].sub; }
                 r.selected = self.selectedAbs(p, shown, st, abs[p].how);
                 if (p === 'call') r.flat = st.callTab === 'flat';
@@ -1629,10 +1659,40 @@ var CubeModel = (function () {
 
     var STOPS = [[0, 0, 255], [0, 255, 255], [0, 255, 0], [255, 255, 0], [255, 0, 0]];
 
+    /* The colouring methods of the colour settings: each maps the position
+     * p in [0, 1] of a value between the scale's minimum and maximum to the
+     * position on the colour gradient.  Quadratic 1 and exponential 1 spend
+     * most of the gradient on the large values, quadratic 2 and exponential 2
+     * on the small ones. */
+    var EXP_K = 5;
+    var METHODS = {
+        linear: function (p) { return p; },
+        quadratic1: function (p) { return p * p; },
+        quadratic2: function (p) { return 1 - (1 - p) * (1 - p); },
+        exponential1: function (p) { return (Math.exp(EXP_K * p) - 1) / (Math.exp(EXP_K) - 1); },
+        exponential2: function (p) { return 1 - (Math.exp(EXP_K * (1 - p)) - 1) / (Math.exp(EXP_K) - 1); }
+    };
+
+    /* The range the colours scale over: the legend's, or the user-defined
+     * minimum and maximum of the colour settings (user: true). */
+    function scaleOf(legend, settings) {
+        var st = settings || {};
+        var lo = legend ? legend.min : 0, hi = legend ? legend.max : 1;
+        var umin = st.userMin, umax = st.userMax;
+        var hasMin = typeof umin === 'number' && isFinite(umin);
+        var hasMax = typeof umax === 'number' && isFinite(umax);
+        return {min: hasMin ? umin : lo, max: hasMax ? umax : hi, user: hasMin || hasMax};
+    }
+
     /* The legend's colour of value: blue - cyan - green - yellow - red from
-     * legend.min to legend.max; white for NaN, exact zero and values whose
-     * magnitude is below the zero threshold (10^-zeroThreshold), and for
-     * values below settings.whiteBelow percent of the range (default 0). */
+     * the scale's minimum to its maximum (scaleOf), values outside it get the
+     * colour of its end; the position p = (value - min) / (max - min) goes
+     * through settings.method (METHODS, default linear).  White for NaN,
+     * exact zero, values whose magnitude is below the zero threshold
+     * (10^-zeroThreshold) and positions below settings.whiteBelow percent.
+     * Positions below settings.lighten percent are mixed with white, the
+     * more the nearer to the left end: the share of white is
+     * 0.8 * (1 - p / (lighten / 100)). */
     function colour(value, legend, settings) {
         var st = settings || DEFAULT_SETTINGS.tree;
         if (value !== value || value === 0)
@@ -1640,16 +1700,22 @@ var CubeModel = (function () {
         var zt = st.zeroThreshold === undefined ? DEFAULT_SETTINGS.tree.zeroThreshold : st.zeroThreshold;
         if (Math.abs(value) < Math.pow(10, -zt))
             return 'rgb(255,255,255)';
-        var lo = legend ? legend.min : 0, hi = legend ? legend.max : 1;
+        var sc = scaleOf(legend, st);
+        var lo = sc.min, hi = sc.max;
         var p = hi > lo ? (value - lo) / (hi - lo) : 1;
         if (!(p >= 0)) p = 0;
         if (p > 1) p = 1;
         if (st.whiteBelow && p * 100 < st.whiteBelow)
             return 'rgb(255,255,255)';
-        var x = p * 4, i = Math.min(3, Math.floor(x)), f = x - i;
+        var q = (METHODS[st.method] || METHODS.linear)(p);
+        var x = q * 4, i = Math.min(3, Math.floor(x)), f = x - i;
         var a = STOPS[i], b = STOPS[i + 1];
-        return 'rgb(' + Math.round(a[0] + (b[0] - a[0]) * f) + ',' +
-            Math.round(a[1] + (b[1] - a[1]) * f) + ',' + Math.round(a[2] + (b[2] - a[2]) * f) + ')';
+        var c = [0, 1, 2].map(function (j) { return a[j] + (b[j] - a[j]) * f; });
+        if (st.lighten > 0 && p * 100 < st.lighten) {
+            var w = 0.8 * (1 - p * 100 / st.lighten);
+            c = c.map(function (v) { return v + (255 - v) * w; });
+        }
+        return 'rgb(' + Math.round(c[0]) + ',' + Math.round(c[1]) + ',' + Math.round(c[2]) + ')';
     }
 
     /* A number as the precision settings say: `digits` after the point,
@@ -1725,12 +1791,15 @@ var CubeModel = (function () {
     };
 
     Model.prototype.colour = colour;
+    Model.prototype.scale = scaleOf;
     Model.prototype.format = format;
 
     return {
         open: function (data, options) { return new Model(data, options); },
         modes: MODES,
         colour: colour,
+        scale: scaleOf,
+        methods: Object.keys(METHODS),
         format: format,
         defaultSettings: DEFAULT_SETTINGS
     };

@@ -28,6 +28,13 @@
     result: null,
     settings: {tree: {digits: 2, expThreshold: 4, zeroThreshold: 12},
                widget: {digits: 6, expThreshold: 4, zeroThreshold: 12}},
+    /* The colour settings dialog: colouring method, lighten and white thresholds
+     * (percent of the scale), user-defined scale minimum/maximum (null: the legend's). */
+    colour: {method: 'linear', lighten: 0, whiteBelow: 0, userMin: null, userMax: null},
+    /* Static hiding: hidden node keys per tree; dynamic hiding: threshold percent
+     * per tree (null: off). */
+    hidden: {metric: new Set(), call: new Set(), system: new Set(), flat: new Set()},
+    dynHide: {metric: null, call: null, system: null, flat: null},
     panes: {},
     hooks: [],          /* views drawn after every computation (topology, statistics, source) */
     computing: false, dirty: false, seq: 0,
@@ -53,6 +60,10 @@
   }
 
   function fmt(value, scope) { return ui.model.format(value, ui.settings[scope]); }
+
+  /* The settings model.colour takes: the precision of the scope plus the colour settings. */
+  function colourSettings(scope) { return Object.assign({}, ui.settings[scope], ui.colour); }
+  CubeUI.colourSettings = colourSettings;
 
   /* Dark value boxes (the blue end of the scale) get white text. */
   function colourText(rgb) {
@@ -244,16 +255,20 @@
   }
 
   /* The gradient is sampled from model.colour so that legend and boxes agree. */
-  function drawLegend(legendEl, legend, selectedValue) {
+  function drawLegend(legendEl, legendIn, selectedValue) {
+    const cs = colourSettings('widget');
+    /* data-min/data-max: the range the colours scale over (user-defined if set). */
+    const legend = legendIn ? ui.model.scale(legendIn, cs) : null;
     legendEl.dataset.min = legend ? String(legend.min) : '';
     legendEl.dataset.max = legend ? String(legend.max) : '';
+    legendEl.dataset.user = String(!!(legend && legend.user));
     const grad = legendEl._grad;
     const marker = legendEl.querySelector('.marker');
     while (grad.firstChild) grad.removeChild(grad.firstChild);
     const ok = legend && isFinite(legend.min) && isFinite(legend.max);
     if (ok && !(legend.max > legend.min)) {
       /* An empty range: every value has the one colour of its end. */
-      const c = ui.model.colour(legend.max, legend, ui.settings.widget);
+      const c = ui.model.colour(legend.max, legend, cs);
       grad.appendChild(el('stop', {offset: '0', 'stop-color': c}));
       grad.appendChild(el('stop', {offset: '1', 'stop-color': c}));
     } else if (ok) {
@@ -261,14 +276,16 @@
       for (let i = 0; i <= 20; i++) {
         let v = legend.min + span * i / 20;
         if (v === 0) v = legend.min + span * (i === 0 ? 0.002 : i / 20 + 0.002);
-        grad.appendChild(el('stop', {offset: String(i / 20), 'stop-color': ui.model.colour(v, legend, ui.settings.widget)}));
+        grad.appendChild(el('stop', {offset: String(i / 20), 'stop-color': ui.model.colour(v, legend, cs)}));
       }
     } else {
       grad.appendChild(el('stop', {offset: '0', 'stop-color': '#ddd'}));
       grad.appendChild(el('stop', {offset: '1', 'stop-color': '#ddd'}));
     }
-    legendEl.querySelector('.lmin').textContent = ok ? fmt(legend.min, 'widget') : '';
-    legendEl.querySelector('.lmax').textContent = ok ? fmt(legend.max, 'widget') : '';
+    /* "(u)" marks user-defined ends, as the Cube display does. */
+    const u = legend && legend.user ? ' (u)' : '';
+    legendEl.querySelector('.lmin').textContent = ok ? fmt(legend.min, 'widget') + u : '';
+    legendEl.querySelector('.lmax').textContent = ok ? fmt(legend.max, 'widget') + u : '';
     if (ok && selectedValue === selectedValue && selectedValue !== undefined && legend.max > legend.min) {
       const x = Math.max(0, Math.min(1, (selectedValue - legend.min) / (legend.max - legend.min))) * 100;
       marker.setAttribute('x1', x); marker.setAttribute('x2', x); marker.setAttribute('visibility', 'visible');
@@ -357,14 +374,47 @@
       el('span', {class: 'value', 'data-value': ''}),
       el('span', {class: 'label', text: a.name(t, key), title: a.title(t, key)})]);
     li.appendChild(row);
-    if (exp && kids.length) {
-      const ul = el('ul', {class: 'children', role: 'group'});
-      for (const c of kids) ul.appendChild(renderNode(p, t, c));
-      li.appendChild(ul);
-    }
+    if (exp && kids.length) li.appendChild(renderChildren(p, t, key, kids));
     p.nodes.set(key, li);
     if (ui.result) setNodeValue(p, t, key, li);
     return li;
+  }
+
+  /* Whether a node is hidden: statically ("Hide this") or dynamically (its colour
+   * position, its collapsed value between the scale's ends, below the threshold). */
+  function isHidden(kind, t, key) {
+    if (ui.hidden[t].has(key)) return true;
+    const th = ui.dynHide[t];
+    if (th === null || !ui.result) return false;
+    const v = adapter(t).value(t, key, false);
+    if (!(v === v)) return false;
+    const sc = ui.model.scale(nodeLegend(kind, t, key), colourSettings('tree'));
+    const pos = sc.max > sc.min ? (v - sc.min) / (sc.max - sc.min) * 100 : 100;
+    return pos < th;
+  }
+
+  /* The children of an expanded node; hidden ones are left out and summed into one
+   * "hidden" marker line at the end (the sum of their collapsed values as shown). */
+  function renderChildren(p, t, key, kids) {
+    const ul = el('ul', {class: 'children', role: 'group'});
+    let n = 0, sum = 0, any = false;
+    for (const c of kids) {
+      if (isHidden(p.kind, t, c)) {
+        n++;
+        const v = adapter(t).value(t, c, false);
+        if (v === v) { sum += v; any = true; }
+        continue;
+      }
+      ul.appendChild(renderNode(p, t, c));
+    }
+    if (n) {
+      ul.appendChild(el('li', {class: 'hidden-marker', 'data-parent': t === 'flat' ? String(key).slice(1) : key,
+        'data-count': n, 'data-value': any ? String(sum) : ''}, [
+        el('div', {class: 'row'}, [el('span', {class: 'toggle leaf'}),
+          el('span', {class: 'hidden-sum', text: any ? fmt(sum, 'tree') : '-'}),
+          el('span', {class: 'hidden-note', text: n + ' hidden'})])]));
+    }
+    return ul;
   }
 
   function setNodeValue(p, t, key, li) {
@@ -375,9 +425,21 @@
     const defined = v === v && v !== undefined && v !== null;
     box.dataset.value = defined ? String(v) : '';
     box.textContent = defined ? fmt(v, 'tree') : '-';
-    const c = ui.model.colour(defined ? v : NaN, res.legend, ui.settings.tree);
+    const cs = colourSettings('tree');
+    const sc = ui.model.scale(nodeLegend(p.kind, t, key), cs);
+    box.dataset.min = String(sc.min);
+    box.dataset.max = String(sc.max);
+    const c = ui.model.colour(defined ? v : NaN, sc, cs);
     box.style.backgroundColor = c;
     box.classList.toggle('dark', colourText(c));
+  }
+
+  /* The range a node's colour refers to: its metric root's in the metric tree, the
+   * pane's legend elsewhere. */
+  function nodeLegend(kind, t, key) {
+    const res = ui.result[kind];
+    if (kind === 'metric' && t === 'metric' && res.rootLegend && res.rootLegend[key]) return res.rootLegend[key];
+    return res.legend;
   }
 
   function applyValues(kind) {
@@ -404,11 +466,7 @@
       if (t === 'flat') li.dataset.part = flatPart(key);
       const old = li.querySelector(':scope > ul.children');
       if (old) { forgetSubtree(p, old); old.remove(); }
-      if (exp) {
-        const ul = el('ul', {class: 'children', role: 'group'});
-        for (const c of kids) ul.appendChild(renderNode(p, t, c));
-        li.appendChild(ul);
-      }
+      if (exp) li.appendChild(renderChildren(p, t, key, kids));
       if (ui.result) setNodeValue(p, t, key, li);
     }
     /* A selection hidden by collapsing moves to the collapsed node, so that what the
@@ -575,6 +633,11 @@
       case '*':
         if (curKey !== null) setSubtree(kind, curKey, true);
         break;
+      case 'ContextMenu': {
+        const li = curKey !== null ? p.nodes.get(curKey) : null;
+        if (li) { const r = li.firstChild.getBoundingClientRect(); openMenu(kind, li, r.left + 30, r.bottom); }
+        break;
+      }
       default: return;
     }
     ev.preventDefault();
@@ -630,11 +693,11 @@
       ' (Enter: next, Shift+Enter: previous)');
   }
 
-  function expandLargest(kind) {
+  function expandLargest(kind, from) {
     if (!ui.result) return;
     const t = treeKind(kind), p = ui.panes[kind];
     let path;
-    try { path = ui.model.largestPath(t === 'flat' ? 'flat' : kind, ui.result[kind], modelState()); } catch (e) { setStatus('Expand to largest: ' + e.message, true); return; }
+    try { path = ui.model.largestPath(t === 'flat' ? 'flat' : kind, ui.result[kind], modelState(), from); } catch (e) { setStatus('Expand to largest: ' + e.message, true); return; }
     if (!path || !path.length) return;
     if (t === 'flat') path = path.map(function (r) { return 'r' + r; });
     let changed = false;
@@ -687,6 +750,9 @@
 
   function drawAll() {
     for (const k of KINDS) {
+      const t = treeKind(k);
+      /* Dynamic hiding follows the values: the tree is drawn again. */
+      if (ui.dynHide[t] !== null) renderTree(k);
       applyValues(k);
       drawWidget(k);
     }
@@ -703,9 +769,10 @@
     const defined = sv === sv && sv !== undefined && sv !== null;
     w.dataset.value = defined ? String(sv) : '';
     const main = w.querySelector('.line.main');
-    const lg = r.legend || {min: NaN, max: NaN};
-    main.querySelector('.min').textContent = fmt(lg.min, 'widget');
-    main.querySelector('.max').textContent = fmt(lg.max, 'widget');
+    const lg = ui.model.scale(r.legend || {min: NaN, max: NaN}, colourSettings('widget'));
+    const u = lg.user ? ' (u)' : '';
+    main.querySelector('.min').textContent = fmt(lg.min, 'widget') + u;
+    main.querySelector('.max').textContent = fmt(lg.max, 'widget') + u;
     let cur = defined ? fmt(sv, 'widget') : '-';
     if (defined && abs && lg.max > lg.min) cur += ' (' + fmt((sv - lg.min) / (lg.max - lg.min) * 100, 'widget') + '%)';
     main.querySelector('.cur').textContent = cur;
@@ -750,31 +817,224 @@
 
   /* ---------- precision dialog ---------- */
 
-  function setupPrecision() {
-    const dlg = document.getElementById('precision');
-    const inputs = dlg.querySelectorAll('input[name]');
+  /* A settings dialog (precision, colours) on ui[key]: OK applies and closes, Apply
+   * applies, Cancel or Escape restores the settings it opened with. */
+  function setupSettingsDialog(id, key, fill, apply, redraw) {
+    const dlg = document.getElementById(id);
     let saved = null;
-    const fill = function () { for (const i of inputs) i.value = ui.settings[i.dataset.scope][i.name]; };
-    const apply = function () {
-      for (const i of inputs) {
+    document.getElementById(id + '-open').addEventListener('click', function () {
+      saved = JSON.parse(JSON.stringify(ui[key]));
+      fill(dlg);
+      if (dlg.showModal) dlg.showModal(); else dlg.setAttribute('open', '');
+    });
+    const run = function () { apply(dlg); redraw(); };
+    dlg.querySelector('[data-role="apply"]').addEventListener('click', run);
+    dlg.addEventListener('close', function () {
+      if (dlg.returnValue === 'ok') run();
+      else if (saved) { ui[key] = saved; redraw(); }
+      saved = null;
+    });
+    return run;
+  }
+
+  function setupPrecision() {
+    CubeUI.applyPrecision = setupSettingsDialog('precision', 'settings', function (dlg) {
+      for (const i of dlg.querySelectorAll('input[name]')) i.value = ui.settings[i.dataset.scope][i.name];
+    }, function (dlg) {
+      for (const i of dlg.querySelectorAll('input[name]')) {
         const v = parseInt(i.value, 10);
         if (isFinite(v) && v >= +i.min && v <= +i.max) ui.settings[i.dataset.scope][i.name] = v;
       }
-      redrawValues();
-    };
-    document.getElementById('precision-open').addEventListener('click', function () {
-      saved = JSON.parse(JSON.stringify(ui.settings));
-      fill();
-      if (dlg.showModal) dlg.showModal(); else dlg.setAttribute('open', '');
-    });
-    dlg.querySelector('[data-role="apply"]').addEventListener('click', apply);
-    dlg.addEventListener('close', function () {
-      if (dlg.returnValue === 'ok') apply();
-      else if (saved) { ui.settings = saved; redrawValues(); }
-      saved = null;
-    });
-    CubeUI.applyPrecision = apply;
+    }, redrawValues);
   }
+
+  /* ---------- colour settings dialog ---------- */
+
+  function setupColours() {
+    CubeUI.applyColours = setupSettingsDialog('colours', 'colour', function (dlg) {
+      const f = dlg.querySelector('form');
+      f.elements.method.value = ui.colour.method;
+      for (const n of ['lighten', 'whiteBelow']) f.elements[n].value = ui.colour[n];
+      for (const n of ['userMin', 'userMax']) f.elements[n].value = ui.colour[n] === null ? '' : ui.colour[n];
+    }, function (dlg) {
+      const f = dlg.querySelector('form');
+      ui.colour.method = f.elements.method.value;
+      for (const n of ['lighten', 'whiteBelow']) {
+        const v = parseFloat(f.elements[n].value);
+        if (isFinite(v) && v >= 0 && v <= 100) ui.colour[n] = v;
+      }
+      for (const n of ['userMin', 'userMax']) {
+        const v = parseFloat(f.elements[n].value);
+        ui.colour[n] = f.elements[n].value.trim() !== '' && isFinite(v) ? v : null;
+      }
+    }, redrawAll);
+  }
+
+  /* Colours change what dynamic hiding hides: the trees are drawn again. */
+  function redrawAll() {
+    if (!ui.result) return;
+    for (const k of KINDS) renderTree(k);
+    drawAll();
+  }
+
+  /* ---------- context menu of tree nodes ---------- */
+
+  let menuTarget = null;
+
+  function depthOf(t, key) {
+    const a = adapter(t);
+    let d = 0;
+    for (let q = a.parent(t, key); q !== null; q = a.parent(t, q)) d++;
+    return d;
+  }
+
+  function openMenu(kind, li, x, y) {
+    const menu = document.getElementById('context-menu');
+    const t = treeKind(kind), a = adapter(t), key = li._key;
+    menuTarget = {kind: kind, key: key};
+    const kids = a.children(t, key);
+    const hiddenKids = kids.some(function (c) { return ui.hidden[t].has(c); });
+    const enable = {
+      'expand-subtree': kids.length > 0, 'collapse-subtree': kids.length > 0,
+      'collapse-peers': true, 'expand-largest': t !== 'flat' && kids.length > 0,
+      'hide': a.parent(t, key) !== null, 'show-hidden': hiddenKids,
+      'dynamic-hiding': true, 'no-hiding': ui.hidden[t].size > 0 || ui.dynHide[t] !== null, 'info': true};
+    for (const b of menu.querySelectorAll('button[data-action]')) b.disabled = !enable[b.dataset.action];
+    if (ui.dynHide[t] !== null) menu.querySelector('input[name="threshold"]').value = ui.dynHide[t];
+    menu.dataset.pane = kind;
+    menu.hidden = false;
+    const w = menu.offsetWidth, h = menu.offsetHeight;
+    menu.style.left = Math.max(0, Math.min(x, window.innerWidth - w - 2)) + 'px';
+    menu.style.top = Math.max(0, Math.min(y, window.innerHeight - h - 2)) + 'px';
+    const first = menu.querySelector('button:not(:disabled)');
+    if (first) first.focus();
+  }
+
+  function closeMenu() {
+    const menu = document.getElementById('context-menu');
+    if (menu.hidden) return;
+    menu.hidden = true;
+    const tg = menuTarget;
+    if (tg && ui.panes[tg.kind]) ui.panes[tg.kind].box.focus();
+  }
+
+  function menuAction(action) {
+    const tg = menuTarget;
+    if (!tg) return;
+    const kind = tg.kind, key = tg.key, t = treeKind(kind), a = adapter(t);
+    const menu = document.getElementById('context-menu');
+    if (action === 'info') { closeMenu(); showInfo(kind, key); return; }
+    if (action === 'dynamic-hiding') {
+      const v = parseFloat(menu.querySelector('input[name="threshold"]').value);
+      if (!(isFinite(v) && v >= 0 && v <= 100)) { setStatus('Dynamic hiding: the threshold must be a percentage from 0 to 100', true); return; }
+      ui.dynHide[t] = v;
+    }
+    closeMenu();
+    switch (action) {
+      case 'expand-subtree': setSubtree(kind, key, true); break;
+      case 'collapse-subtree': setSubtree(kind, key, false); break;
+      case 'collapse-peers': {
+        const d = depthOf(t, key);
+        for (const k of Array.from(ui.expanded[t])) if (k !== key && depthOf(t, k) === d) setExpanded(kind, k, false);
+        break;
+      }
+      case 'expand-largest': expandLargest(kind, key); break;
+      case 'hide': ui.hidden[t].add(key); renderTree(kind); applyValues(kind); break;
+      case 'show-hidden':
+        for (const c of a.children(t, key)) ui.hidden[t].delete(c);
+        renderTree(kind); applyValues(kind);
+        break;
+      case 'dynamic-hiding':
+        renderTree(kind); applyValues(kind);
+        setStatus('Dynamic hiding in the ' + PANE_TITLES[kind].toLowerCase() + ': nodes below ' + Number(ui.dynHide[t].toPrecision(4)) + '% of the colour scale');
+        break;
+      case 'no-hiding':
+        ui.hidden[t].clear(); ui.dynHide[t] = null;
+        renderTree(kind); applyValues(kind);
+        break;
+    }
+  }
+
+  /* The node's description, unit, URL (as text, not a link) and call site. */
+  function showInfo(kind, key) {
+    const t = treeKind(kind), box = document.getElementById('node-info'), dl = box.querySelector('dl');
+    const rows = [];
+    const add = function (k, v) { if (v !== undefined && v !== null && v !== '' && !(typeof v === 'number' && v < 0)) rows.push([k, String(v)]); };
+    if (t === 'metric') {
+      const m = ui.defs.metrics[key];
+      add('Metric', m.name); add('Unique name', m.uniq); add('Unit', m.unit); add('Data type', m.dtype);
+      add('Kind', m.kind); add('Description', m.descr); add('URL', m.url);
+    } else if (t === 'call' || t === 'flat') {
+      const rid = t === 'call' ? ui.defs.cnodes[key].region : +String(key).slice(1);
+      const r = ui.defs.regions[rid];
+      add('Region', r.name); add('Module', r.mod);
+      if (r.begin >= 0) add('Lines', r.begin + (r.end >= 0 ? '-' + r.end : ''));
+      if (t === 'call') {
+        const c = ui.defs.cnodes[key];
+        if (c.mod || c.line > 0) add('Call site', (c.mod || '?') + ':' + c.line);
+      } else add('Call paths', (r.cnodes || []).length);
+      add('Description', r.descr); add('URL', r.url);
+    } else {
+      const s = ui.defs.system[key];
+      add('Kind', s.kind); add('Name', adapter(t).name(t, key)); add('Rank', s.rank);
+      add(s.kind === 'thread' ? 'Thread index' : 'Index', s.index);
+    }
+    dl.textContent = '';
+    for (const [k, v] of rows) { dl.appendChild(el('dt', {text: k})); dl.appendChild(el('dd', {text: v})); }
+    box.dataset.pane = kind;
+    box.dataset.id = t === 'flat' ? String(key).slice(1) : String(key);
+    box.hidden = false;
+    const li = ui.panes[kind].nodes.get(key);
+    const r = li ? li.firstChild.getBoundingClientRect() : {left: 20, bottom: 60};
+    box.style.left = Math.max(0, Math.min(r.left + 20, window.innerWidth - box.offsetWidth - 4)) + 'px';
+    box.style.top = Math.max(0, Math.min(r.bottom + 2, window.innerHeight - box.offsetHeight - 4)) + 'px';
+    box.querySelector('.close').focus();
+  }
+
+  function closeInfo() {
+    const box = document.getElementById('node-info');
+    if (box.hidden) return;
+    box.hidden = true;
+    const k = box.dataset.pane;
+    if (k && ui.panes[k]) ui.panes[k].box.focus();
+  }
+
+  function setupMenu() {
+    const menu = document.getElementById('context-menu');
+    for (const k of KINDS) {
+      const box = ui.panes[k].box;
+      box.addEventListener('contextmenu', function (ev) {
+        const li = ev.target.closest('li.node');
+        /* The ContextMenu key opens the menu of the cursor node (keydown). */
+        if (!li || !box.contains(li)) { if (ev.target === box) ev.preventDefault(); return; }
+        ev.preventDefault();
+        openMenu(k, li, ev.clientX, ev.clientY);
+      });
+    }
+    menu.addEventListener('click', function (ev) {
+      const b = ev.target.closest('button[data-action]');
+      if (b && !b.disabled) menuAction(b.dataset.action);
+    });
+    menu.querySelector('input[name="threshold"]').addEventListener('keydown', function (ev) {
+      if (ev.key === 'Enter') { ev.preventDefault(); menuAction('dynamic-hiding'); }
+    });
+    menu.addEventListener('keydown', function (ev) {
+      if (ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp') return;
+      const items = Array.from(menu.querySelectorAll('button:not(:disabled)'));
+      const i = items.indexOf(document.activeElement);
+      const n = items[(i + (ev.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length];
+      if (n) { ev.preventDefault(); n.focus(); }
+    });
+    document.getElementById('node-info').querySelector('.close').addEventListener('click', closeInfo);
+    document.addEventListener('keydown', function (ev) {
+      if (ev.key === 'Escape') { closeMenu(); closeInfo(); }
+    });
+    document.addEventListener('mousedown', function (ev) {
+      if (!menu.hidden && !menu.contains(ev.target)) closeMenu();
+    });
+    window.addEventListener('blur', closeMenu);
+  }
+  CubeUI.menuAction = menuAction;
 
   function redrawValues() { if (ui.result) drawAll(); }
   CubeUI.redraw = redrawValues;
@@ -804,6 +1064,8 @@
         requestUpdate();
       });
       setupPrecision();
+      setupColours();
+      setupMenu();
 
       /* Collapsed everywhere, the first root of each tree selected. */
       for (const k of KINDS) {

@@ -114,7 +114,7 @@
       const v = r.incl[c._id];
       const defined = v === v && v !== undefined && v !== null;
       c.setAttribute('data-value', defined ? String(v) : '');
-      c.setAttribute('fill', ui.model.colour(defined ? v : NaN, legend, ui.settings.widget));
+      c.setAttribute('fill', ui.model.colour(defined ? v : NaN, legend, CubeUI.colourSettings('widget')));
       c.classList.toggle('selected', selected.has(c._id));
       c.firstChild.textContent = c._label + '\nvalue ' + (defined ? CubeUI.fmt(v, 'widget') : '-');
     }

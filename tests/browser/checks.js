@@ -515,6 +515,9 @@ class FileChecks {
             h.ok(bad.length === 0, this.name('the precision dialog sets the digits of the tree values'), bad);
         });
 
+        await this.colourChecks(m, root);
+        await this.menuChecks(m, root);
+
         // --- topologies ----------------------------------------------------------------
         const ntopo = defs.topologies ? defs.topologies.length : 0;
         for (let k = 0; k < Math.min(ntopo, 3); k++) {
@@ -557,6 +560,276 @@ class FileChecks {
             });
         }
     }
+    // --- colours per metric root and the colour settings dialog ------------------
+    async colourChecks(m, root) {
+        const h = this.h, v = this.v, defs = this.defs, d = this.d;
+        await this.step('metric colours per root', async () => {
+            await v.setOrder('metric,call,system');
+            await v.select('metric', m);
+            // the metric pane (leftmost): each metric's total over every call path
+            // and thread, collapsed (inclusive) and expanded (exclusive)
+            const totals = (x) => {
+                const by = new Map();
+                for (const r of h.dump(this.file, ['-t', 'aggr', '-x', x, '-z', 'incl', '-c', 'roots'])) {
+                    if (!by.has(r.metric)) by.set(r.metric, []);
+                    by.get(r.metric).push(r.value);
+                }
+                return (i) => { const l = by.get(defs.metrics[i].uniq); return l ? combine(defs.metrics[i].combine || 'sum', l) : null; };
+            };
+            const incl = totals('incl'), excl = totals('excl');
+            const rootOf = (i) => { while (defs.metrics[i].parent >= 0) i = defs.metrics[i].parent; return i; };
+            const usable = (i) => defs.metrics[i].kind === 'stored' && incl(i) !== null && excl(i) !== null;
+            // the documented scale of a root in absolute mode: from min(0, smallest) to
+            // max(0, largest) of the inclusive and exclusive totals of its metrics
+            const ranges = new Map();
+            defs.metrics.forEach((x, i) => {
+                const r = rootOf(i);
+                if (!ranges.has(r)) ranges.set(r, { lo: 0, hi: 0, ok: true });
+                const g = ranges.get(r);
+                if (!usable(i)) { g.ok = false; return; }
+                g.lo = Math.min(g.lo, incl(i), excl(i)); g.hi = Math.max(g.hi, incl(i), excl(i));
+            });
+            const rows = await v.page.evaluate((sel) => [...document.querySelectorAll(sel + ' li.node')].map((li) => {
+                const e = li.querySelector('.value');
+                return { id: Number(li.dataset.id), value: e.dataset.value, min: e.dataset.min, max: e.dataset.max, colour: getComputedStyle(e).backgroundColor };
+            }), v.pane('metric'));
+            const bad = [];
+            let n = 0;
+            for (const r of rows) {
+                const g = ranges.get(rootOf(r.id));
+                if (r.min === undefined || r.max === undefined) { bad.push(`metric ${r.id}: .value without data-min/data-max`); continue; }
+                const lo = Number(r.min), hi = Number(r.max);
+                if (g && g.ok) {
+                    n++;
+                    const f = floorOf([g.lo, g.hi]);
+                    if (!near(lo, g.lo, f) || !near(hi, g.hi, f)) bad.push(`metric ${r.id}: scale ${lo}..${hi}, its root's totals give ${g.lo}..${g.hi}`);
+                }
+                const want = expectedColour(pageNumber(r.value), lo, hi);
+                if (!sameColour(r.colour, want)) bad.push(`metric ${r.id} value ${r.value}: colour ${r.colour}, its scale ${lo}..${hi} gives ${want}`);
+            }
+            h.ok(n > 0 && bad.length === 0, this.name(`metric tree: ${rows.length} nodes coloured over their own root's range (${n} checked against cube_dump's totals)`), bad.slice(0, 5));
+            const lg = await v.legend('metric');
+            const mine = rows.find((r) => r.id === m);
+            h.ok(lg && mine && lg.min === Number(mine.min) && lg.max === Number(mine.max),
+                this.name(`the metric pane's legend is the range of the selected metric's root`),
+                [`legend ${lg && lg.min}..${lg && lg.max}, metric ${m}: ${mine && mine.min}..${mine && mine.max}`]);
+        });
+
+        await this.step('colour settings', async () => {
+            const setColours = async (vals) => {
+                await v.page.click('#colours-open');
+                for (const [k, x] of Object.entries(vals)) {
+                    if (k === 'method') await v.page.selectOption('#colours select[name="method"]', x);
+                    else await v.page.fill(`#colours input[name="${k}"]`, String(x));
+                }
+                await v.page.click('#colours button[value="ok"]');
+                await v.idle();
+            };
+            const nodes = async () => (await v.read('call')).filter((r) => r.value !== '' && Math.abs(pageNumber(r.value)) > 1e-9);
+            const before = await nodes();
+            if (!h.ok(before.length > 0, this.name('call nodes with values for the colour settings'))) return;
+            const val = Math.abs(pageNumber(before[0].value));
+            // user-defined scale: 0 .. 2x the first node's value; the node sits in the middle
+            const umax = 2 * val;
+            await setColours({ userMin: 0, userMax: umax });
+            let rows = await nodes();
+            let bad = rows.filter((r) => !sameColour(r.colour, expectedColour(pageNumber(r.value), 0, umax))).map((r) => `id ${r.id} value ${r.value}: ${r.colour}, expected ${expectedColour(pageNumber(r.value), 0, umax)}`);
+            const lg = await v.legend('call');
+            const text = await v.page.$eval(`${v.pane('call')} .selected-value`, (e) => e.textContent);
+            h.ok(bad.length === 0 && lg && lg.min === 0 && lg.max === umax && /\(u\)/.test(text),
+                this.name(`user-defined minimum 0 and maximum ${umax}: node colours follow that scale, the legend says (u)`),
+                [...bad.slice(0, 4), `legend ${lg && lg.min}..${lg && lg.max}, widget '${text}'`]);
+            // methods: the position on the gradient is p^2 (quadratic 1)
+            await setColours({ method: 'quadratic1' });
+            rows = await nodes();
+            bad = rows.filter((r) => {
+                const p = Math.min(1, Math.max(0, pageNumber(r.value) / umax));
+                return !sameColour(r.colour, expectedColour(p * p, 0, 1));
+            }).map((r) => `id ${r.id} value ${r.value}: ${r.colour}`);
+            h.ok(bad.length === 0, this.name('colouring method quadratic 1 maps the position p to p^2 on the gradient'), bad.slice(0, 4));
+            // white below a percentage of the scale: the first node is at 50%
+            await setColours({ method: 'linear', whiteBelow: 60 });
+            const st = await v.nodeState('call', before[0].id);
+            await setColours({ whiteBelow: 40 });
+            const st2 = await v.nodeState('call', before[0].id);
+            h.ok(sameColour(st.colour, 'rgb(255, 255, 255)') && sameColour(st2.colour, expectedColour(val, 0, umax)),
+                this.name('white below 60% of the scale whitens a node at 50%, below 40% does not'), [`${st.colour}, ${st2.colour}`]);
+            await v.shot(h, `${this.label}-colours`);
+            await v.page.click('#colours-open');
+            await v.shot(h, `${this.label}-colours-dialog`);
+            await v.page.click('#colours [data-role="cancel"]');
+            await setColours({ whiteBelow: 0, userMin: '', userMax: '' });
+            const back = await v.legend('call');
+            const rows2 = await nodes();
+            h.ok(back && !(back.min === 0 && back.max === umax) && rows2.every((r) => sameColour(r.colour, expectedColour(pageNumber(r.value), back.min, back.max))),
+                this.name('clearing the user-defined scale returns to the legend\'s range'), [`legend ${back && back.min}..${back && back.max}`]);
+        });
+    }
+
+    // --- the context menu of tree nodes -------------------------------------------
+    async menu(kind, id, action) {
+        const v = this.v;
+        await v.reveal(kind, id);
+        await v.page.locator(v.nodeSel(kind, id)).locator('.label').first().click({ button: 'right' });
+        const vis = await v.page.$eval('#context-menu', (e) => !e.hidden);
+        if (!vis) throw new Error(`right click on ${kind} node ${id}: no #context-menu`);
+        await v.page.click(`#context-menu button[data-action="${action}"]`);
+        await v.idle();
+    }
+    async menuChecks(m, root) {
+        const h = this.h, v = this.v, defs = this.defs;
+        const kids = (i) => defs.cnodes.map((c, j) => j).filter((j) => defs.cnodes[j].parent === i);
+        const subtree = (i) => { const out = [i]; for (let k = 0; k < out.length; k++) out.push(...kids(out[k])); return out; };
+        const depth = (i) => { let n = 0; for (let p = defs.cnodes[i].parent; p >= 0; p = defs.cnodes[p].parent) n++; return n; };
+        const shown = async () => v.page.evaluate((sel) => Object.fromEntries([...document.querySelectorAll(sel + ' li.node')].map((li) => [li.dataset.id, li.dataset.expanded === 'true'])), v.pane('call'));
+        const collapseAll = async () => { await v.page.click(`${v.pane('call')} [data-role="collapse-all"]`); await v.idle(); };
+        await v.setOrder('metric,call,system');
+        await v.select('metric', m);
+        const all = subtree(root);
+        const inner = all.filter((i) => kids(i).length > 0);
+        if (inner.length === 0 || inner.length >= 2000) { h.skip(this.name('context menu on the call tree'), `${inner.length} inner call paths under the root`); return; }
+
+        await this.step('context menu: expand all, collapse all (subtree)', async () => {
+            await collapseAll();
+            await this.menu('call', root, 'expand-subtree');
+            let s = await shown();
+            const missing = all.filter((i) => !(String(i) in s) || (kids(i).length > 0 && !s[i]));
+            h.ok(missing.length === 0, this.name(`"Expand all (subtree)" on the root shows its ${all.length} call paths, every inner one expanded`), [`not shown or collapsed: ${missing.slice(0, 8).join(' ')}`]);
+            await v.shot(h, `${this.label}-expanded`);
+            await this.menu('call', root, 'collapse-subtree');
+            s = await shown();
+            const left = all.filter((i) => i !== root && String(i) in s);
+            h.ok(s[root] === false && left.length === 0, this.name('"Collapse all (subtree)" collapses the root and hides its descendants'), [`root expanded ${s[root]}, still shown ${left.slice(0, 8).join(' ')}`]);
+            await v.setExpanded('call', root, true);
+            s = await shown();
+            const still = kids(root).filter((i) => s[i]);
+            h.ok(still.length === 0, this.name('after "Collapse all (subtree)" the children are collapsed too'), [`expanded: ${still.join(' ')}`]);
+        });
+
+        // peers: the inner call paths at one depth with at least two of them
+        const byDepth = new Map();
+        for (const i of inner) { const k = depth(i); if (!byDepth.has(k)) byDepth.set(k, []); byDepth.get(k).push(i); }
+        const level = [...byDepth.entries()].find(([, l]) => l.length >= 2);
+        if (level) {
+            await this.step('context menu: collapse peers', async () => {
+                await collapseAll();
+                await this.menu('call', root, 'expand-subtree');
+                const [dep, peers] = level;
+                const me = peers[0];
+                await this.menu('call', me, 'collapse-peers');
+                const s = await shown();
+                const bad = peers.filter((i) => i !== me && s[i] !== false);
+                const deeper = inner.filter((i) => depth(i) < dep && s[i] !== true);
+                h.ok(s[me] === true && bad.length === 0 && deeper.length === 0,
+                    this.name(`"Collapse peers" on call path ${me} collapses its ${peers.length - 1} peers at depth ${dep}, keeps it and the levels above expanded`),
+                    [`self ${s[me]}, peers not collapsed: ${bad.join(' ')}, upper levels collapsed: ${deeper.join(' ')}`]);
+            });
+        }
+
+        await this.step('context menu: expand to largest from here', async () => {
+            await collapseAll();
+            const agg = this.aggr(m, 'incl', 'incl', 'absolute');
+            const from = kids(root).find((i) => kids(i).length > 0) ?? root;
+            await this.menu('call', from, 'expand-largest');
+            const s = await shown();
+            const mark = await v.page.evaluate((sel) => { const e = document.querySelector(sel + ' li.node.largest'); return e ? Number(e.dataset.id) : null; }, v.pane('call'));
+            // down from `from`, each time to the child with the largest inclusive
+            // value (ties within rounding: the one the page expanded or marked)
+            const bad = [];
+            let cur = from;
+            for (;;) {
+                const k = kids(cur).filter((i) => agg.get(i) !== null && agg.get(i) !== undefined);
+                if (!k.length) { if (cur !== mark) bad.push(`path ends at ${cur}, marked ${mark}`); break; }
+                if (s[cur] !== true) { bad.push(`${cur} on the path is not expanded`); break; }
+                const best = Math.max(...k.map((i) => agg.get(i)));
+                const cands = k.filter((i) => agg.get(i) >= best - 1e-9 * Math.abs(best));
+                const next = cands.find((i) => s[i] === true || i === mark);
+                if (next === undefined) { bad.push(`none of the largest children ${cands.join(' ')} of ${cur} expanded or marked`); break; }
+                cur = next;
+            }
+            h.ok(bad.length === 0, this.name(`"Expand to largest from here" on call path ${from} expands the path to its largest descendant (cube_dump -x incl) and marks it`), bad.slice(0, 4));
+        });
+
+        const child = kids(root)[0];
+        if (child !== undefined) {
+            await this.step('context menu: hide this / show hidden', async () => {
+                await collapseAll();
+                await v.setExpanded('call', root, true);
+                const before = await v.nodeState('call', child);
+                await this.menu('call', child, 'hide');
+                const gone = await v.nodeState('call', child);
+                const marker = await v.page.evaluate((sel) => { const e = document.querySelector(sel + ' li.hidden-marker'); return e ? { parent: Number(e.dataset.parent), count: Number(e.dataset.count), value: e.dataset.value } : null; }, v.pane('call'));
+                h.ok(gone === null && marker && marker.parent === root && marker.count === 1 && (before.value === '' ? marker.value === '' : near(pageNumber(marker.value), pageNumber(before.value), 0)),
+                    this.name(`"Hide this node" removes call path ${child} and the parent's hidden marker holds its value`), [`node ${JSON.stringify(gone)}, marker ${JSON.stringify(marker)}, value before ${before.value}`]);
+                await this.menu('call', root, 'show-hidden');
+                const back = await v.nodeState('call', child);
+                const m2 = await v.page.$(`${v.pane('call')} li.hidden-marker`);
+                h.ok(back !== null && m2 === null, this.name('"Show hidden children" on the parent shows it again'), [`node ${JSON.stringify(back)}`]);
+            });
+        }
+
+        await this.step('context menu: dynamic hiding', async () => {
+            await collapseAll();
+            await this.menu('call', root, 'expand-subtree');
+            const rootV = await v.page.$eval(`${v.nodeSel('call', root)} .value`, (e) => ({ min: Number(e.dataset.min), max: Number(e.dataset.max) }));
+            const agg = this.aggr(m, 'incl', 'incl', 'absolute');
+            const pos = (i) => { const x = agg.get(i); return x === null || x === undefined ? null : rootV.max > rootV.min ? (x - rootV.min) / (rootV.max - rootV.min) * 100 : 100; };
+            const ps = [...new Set(all.filter((i) => i !== root && pos(i) !== null).map(pos))].sort((a, b) => a - b);
+            if (ps.length < 2) { h.skip(this.name('dynamic hiding'), 'fewer than two distinct values below the root'); return; }
+            const k = Math.floor(ps.length / 2);
+            const th = (ps[k - 1] + ps[k]) / 2;
+            await v.page.locator(v.nodeSel('call', root)).locator('.label').first().click({ button: 'right' });
+            await v.page.fill('#context-menu input[name="threshold"]', String(th));
+            await v.page.click('#context-menu button[data-action="dynamic-hiding"]');
+            await v.idle();
+            const s = await shown();
+            const hidden = (i) => i !== root && pos(i) !== null && pos(i) < th;
+            const visibleWant = all.filter((i) => { for (let q = i; q >= 0 && q !== root; q = defs.cnodes[q].parent) if (hidden(q)) return false; return true; });
+            const wrongShown = all.filter((i) => String(i) in s && !visibleWant.includes(i));
+            const wrongGone = visibleWant.filter((i) => !(String(i) in s));
+            const markers = await v.page.evaluate((sel) => [...document.querySelectorAll(sel + ' li.hidden-marker')].map((e) => ({ parent: Number(e.dataset.parent), count: Number(e.dataset.count), value: e.dataset.value })), v.pane('call'));
+            const badMarkers = [];
+            for (const p of visibleWant) {
+                const hk = kids(p).filter(hidden);
+                const mk = markers.find((x) => x.parent === p);
+                if (!hk.length) { if (mk) badMarkers.push(`${p}: marker without hidden children`); continue; }
+                const sum = hk.reduce((a, i) => a + agg.get(i), 0);
+                if (!mk || mk.count !== hk.length || !near(pageNumber(mk.value), sum, floorOf(hk.map((i) => agg.get(i))))) badMarkers.push(`${p}: marker ${JSON.stringify(mk)}, expected ${hk.length} hidden, sum ${sum}`);
+            }
+            h.ok(wrongShown.length === 0 && wrongGone.length === 0 && badMarkers.length === 0,
+                this.name(`dynamic hiding below ${th.toFixed(3)}% hides the call paths below it (${all.length - visibleWant.length} of ${all.length}), keeps the rest, and sums the hidden ones into the parents' markers`),
+                [`shown but below: ${wrongShown.slice(0, 6).join(' ')}`, `hidden but above: ${wrongGone.slice(0, 6).join(' ')}`, ...badMarkers.slice(0, 4)]);
+            await v.shot(h, `${this.label}-dynamic-hiding`);
+            await this.menu('call', root, 'no-hiding');
+            const s2 = await shown();
+            h.ok(all.every((i) => String(i) in s2), this.name('"No hiding" shows every call path again'));
+        });
+
+        await this.step('context menu: info, ContextMenu key, Escape', async () => {
+            await collapseAll();
+            const c = kids(root).find((i) => defs.cnodes[i].line > 0) ?? root;
+            await v.select('call', c);
+            await this.menu('call', c, 'info');
+            const info = await v.page.$eval('#node-info', (e) => ({ open: !e.hidden, text: e.textContent, id: e.dataset.id }));
+            const r = defs.regions[defs.cnodes[c].region];
+            const wantSite = defs.cnodes[c].line > 0;
+            h.ok(info.open && info.id === String(c) && info.text.includes(r.name) && (!wantSite || info.text.includes('Call site') && info.text.includes(':' + defs.cnodes[c].line)),
+                this.name(`"Info" on call path ${c} shows its region${wantSite ? ' and call site' : ''}`), [`'${info.text}'`]);
+            await v.shot(h, `${this.label}-info`);
+            await v.page.keyboard.press('Escape');
+            const closed = await v.page.$eval('#node-info', (e) => e.hidden);
+            await v.page.focus(`${v.pane('call')} .tree-box`);
+            await v.page.keyboard.press('ContextMenu');
+            const menuOpen = await v.page.$eval('#context-menu', (e) => !e.hidden);
+            await v.shot(h, `${this.label}-context-menu`);
+            await v.page.keyboard.press('Escape');
+            const menuClosed = await v.page.$eval('#context-menu', (e) => e.hidden);
+            h.ok(closed && menuOpen && menuClosed, this.name('Escape closes the info panel; the ContextMenu key opens the menu of the cursor node, Escape closes it'),
+                [`info closed ${closed}, menu opened ${menuOpen}, closed ${menuClosed}`]);
+            await v.select('call', root);
+        });
+    }
+
     perThreadAll(m, flavourZ, mode, threads) {
         const rows = this.h.dump(this.file, ['-m', this.d.metrics[m].uniq_name, '-z', flavourZ, `--mode=${mode}`, '-t', threads]);
         return new Map(rows.map((r) => [this.d.cnodeIndex.get(r.cnode_id), r.value]));
