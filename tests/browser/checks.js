@@ -654,6 +654,13 @@ class FileChecks {
             const st2 = await v.nodeState('call', before[0].id);
             h.ok(sameColour(st.colour, 'rgb(255, 255, 255)') && sameColour(st2.colour, expectedColour(val, 0, umax)),
                 this.name('white below 60% of the scale whitens a node at 50%, below 40% does not'), [`${st.colour}, ${st2.colour}`]);
+            // lighten below 100%: a node at 50% is mixed with 0.8 (1 - 50/100) = 40% white
+            await setColours({ whiteBelow: 0, lighten: 100 });
+            const st3 = await v.nodeState('call', before[0].id);
+            const mix = (c) => `rgb(${(c.match(/\d+/g) || []).slice(0, 3).map((x) => Math.round(Number(x) + (255 - Number(x)) * 0.4)).join(', ')})`;
+            const wantL = mix(expectedColour(val, 0, umax));
+            h.ok(sameColour(st3.colour, wantL), this.name('lighten below 100% mixes a node at 50% of the scale with 40% white'), [`${st3.colour}, expected ${wantL}`]);
+            await setColours({ lighten: 0 });
             await v.shot(h, `${this.label}-colours`);
             await v.page.click('#colours-open');
             await v.shot(h, `${this.label}-colours-dialog`);
