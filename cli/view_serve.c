@@ -65,6 +65,7 @@ typedef struct {
     double *total[2];      /* per thread, over all call paths */
     double *agg[2][2];     /* per call path over all threads, as view[][] */
     unsigned char failed[2]; /* a view of this metric flavour cannot be made (derived) */
+    unsigned char same;      /* no child metrics: flavour 1 is flavour 0 (kept once) */
 } metric_cache;
 
 typedef struct {
@@ -88,6 +89,7 @@ typedef struct {
 static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
 {
     metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
     if (mc->failed[mflav])
         return NULL;
     if (!mc->view[mflav][excl]) {
@@ -104,6 +106,7 @@ static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
 static const cube_flat *get_flat(server *s, size_t m, int mflav)
 {
     metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
     if (!mc->flat[mflav]) {
         const cube_view *v = get_view(s, m, mflav, 1);
         cube_status st;
@@ -116,6 +119,7 @@ static const cube_flat *get_flat(server *s, size_t m, int mflav)
 static const double *get_total(server *s, size_t m, int mflav)
 {
     metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
     if (!mc->total[mflav]) {
         const cube_view *v = get_view(s, m, mflav, 1);
         if (!v)
@@ -136,6 +140,7 @@ static const double *get_total(server *s, size_t m, int mflav)
 static const double *get_agg(server *s, size_t m, int mflav, int excl)
 {
     metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
     if (!mc->agg[mflav][excl]) {
         const cube_view *v = get_view(s, m, mflav, excl);
         if (!v)
@@ -150,6 +155,61 @@ static const double *get_agg(server *s, size_t m, int mflav, int excl)
         mc->agg[mflav][excl] = a;
     }
     return mc->agg[mflav][excl];
+}
+
+/* Everything a query can need, computed before the first one: the views
+ * of every metric in both flavours along both trees, their flat profiles,
+ * totals and sums over all threads.  Each (metric, metric flavour) is a
+ * job of its own that fills only its own part of the cache, and the
+ * experiment is only read (const cube_t), so the jobs run on as many
+ * threads as there are processors (at most 8); the daemon starts when
+ * they are all done. */
+typedef struct {
+    server *s;
+    pthread_mutex_t lock;
+    size_t next; /* the next job: metric next / 2, flavour next % 2 */
+} precompute_jobs;
+
+static void *precompute_worker(void *arg)
+{
+    precompute_jobs *jobs = arg;
+    server *s = jobs->s;
+    for (;;) {
+        pthread_mutex_lock(&jobs->lock);
+        size_t job = jobs->next++;
+        pthread_mutex_unlock(&jobs->lock);
+        if (job >= 2 * s->nm)
+            return NULL;
+        size_t m = job / 2;
+        int f = (int)(job % 2);
+        if (f && s->cache[m].same)
+            continue;
+        get_agg(s, m, f, 0);
+        get_agg(s, m, f, 1);
+        get_flat(s, m, f);
+        get_total(s, m, f);
+    }
+}
+
+static void precompute(server *s)
+{
+    for (size_t m = 0; m < s->nm; m++)
+        s->cache[m].same = cube_metric_num_children(cube_get_metric(s->c, m)) == 0;
+    precompute_jobs jobs = {s, PTHREAD_MUTEX_INITIALIZER, 0};
+    enum { WORKERS_MAX = 8 };
+    pthread_t worker[WORKERS_MAX];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t want = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (size_t)cpus, started = 0;
+    if (want > 2 * s->nm)
+        want = 2 * s->nm;
+    /* this thread is one of them; one that cannot be started leaves its
+     * jobs to the others */
+    while (started + 1 < want && pthread_create(&worker[started], NULL, precompute_worker, &jobs) == 0)
+        started++;
+    precompute_worker(&jobs);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(worker[i], NULL);
+    pthread_mutex_destroy(&jobs.lock);
 }
 
 static void free_caches(server *s)
@@ -546,22 +606,111 @@ static int over_calls(server *s, const query *q, size_t m, int mflav, double *ou
 /* The threads' values `vec` combined over the system selection, or over
  * every thread when the system pane is not left of the pane asked for.
  * sums: the values per process, node and machine (cube_system_combine),
- * filled by the caller when the selection holds one. */
+ * filled by the caller when the selection holds one; or, where the
+ * selection allows, the threads of each selected item (the plan). */
 typedef struct {
     double *process, *node, *machine;
+    /* the plan: item k of the system selection combines the threads
+     * threads[start[k] .. start[k + 1]) in this order; NULL: none */
+    size_t *threads, *start;
+    double *gather; /* room for the values of one item's threads */
 } system_sums;
+
+/* The thread indexes of a thread, process, node (without nested nodes) or
+ * machine (whose nodes have none), in the order cube_system_combine adds
+ * them, into out (when not NULL); their number. */
+static size_t item_threads(const view_system_item *it, size_t *out)
+{
+    if (it->kind == VIEW_THREAD) {
+        if (out)
+            out[0] = it->index;
+        return 1;
+    }
+    const cube_node *node = it->kind == VIEW_NODE ? it->entity : NULL;
+    size_t nodes = it->kind == VIEW_MACHINE ? cube_machine_num_nodes(it->entity) : 1, at = 0;
+    for (size_t n = 0; n < nodes; n++) {
+        if (it->kind == VIEW_MACHINE)
+            node = cube_machine_node(it->entity, n);
+        size_t procs = node ? cube_node_num_processes(node) : 1;
+        for (size_t pi = 0; pi < procs; pi++) {
+            const cube_process *pr = node ? cube_node_process(node, pi) : it->entity;
+            for (size_t t = 0; t < cube_process_num_threads(pr); t++, at++)
+                if (out)
+                    out[at] = cube_thread_index(cube_process_thread(pr, t));
+        }
+    }
+    return at;
+}
+
+/* The plan of the system selection, when it has a process, node or
+ * machine: each selected item as the list of its threads, in the order
+ * cube_system_combine adds them, so that cube_combine_values over them
+ * gives the same value, with no work for the items not selected (this
+ * runs for every row of a call pane right of the system pane).  A node
+ * holds its processes' threads; a machine the threads of its nodes in
+ * their order.  Nodes nested in nodes (CUBE 4) combine their children's
+ * results, which no list of threads repeats: no plan then.  0, or -1 when
+ * out of memory. */
+static int plan_system(server *s, const query *q, system_sums *sums)
+{
+    if (!left_of_pane(q, DIM_SYSTEM))
+        return 0;
+    size_t nsel = q->nsel[DIM_SYSTEM], total = 0;
+    int any_group = 0;
+    for (size_t k = 0; k < nsel; k++) {
+        const view_system_item *it = &s->sys[q->sel[DIM_SYSTEM][k].id];
+        any_group |= it->kind != VIEW_THREAD;
+        if (it->kind == VIEW_NODE && cube_node_num_children(it->entity))
+            return 0;
+        if (it->kind == VIEW_MACHINE)
+            for (size_t n = 0; n < cube_machine_num_nodes(it->entity); n++)
+                if (cube_node_num_children(cube_machine_node(it->entity, n)))
+                    return 0;
+        total += item_threads(it, NULL);
+    }
+    if (!any_group)
+        return 0;
+    sums->threads = malloc((total + 1) * sizeof *sums->threads);
+    sums->start = malloc((nsel + 1) * sizeof *sums->start);
+    sums->gather = malloc((s->nt + 1) * sizeof *sums->gather);
+    if (!sums->threads || !sums->start || !sums->gather)
+        return -1;
+    size_t at = 0;
+    for (size_t k = 0; k < nsel; k++) {
+        sums->start[k] = at;
+        at += item_threads(&s->sys[q->sel[DIM_SYSTEM][k].id], sums->threads + at);
+    }
+    sums->start[nsel] = at;
+    return 0;
+}
 
 static double over_system(server *s, const query *q, cube_combine_rule how, const double *vec,
                           system_sums *sums)
 {
     if (!left_of_pane(q, DIM_SYSTEM))
         return cube_combine_values(how, vec, s->nt);
-    int need_sums = 0;
+    if (sums->threads) {
+        double acc = cube_combine_neutral(how);
+        for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++) {
+            if (q->sel[DIM_SYSTEM][k].part && s->sys[q->sel[DIM_SYSTEM][k].id].kind != VIEW_THREAD)
+                return NAN; /* as below */
+            size_t n = 0;
+            for (size_t j = sums->start[k]; j < sums->start[k + 1]; j++)
+                sums->gather[n++] = vec[sums->threads[j]];
+            acc = combine2(how, acc, cube_combine_values(how, sums->gather, n));
+        }
+        return acc;
+    }
+    /* only the kinds selected are combined: this runs for every row of
+     * a call pane right of the system pane */
+    int need[4] = {0, 0, 0, 0};
     for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++)
-        need_sums |= s->sys[q->sel[DIM_SYSTEM][k].id].kind != VIEW_THREAD;
+        need[s->sys[q->sel[DIM_SYSTEM][k].id].kind] = 1;
     cube_status st;
-    if (need_sums &&
-        cube_system_combine(s->c, how, vec, sums->process, sums->node, sums->machine, NULL, &st) != 0)
+    if ((need[VIEW_PROCESS] || need[VIEW_NODE] || need[VIEW_MACHINE]) &&
+        cube_system_combine(s->c, how, vec, need[VIEW_PROCESS] ? sums->process : NULL,
+                            need[VIEW_NODE] ? sums->node : NULL,
+                            need[VIEW_MACHINE] ? sums->machine : NULL, NULL, &st) != 0)
         return NAN;
     double acc = cube_combine_neutral(how);
     for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++) {
@@ -811,6 +960,19 @@ static void fill(double *a, size_t n, double v)
 
 /* The call tree or flat profile: per node, over the metric selection and
  * the system (selection or all). */
+/* A hint to bring the memory at p into the cache; nothing where the
+ * compiler has no such builtin. */
+enum { PREFETCH_AHEAD = 8 };
+static void prefetch(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    if (p)
+        __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
 static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
 {
     int parts = q->flat ? 3 : 2;
@@ -840,12 +1002,18 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
                     add_value(&ans->a[p][i], &first[i], defined(how, agg[i]), how_sel);
                 continue;
             }
+            const double *const *rows = v ? cube_view_rows(v) : NULL;
             for (size_t i = 0; i < ans->n; i++) {
                 const double *row = NULL;
                 if (f)
                     row = cube_flat_row(f, cube_get_region(s->c, i), flat_parts[p]);
-                else if (v)
-                    row = cube_view_row(v, cube_get_cnode(s->c, i));
+                else if (v) {
+                    row = rows[i];
+                    /* rows are apart in memory: ask for one a few ahead
+                     * while this one is combined */
+                    if (i + PREFETCH_AHEAD < ans->n)
+                        prefetch(rows[i + PREFETCH_AHEAD]);
+                }
                 double val;
                 if (!v && !f)
                     val = NAN;
@@ -910,9 +1078,10 @@ static char *answer_query(server *s, const query *q, size_t *len)
     double *vec = malloc((s->nt + 1) * sizeof *vec);
     system_sums sums = {malloc((cube_num_processes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
-                        malloc((cube_num_machines(s->c) + 1) * sizeof(double))};
+                        malloc((cube_num_machines(s->c) + 1) * sizeof(double)), NULL, NULL,
+                        NULL};
     char *out = NULL;
-    int ok = vec && sums.process && sums.node && sums.machine;
+    int ok = vec && sums.process && sums.node && sums.machine && plan_system(s, q, &sums) == 0;
     for (int p = 0; p < ans.parts && ok; p++)
         ok = (ans.a[p] = malloc((ans.n + 1) * sizeof(double))) != NULL;
     if (ok) {
@@ -953,6 +1122,9 @@ static char *answer_query(server *s, const query *q, size_t *len)
     free(sums.process);
     free(sums.node);
     free(sums.machine);
+    free(sums.threads);
+    free(sums.start);
+    free(sums.gather);
     return out;
 }
 
@@ -1098,6 +1270,7 @@ int view_serve(const cube_t *c, const char *page, size_t len, unsigned port)
     }
 
     make_tree_values(&s);
+    precompute(&s);
 
     /* SIGINT and SIGTERM (and SIGHUP) are waited for by this thread; the
      * daemon's thread inherits the mask and never sees them */
