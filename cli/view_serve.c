@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 enum { DIM_METRIC, DIM_CALL, DIM_SYSTEM };
+enum { WORKERS_MAX = 8 };
 
 /* The last answers, by their query: a page asks again for what it showed
  * before (a selection clicked back), and the answer of a large call tree
@@ -80,6 +81,7 @@ typedef struct {
     double *tree[2]; /* the metric tree's values when it is the leftmost tree */
     int tree_failed;
     answer_cache answers;
+    size_t ways; /* threads that share the work: the processors, at most WORKERS_MAX */
 } server;
 
 /* ------------------------------------------------------------------------
@@ -161,9 +163,8 @@ static const double *get_agg(server *s, size_t m, int mflav, int excl)
  * of every metric in both flavours along both trees, their flat profiles,
  * totals and sums over all threads.  Each (metric, metric flavour) is a
  * job of its own that fills only its own part of the cache, and the
- * experiment is only read (const cube_t), so the jobs run on as many
- * threads as there are processors (at most 8); the daemon starts when
- * they are all done. */
+ * experiment is only read (const cube_t), so the jobs run on s->ways
+ * threads; the daemon starts when they are all done. */
 typedef struct {
     server *s;
     pthread_mutex_t lock;
@@ -196,10 +197,8 @@ static void precompute(server *s)
     for (size_t m = 0; m < s->nm; m++)
         s->cache[m].same = cube_metric_num_children(cube_get_metric(s->c, m)) == 0;
     precompute_jobs jobs = {s, PTHREAD_MUTEX_INITIALIZER, 0};
-    enum { WORKERS_MAX = 8 };
     pthread_t worker[WORKERS_MAX];
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t want = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (size_t)cpus, started = 0;
+    size_t want = s->ways, started = 0;
     if (want > 2 * s->nm)
         want = 2 * s->nm;
     /* this thread is one of them; one that cannot be started leaves its
@@ -614,6 +613,11 @@ typedef struct {
      * threads[start[k] .. start[k + 1]) in this order; NULL: none */
     size_t *threads, *start;
     double *gather; /* room for the values of one item's threads */
+    /* per selected item: it is every thread in index order, whose value
+     * the sums over all threads hold (combined in the same order) */
+    unsigned char *whole;
+    int any_whole;
+    int all; /* the selection is one such item */
 } system_sums;
 
 /* The thread indexes of a thread, process, node (without nested nodes) or
@@ -673,7 +677,8 @@ static int plan_system(server *s, const query *q, system_sums *sums)
     sums->threads = malloc((total + 1) * sizeof *sums->threads);
     sums->start = malloc((nsel + 1) * sizeof *sums->start);
     sums->gather = malloc((s->nt + 1) * sizeof *sums->gather);
-    if (!sums->threads || !sums->start || !sums->gather)
+    sums->whole = calloc(nsel + 1, 1);
+    if (!sums->threads || !sums->start || !sums->gather || !sums->whole)
         return -1;
     size_t at = 0;
     for (size_t k = 0; k < nsel; k++) {
@@ -681,11 +686,20 @@ static int plan_system(server *s, const query *q, system_sums *sums)
         at += item_threads(&s->sys[q->sel[DIM_SYSTEM][k].id], sums->threads + at);
     }
     sums->start[nsel] = at;
+    /* the whole system (one machine, as usual) */
+    for (size_t k = 0; k < nsel; k++) {
+        int whole = !q->sel[DIM_SYSTEM][k].part && sums->start[k + 1] - sums->start[k] == s->nt;
+        for (size_t t = 0; whole && t < s->nt; t++)
+            whole = sums->threads[sums->start[k] + t] == t;
+        sums->whole[k] = (unsigned char)whole;
+        sums->any_whole |= whole;
+    }
+    sums->all = nsel == 1 && sums->whole[0];
     return 0;
 }
 
 static double over_system(server *s, const query *q, cube_combine_rule how, const double *vec,
-                          system_sums *sums)
+                          system_sums *sums, double whole)
 {
     if (!left_of_pane(q, DIM_SYSTEM))
         return cube_combine_values(how, vec, s->nt);
@@ -694,6 +708,10 @@ static double over_system(server *s, const query *q, cube_combine_rule how, cons
         for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++) {
             if (q->sel[DIM_SYSTEM][k].part && s->sys[q->sel[DIM_SYSTEM][k].id].kind != VIEW_THREAD)
                 return NAN; /* as below */
+            if (sums->whole[k] && !isnan(whole)) {
+                acc = combine2(how, acc, whole);
+                continue;
+            }
             size_t n = 0;
             for (size_t j = sums->start[k]; j < sums->start[k + 1]; j++)
                 sums->gather[n++] = vec[sums->threads[j]];
@@ -946,7 +964,7 @@ static int pane_metric(server *s, const query *q, answer *ans, double *vec, syst
         for (int f = 0; f < 2; f++) {
             ans->a[f][m] = over_calls(s, q, m, f, vec) != 0
                                ? NAN
-                               : defined(how, over_system(s, q, how, vec, sums));
+                               : defined(how, over_system(s, q, how, vec, sums, NAN));
         }
     }
     return 0;
@@ -958,8 +976,6 @@ static void fill(double *a, size_t n, double v)
         a[i] = v;
 }
 
-/* The call tree or flat profile: per node, over the metric selection and
- * the system (selection or all). */
 /* A hint to bring the memory at p into the cache; nothing where the
  * compiler has no such builtin. */
 enum { PREFETCH_AHEAD = 8 };
@@ -973,37 +989,98 @@ static void prefetch(const void *p)
 #endif
 }
 
-static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
+/* ------------------------------------------------------------------------
+ * Large answers split over threads: the call tree's rows and the numbers
+ * of an answer are independent of each other, and everything they read
+ * is finished (views, flat profiles, the experiment) by then.
+ * ------------------------------------------------------------------------ */
+
+/* Fewer items than this are done on one thread. */
+enum { SPLIT_MIN = 16384 };
+
+typedef void split_fn(void *ctx, size_t from, size_t to, size_t w);
+typedef struct {
+    split_fn *fn;
+    void *ctx;
+    size_t from, to, w;
+} split_range;
+
+static void *split_run(void *arg)
 {
-    int parts = q->flat ? 3 : 2;
-    cube_combine_rule how_sel = selection_rule(s, q);
-    int *first = calloc(ans->n + 1, sizeof *first);
-    if (!first)
-        return -1;
-    for (int p = 0; p < parts; p++) {
-        fill(ans->a[p], ans->n, 0);
-        for (size_t i = 0; i < ans->n; i++)
-            first[i] = 1;
-        for (size_t k = 0; k < q->nsel[DIM_METRIC]; k++) {
-            size_t m = q->sel[DIM_METRIC][k].id;
-            int mflav = q->sel[DIM_METRIC][k].part;
-            cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+    split_range *r = arg;
+    r->fn(r->ctx, r->from, r->to, r->w);
+    return NULL;
+}
+
+/* How many ranges split() makes of n items. */
+static size_t split_ways(const server *s, size_t n)
+{
+    return n < SPLIT_MIN ? 1 : s->ways;
+}
+
+/* fn over [0, n) in `ways` (<= WORKERS_MAX) consecutive ranges, range w
+ * on a thread of its own, the first on the calling one, which also runs
+ * a range whose thread cannot be started. */
+static void split(size_t n, size_t ways, split_fn *fn, void *ctx)
+{
+    split_range r[WORKERS_MAX];
+    pthread_t th[WORKERS_MAX];
+    int started[WORKERS_MAX] = {0};
+    for (size_t w = 0; w < ways; w++)
+        r[w] = (split_range){fn, ctx, n / ways * w + (w < n % ways ? w : n % ways),
+                             n / ways * (w + 1) + (w + 1 < n % ways ? w + 1 : n % ways), w};
+    for (size_t w = 1; w < ways; w++)
+        started[w] = pthread_create(&th[w], NULL, split_run, &r[w]) == 0;
+    split_run(&r[0]);
+    for (size_t w = 1; w < ways; w++) {
+        if (started[w])
+            pthread_join(th[w], NULL);
+        else
+            split_run(&r[w]);
+    }
+}
+
+/* What the rows of the call pane need, looked up before they are split:
+ * per (part p, selected metric k) at [p * nsel + k]. */
+typedef struct {
+    server *s;
+    const query *q;
+    answer *ans;
+    size_t nsel;
+    const cube_view **view;
+    const cube_flat **flat;
+    const double **agg;
+    const double **whole; /* the sums over all threads, for whole items of the system selection */
+    cube_combine_rule *how; /* per selected metric */
+    cube_combine_rule how_sel;
+    int *first;
+    system_sums *sums; /* per range */
+} call_rows;
+
+static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
+{
+    call_rows *j = ctx;
+    server *s = j->s;
+    const query *q = j->q;
+    for (int p = 0; p < j->ans->parts; p++) {
+        double *a = j->ans->a[p];
+        fill(a + from, to - from, 0);
+        for (size_t i = from; i < to; i++)
+            j->first[i] = 1;
+        for (size_t k = 0; k < j->nsel; k++) {
+            cube_combine_rule how = j->how[k];
             double neutral = cube_combine_neutral(how);
-            const cube_view *v = NULL;
-            const cube_flat *f = NULL;
-            if (q->flat)
-                f = get_flat(s, m, mflav);
-            else
-                v = get_view(s, m, mflav, p);
-            const double *agg =
-                !q->flat && !left_of_pane(q, DIM_SYSTEM) ? get_agg(s, m, mflav, p) : NULL;
+            const cube_view *v = j->view[p * j->nsel + k];
+            const cube_flat *f = j->flat[p * j->nsel + k];
+            const double *agg = j->agg[p * j->nsel + k];
+            const double *whole = j->whole[p * j->nsel + k];
             if (agg) {
-                for (size_t i = 0; i < ans->n; i++)
-                    add_value(&ans->a[p][i], &first[i], defined(how, agg[i]), how_sel);
+                for (size_t i = from; i < to; i++)
+                    add_value(&a[i], &j->first[i], defined(how, agg[i]), j->how_sel);
                 continue;
             }
             const double *const *rows = v ? cube_view_rows(v) : NULL;
-            for (size_t i = 0; i < ans->n; i++) {
+            for (size_t i = from; i < to; i++) {
                 const double *row = NULL;
                 if (f)
                     row = cube_flat_row(f, cube_get_region(s->c, i), flat_parts[p]);
@@ -1011,7 +1088,7 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
                     row = rows[i];
                     /* rows are apart in memory: ask for one a few ahead
                      * while this one is combined */
-                    if (i + PREFETCH_AHEAD < ans->n)
+                    if (i + PREFETCH_AHEAD < to)
                         prefetch(rows[i + PREFETCH_AHEAD]);
                 }
                 double val;
@@ -1022,13 +1099,85 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
                 else if (!left_of_pane(q, DIM_SYSTEM))
                     val = defined(how, cube_combine_values(how, row, s->nt));
                 else
-                    val = defined(how, over_system(s, q, how, row, sums));
-                add_value(&ans->a[p][i], &first[i], val, how_sel);
+                    val = defined(how, over_system(s, q, how, row, &j->sums[w],
+                                                   whole ? whole[i] : NAN));
+                add_value(&a[i], &j->first[i], val, j->how_sel);
             }
         }
     }
-    free(first);
-    return 0;
+}
+
+/* Room for a range's own system sums, sharing the plan of `plan`.  0 or
+ * -1 (out of memory; free what is set with sums_free). */
+static int sums_new(const server *s, system_sums *sums, const system_sums *plan)
+{
+    *sums = (system_sums){malloc((cube_num_processes(s->c) + 1) * sizeof(double)),
+                          malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
+                          malloc((cube_num_machines(s->c) + 1) * sizeof(double)),
+                          plan ? plan->threads : NULL, plan ? plan->start : NULL,
+                          malloc((s->nt + 1) * sizeof(double)), plan ? plan->whole : NULL,
+                          plan ? plan->any_whole : 0, plan ? plan->all : 0};
+    return sums->process && sums->node && sums->machine && sums->gather ? 0 : -1;
+}
+
+/* Free a range's sums (not the plan, which is the caller's). */
+static void sums_free(system_sums *sums)
+{
+    free(sums->process);
+    free(sums->node);
+    free(sums->machine);
+    free(sums->gather);
+}
+
+/* The call tree or flat profile: per node, over the metric selection and
+ * the system (selection or all). */
+static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
+{
+    size_t nsel = q->nsel[DIM_METRIC], ways = split_ways(s, ans->n), ready = 1;
+    size_t slots = (size_t)ans->parts * nsel + 1;
+    call_rows j = {s, q, ans, nsel, calloc(slots, sizeof(cube_view *)),
+                   calloc(slots, sizeof(cube_flat *)), calloc(slots, sizeof(double *)),
+                   calloc(slots, sizeof(double *)), calloc(nsel + 1, sizeof(cube_combine_rule)), selection_rule(s, q),
+                   calloc(ans->n + 1, sizeof(int)), calloc(ways, sizeof(system_sums))};
+    int rc = -1;
+    if (!j.view || !j.flat || !j.agg || !j.whole || !j.how || !j.first || !j.sums)
+        goto done;
+    /* the views are looked up here: a lookup may compute one */
+    for (int p = 0; p < ans->parts; p++) {
+        for (size_t k = 0; k < nsel; k++) {
+            size_t m = q->sel[DIM_METRIC][k].id;
+            int mflav = q->sel[DIM_METRIC][k].part;
+            j.how[k] = cube_metric_combine(cube_get_metric(s->c, m));
+            if (q->flat)
+                j.flat[p * nsel + k] = get_flat(s, m, mflav);
+            else if (!left_of_pane(q, DIM_SYSTEM) || sums->all)
+                j.agg[p * nsel + k] = get_agg(s, m, mflav, p);
+            if (!q->flat && !j.agg[p * nsel + k]) {
+                j.view[p * nsel + k] = get_view(s, m, mflav, p);
+                if (sums->any_whole)
+                    j.whole[p * nsel + k] = get_agg(s, m, mflav, p);
+            }
+        }
+    }
+    j.sums[0] = *sums;
+    for (; ready < ways; ready++)
+        if (sums_new(s, &j.sums[ready], sums) != 0)
+            goto done;
+    split(ans->n, ways, call_rows_range, &j);
+    rc = 0;
+done:
+    for (size_t w = 1; j.sums && w < ready; w++)
+        sums_free(&j.sums[w]);
+    if (j.sums && ready < ways)
+        sums_free(&j.sums[ready]);
+    free(j.sums);
+    free(j.view);
+    free(j.flat);
+    free(j.agg);
+    free(j.whole);
+    free(j.how);
+    free(j.first);
+    return rc;
 }
 
 static int pane_system(server *s, const query *q, answer *ans, double *vec, system_sums *sums)
@@ -1065,11 +1214,68 @@ static int pane_system(server *s, const query *q, answer *ans, double *vec, syst
     return 0;
 }
 
+/* The numbers of a range of one of the answer's arrays, separated by
+ * commas (one before the first unless it starts the array), into the
+ * range's own text. */
+typedef struct {
+    const double *a;
+    char *text[WORKERS_MAX];
+    size_t len[WORKERS_MAX];
+} format_job;
+
+static void format_range(void *ctx, size_t from, size_t to, size_t w)
+{
+    format_job *j = ctx;
+    char *o = j->text[w];
+    for (size_t i = from; i < to; i++) {
+        if (i)
+            *o++ = ',';
+        o = put_number(o, j->a[i]);
+    }
+    j->len[w] = (size_t)(o - j->text[w]);
+}
+
+/* The JSON text of an answer (malloc'ed, *len bytes), or NULL (out of
+ * memory). */
+static char *format_answer(const server *s, const query *q, const answer *ans, size_t *len)
+{
+    static const char *const panes[] = {"metric", "call", "system"};
+    static const char *const keys[] = {"incl", "excl", "sub"};
+    size_t ways = split_ways(s, ans->n), room = ans->n / ways + 2;
+    char *out = malloc(64 + (size_t)ans->parts * (16 + ans->n * (NUMBER_MAX + 1)));
+    format_job j;
+    memset(&j, 0, sizeof j);
+    int ok = out != NULL;
+    for (size_t w = 0; w < ways && ok; w++)
+        ok = (j.text[w] = malloc(room * (NUMBER_MAX + 1))) != NULL;
+    char *o = out;
+    if (ok) {
+        o += sprintf(o, "{\"pane\":\"%s\"", q->flat ? "flat" : panes[q->dim_of_pane]);
+        for (int p = 0; p < ans->parts; p++) {
+            o += sprintf(o, ",\"%s\":[", keys[p]);
+            j.a = ans->a[p];
+            split(ans->n, ways, format_range, &j);
+            for (size_t w = 0; w < ways; w++) {
+                memcpy(o, j.text[w], j.len[w]);
+                o += j.len[w];
+            }
+            *o++ = ']';
+        }
+        memcpy(o, "}\n", 3);
+        *len = (size_t)(o + 2 - out);
+    } else {
+        free(out);
+        out = NULL;
+    }
+    for (size_t w = 0; w < ways; w++)
+        free(j.text[w]);
+    return out;
+}
+
 /* The JSON answer of a query (malloc'ed, *len bytes), or NULL (out of
  * memory). */
 static char *answer_query(server *s, const query *q, size_t *len)
 {
-    static const char *const panes[] = {"metric", "call", "system"};
     answer ans = {{NULL, NULL, NULL}, 0, q->flat ? 3 : 2};
     ans.n = q->dim_of_pane == DIM_METRIC ? s->nm
             : q->dim_of_pane == DIM_SYSTEM ? s->nsys
@@ -1079,7 +1285,7 @@ static char *answer_query(server *s, const query *q, size_t *len)
     system_sums sums = {malloc((cube_num_processes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_machines(s->c) + 1) * sizeof(double)), NULL, NULL,
-                        NULL};
+                        NULL, NULL, 0, 0};
     char *out = NULL;
     int ok = vec && sums.process && sums.node && sums.machine && plan_system(s, q, &sums) == 0;
     for (int p = 0; p < ans.parts && ok; p++)
@@ -1097,25 +1303,8 @@ static char *answer_query(server *s, const query *q, size_t *len)
                 fill(ans.a[p], ans.n, NAN);
         }
     }
-    if (ok) {
-        static const char *const keys[] = {"incl", "excl", "sub"};
-        size_t cap = 64 + (size_t)ans.parts * (16 + ans.n * (NUMBER_MAX + 1));
-        char *o = out = malloc(cap);
-        if (out) {
-            o += sprintf(o, "{\"pane\":\"%s\"", q->flat ? "flat" : panes[q->dim_of_pane]);
-            for (int p = 0; p < ans.parts; p++) {
-                o += sprintf(o, ",\"%s\":[", keys[p]);
-                for (size_t i = 0; i < ans.n; i++) {
-                    if (i)
-                        *o++ = ',';
-                    o = put_number(o, ans.a[p][i]);
-                }
-                *o++ = ']';
-            }
-            memcpy(o, "}\n", 3);
-            *len = (size_t)(o + 2 - out);
-        }
-    }
+    if (ok)
+        out = format_answer(s, q, &ans, len);
     for (int p = 0; p < 3; p++)
         free(ans.a[p]);
     free(vec);
@@ -1125,6 +1314,7 @@ static char *answer_query(server *s, const query *q, size_t *len)
     free(sums.threads);
     free(sums.start);
     free(sums.gather);
+    free(sums.whole);
     return out;
 }
 
@@ -1258,6 +1448,8 @@ int view_serve(const cube_t *c, const char *page, size_t len, unsigned port)
     s.nc = cube_num_cnodes(c);
     s.nr = cube_num_regions(c);
     s.nt = cube_num_threads(c);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s.ways = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (size_t)cpus;
     if (make_token(s.token) != 0) {
         cli_error("/dev/urandom: cannot read the token: %s", strerror(errno));
         return -1;

@@ -372,6 +372,11 @@ try:
                 good = good and all(same(ans[flav][cid[r["cnode_id"]]], r["value"]) for r in rows)
             check(good, "order metric,system,call: call pane of metric %s over %s equals cube_dump --by=%s exactly"
                   % (uniq, what, by))
+        ans = pane("order=metric,system,call&pane=call&msel=%d&ssel=%d,%d" % (m, sid("machine", 0), sid("process", 3)))
+        mach = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "excl", "--by=machine")}
+        proc = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "excl", "--by=process") if r["process"] == 3}
+        check(all(close(ans["excl"][cid[c]], mach[c] + proc[c]) for c in proc),
+              "order metric,system,call: the machine and process 3 selected: their sum, metric %s" % uniq)
         ans = pane("order=metric,system,call&pane=call&msel=%d&ssel=%d,%d" % (m, sid("process", 1), sid("thread", 0)))
         proc = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "incl", "--by=process") if r["process"] == 1}
         thr = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "incl", "-t", "0")}
