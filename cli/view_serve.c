@@ -752,11 +752,12 @@ static double over_system(server *s, const query *q, cube_combine_rule how, cons
  * Numbers in the answers.
  *
  * An answer of a large call tree holds hundreds of thousands of numbers,
- * so they are written here, five to eight times faster than printf: 17
- * significant digits (trailing zeros dropped) that read back to exactly
- * the double written, in the form of %.17g in the C locale whatever the
- * locale, where the last digit may be one off printf's (both read back
- * the same); null for NaN and infinities.
+ * so they are written here, several times faster than printf, in
+ * integers only (no extended precision, which not every machine or
+ * emulator has): what %.17g writes in the C locale, whatever the locale
+ * (17 significant digits, trailing zeros dropped, which read back to
+ * exactly the double written), but integers below 10^19 in full; null
+ * for NaN and infinities.
  * ------------------------------------------------------------------------ */
 
 /* The longest number written: "-1.2345678901234567e-308". */
@@ -764,10 +765,10 @@ enum { NUMBER_MAX = 24 };
 
 static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-static const uint64_t powers_of_ten[18] = {
+static const uint64_t powers_of_ten[19] = {
     1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
     10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
-    1000000000000000u, 10000000000000000u, 100000000000000000u};
+    1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u};
 
 /* The n decimal digits of u (n > 0, u < 10^n, leading zeros written). */
 static void put_digits(char *p, uint64_t u, int n)
@@ -778,34 +779,62 @@ static void put_digits(char *p, uint64_t u, int n)
         p[0] = (char)('0' + u);
 }
 
-/* The 17 significant digits of a (finite, > 0): 10^16 <= *digits < 10^17
- * with *exp10 the decimal exponent of the first.  They may differ from
- * the correctly rounded ones by one in the last digit, and still read
- * back to a: a times an exact power of ten (at most 10^27, which the
- * 64-bit significand of the extended format holds) is off by at most
- * 2^-64 of itself, under 0.006 of a unit of the 17th digit, so the
- * digits are within 0.506 units of a, and a unit is at most 10^-16 of
- * a: 0.506e-16 a, less than half the spacing of doubles around a (more
- * than 2^-54 a).  0 where that does not hold (no extended format, or a
- * outside 1e-11 .. 1e44): the caller formats with printf then. */
+/* The 128-bit product of a and b, as hi * 2^64 + lo. */
+static void multiply_128(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    *lo = (mid << 32) | (p00 & 0xffffffffu);
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* The 17 significant digits of a (finite, not an integer, 0 < a < 2^53),
+ * rounded to nearest, ties to even, as printf rounds: 10^16 <= *digits <
+ * 10^17, *exp10 the decimal exponent of the first.  In integers, exactly:
+ * a = m 2^e, so a 10^k = m 5^k 2^(e+k), and 5^k fits 64 bits up to k =
+ * 27.  0 where a is below 1e-11 (k would be larger): printf then. */
 static int digits17(double a, uint64_t *digits, int *exp10)
 {
-#if LDBL_MANT_DIG >= 64 && LDBL_MAX_EXP >= 16384
-    static const long double exact_powers[28] = {1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    static const uint64_t powers_of_five[28] = {
+        1u, 5u, 25u, 125u, 625u, 3125u, 15625u, 78125u, 390625u, 1953125u, 9765625u,
+        48828125u, 244140625u, 1220703125u, 6103515625u, 30517578125u, 152587890625u,
+        762939453125u, 3814697265625u, 19073486328125u, 95367431640625u, 476837158203125u,
+        2384185791015625u, 11920928955078125u, 59604644775390625u, 298023223876953125u,
+        1490116119384765625u, 7450580596923828125u};
     uint64_t bits;
     memcpy(&bits, &a, sizeof bits);
-    /* 2^e2 <= a < 2^(e2+1) (a normal double; the others are out of range
-     * below): floor(e2 log10 2), with log10 2 as 78913 / 2^18, is the
-     * decimal exponent or one below it */
-    int e2 = (int)(bits >> 52) - 1023;
+    int biased = (int)((bits >> 52) & 0x7ff);
+    if (biased == 0) /* subnormal: far out of range */
+        return 0;
+    uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+    int e = biased - 1075;
+    /* 2^(e+52) <= a < 2^(e+53): floor((e + 52) log10 2), with log10 2 as
+     * 78913 / 2^18, is the decimal exponent or one below it */
+    int e2 = e + 52;
     int e10 = e2 >= 0 ? (e2 * 78913) >> 18 : -((-e2 * 78913 + (1 << 18) - 1) >> 18);
     for (int attempt = 0; attempt < 3; attempt++) {
         int k = 16 - e10;
-        if (k < -27 || k > 27)
+        if (k < 0 || k > 27)
             return 0;
-        long double scaled = k >= 0 ? (long double)a * exact_powers[k]
-                                    : (long double)a / exact_powers[-k];
-        uint64_t d = (uint64_t)(scaled + 0.5L); /* scaled >= 0 */
+        uint64_t hi, lo, d;
+        multiply_128(m, powers_of_five[k], &hi, &lo);
+        int shift = e + k;
+        if (shift >= 0) { /* a 10^k < 2^57: no more than 5 bits to add */
+            if (hi || shift > 5 || lo >> (58 - shift))
+                return 0;
+            d = lo << shift;
+        } else {
+            int r = -shift; /* 1 .. 127 */
+            uint64_t q = r < 64 ? (hi << (64 - r)) | (lo >> r) : hi >> (r - 64);
+            if (r < 64 && hi >> r)
+                return 0;
+            int b = r - 1; /* the bit worth a half */
+            uint64_t half = b < 64 ? (lo >> b) & 1 : (hi >> (b - 64)) & 1;
+            uint64_t below = b < 64 ? lo & ((UINT64_C(1) << b) - 1)
+                                    : lo | (hi & ((UINT64_C(1) << (b - 64)) - 1));
+            d = q + (half && (below || (q & 1)));
+        }
         if (d >= powers_of_ten[17])
             e10++;
         else if (d < powers_of_ten[16])
@@ -816,9 +845,6 @@ static int digits17(double a, uint64_t *digits, int *exp10)
             return 1;
         }
     }
-#else
-    (void)a, (void)digits, (void)exp10;
-#endif
     return 0;
 }
 
@@ -849,10 +875,10 @@ static char *put_number(char *p, double v)
         *p++ = '-';
         v = -v;
     }
-    if (v < 1e17 && v == (double)(uint64_t)v) { /* counts and other integers: exact */
+    if (v < 1e19 && v == (double)(uint64_t)v) { /* counts and other integers: exact */
         uint64_t u = (uint64_t)v;
         int n = 1;
-        while (n < 17 && u >= powers_of_ten[n])
+        while (n < 19 && u >= powers_of_ten[n])
             n++;
         put_digits(p, u, n);
         return p + n;
