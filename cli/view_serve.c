@@ -11,14 +11,14 @@
  * with {"error": "..."} for a bad parameter.
  *
  * The experiment is read once.  Values come from libcube's views, per
- * thread, computed when a query first needs them and kept: one view per
- * (metric, metric flavour, call flavour), one flat profile and one row of
- * totals per (metric, metric flavour).  Only what the selections reach is
- * computed, so a query over a large experiment costs one pass over the
- * rows it needs.  The daemon runs one thread of its own that answers the
- * requests one after the other, so the caches need no lock; the main
- * thread waits for SIGINT or SIGTERM, then stops the daemon and frees
- * everything.
+ * thread: one view per (metric, metric flavour, call flavour), one flat
+ * profile, one row of totals and the sums over all threads per (metric,
+ * metric flavour), all computed before the URL is printed (precompute),
+ * so that no query waits for a view.  The daemon runs one thread of its
+ * own that answers the requests one after the other, so the caches need
+ * no lock; a large answer is split over short-lived threads that only
+ * read.  The main thread waits for SIGINT or SIGTERM, then stops the
+ * daemon and frees everything.
  */
 #include "view_serve.h"
 
@@ -28,6 +28,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <math.h>
 #include <microhttpd.h>
@@ -41,6 +42,7 @@
 #include <unistd.h>
 
 enum { DIM_METRIC, DIM_CALL, DIM_SYSTEM };
+enum { WORKERS_MAX = 8 };
 
 /* The last answers, by their query: a page asks again for what it showed
  * before (a selection clicked back), and the answer of a large call tree
@@ -64,6 +66,7 @@ typedef struct {
     double *total[2];      /* per thread, over all call paths */
     double *agg[2][2];     /* per call path over all threads, as view[][] */
     unsigned char failed[2]; /* a view of this metric flavour cannot be made (derived) */
+    unsigned char same;      /* no child metrics: flavour 1 is flavour 0 (kept once) */
 } metric_cache;
 
 typedef struct {
@@ -78,6 +81,7 @@ typedef struct {
     double *tree[2]; /* the metric tree's values when it is the leftmost tree */
     int tree_failed;
     answer_cache answers;
+    size_t ways; /* threads that share the work: the processors, at most WORKERS_MAX */
 } server;
 
 /* ------------------------------------------------------------------------
@@ -87,6 +91,7 @@ typedef struct {
 static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
 {
     metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
     if (mc->failed[mflav])
         return NULL;
     if (!mc->view[mflav][excl]) {
@@ -103,6 +108,7 @@ static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
 static const cube_flat *get_flat(server *s, size_t m, int mflav)
 {
     metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
     if (!mc->flat[mflav]) {
         const cube_view *v = get_view(s, m, mflav, 1);
         cube_status st;
@@ -115,6 +121,7 @@ static const cube_flat *get_flat(server *s, size_t m, int mflav)
 static const double *get_total(server *s, size_t m, int mflav)
 {
     metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
     if (!mc->total[mflav]) {
         const cube_view *v = get_view(s, m, mflav, 1);
         if (!v)
@@ -135,6 +142,7 @@ static const double *get_total(server *s, size_t m, int mflav)
 static const double *get_agg(server *s, size_t m, int mflav, int excl)
 {
     metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
     if (!mc->agg[mflav][excl]) {
         const cube_view *v = get_view(s, m, mflav, excl);
         if (!v)
@@ -149,6 +157,58 @@ static const double *get_agg(server *s, size_t m, int mflav, int excl)
         mc->agg[mflav][excl] = a;
     }
     return mc->agg[mflav][excl];
+}
+
+/* Everything a query can need, computed before the first one: the views
+ * of every metric in both flavours along both trees, their flat profiles,
+ * totals and sums over all threads.  Each (metric, metric flavour) is a
+ * job of its own that fills only its own part of the cache, and the
+ * experiment is only read (const cube_t), so the jobs run on s->ways
+ * threads; the daemon starts when they are all done. */
+typedef struct {
+    server *s;
+    pthread_mutex_t lock;
+    size_t next; /* the next job: metric next / 2, flavour next % 2 */
+} precompute_jobs;
+
+static void *precompute_worker(void *arg)
+{
+    precompute_jobs *jobs = arg;
+    server *s = jobs->s;
+    for (;;) {
+        pthread_mutex_lock(&jobs->lock);
+        size_t job = jobs->next++;
+        pthread_mutex_unlock(&jobs->lock);
+        if (job >= 2 * s->nm)
+            return NULL;
+        size_t m = job / 2;
+        int f = (int)(job % 2);
+        if (f && s->cache[m].same)
+            continue;
+        get_agg(s, m, f, 0);
+        get_agg(s, m, f, 1);
+        get_flat(s, m, f);
+        get_total(s, m, f);
+    }
+}
+
+static void precompute(server *s)
+{
+    for (size_t m = 0; m < s->nm; m++)
+        s->cache[m].same = cube_metric_num_children(cube_get_metric(s->c, m)) == 0;
+    precompute_jobs jobs = {s, PTHREAD_MUTEX_INITIALIZER, 0};
+    pthread_t worker[WORKERS_MAX];
+    size_t want = s->ways, started = 0;
+    if (want > 2 * s->nm)
+        want = 2 * s->nm;
+    /* this thread is one of them; one that cannot be started leaves its
+     * jobs to the others */
+    while (started + 1 < want && pthread_create(&worker[started], NULL, precompute_worker, &jobs) == 0)
+        started++;
+    precompute_worker(&jobs);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(worker[i], NULL);
+    pthread_mutex_destroy(&jobs.lock);
 }
 
 static void free_caches(server *s)
@@ -545,22 +605,130 @@ static int over_calls(server *s, const query *q, size_t m, int mflav, double *ou
 /* The threads' values `vec` combined over the system selection, or over
  * every thread when the system pane is not left of the pane asked for.
  * sums: the values per process, node and machine (cube_system_combine),
- * filled by the caller when the selection holds one. */
+ * filled by the caller when the selection holds one; or, where the
+ * selection allows, the threads of each selected item (the plan). */
 typedef struct {
     double *process, *node, *machine;
+    /* the plan: item k of the system selection combines the threads
+     * threads[start[k] .. start[k + 1]) in this order; NULL: none */
+    size_t *threads, *start;
+    double *gather; /* room for the values of one item's threads */
+    /* per selected item: it is every thread in index order, whose value
+     * the sums over all threads hold (combined in the same order) */
+    unsigned char *whole;
+    int any_whole;
+    int all; /* the selection is one such item */
 } system_sums;
 
+/* The thread indexes of a thread, process, node (without nested nodes) or
+ * machine (whose nodes have none), in the order cube_system_combine adds
+ * them, into out (when not NULL); their number. */
+static size_t item_threads(const view_system_item *it, size_t *out)
+{
+    if (it->kind == VIEW_THREAD) {
+        if (out)
+            out[0] = it->index;
+        return 1;
+    }
+    const cube_node *node = it->kind == VIEW_NODE ? it->entity : NULL;
+    size_t nodes = it->kind == VIEW_MACHINE ? cube_machine_num_nodes(it->entity) : 1, at = 0;
+    for (size_t n = 0; n < nodes; n++) {
+        if (it->kind == VIEW_MACHINE)
+            node = cube_machine_node(it->entity, n);
+        size_t procs = node ? cube_node_num_processes(node) : 1;
+        for (size_t pi = 0; pi < procs; pi++) {
+            const cube_process *pr = node ? cube_node_process(node, pi) : it->entity;
+            for (size_t t = 0; t < cube_process_num_threads(pr); t++, at++)
+                if (out)
+                    out[at] = cube_thread_index(cube_process_thread(pr, t));
+        }
+    }
+    return at;
+}
+
+/* The plan of the system selection, when it has a process, node or
+ * machine: each selected item as the list of its threads, in the order
+ * cube_system_combine adds them, so that cube_combine_values over them
+ * gives the same value, with no work for the items not selected (this
+ * runs for every row of a call pane right of the system pane).  A node
+ * holds its processes' threads; a machine the threads of its nodes in
+ * their order.  Nodes nested in nodes (CUBE 4) combine their children's
+ * results, which no list of threads repeats: no plan then.  0, or -1 when
+ * out of memory. */
+static int plan_system(server *s, const query *q, system_sums *sums)
+{
+    if (!left_of_pane(q, DIM_SYSTEM))
+        return 0;
+    size_t nsel = q->nsel[DIM_SYSTEM], total = 0;
+    int any_group = 0;
+    for (size_t k = 0; k < nsel; k++) {
+        const view_system_item *it = &s->sys[q->sel[DIM_SYSTEM][k].id];
+        any_group |= it->kind != VIEW_THREAD;
+        if (it->kind == VIEW_NODE && cube_node_num_children(it->entity))
+            return 0;
+        if (it->kind == VIEW_MACHINE)
+            for (size_t n = 0; n < cube_machine_num_nodes(it->entity); n++)
+                if (cube_node_num_children(cube_machine_node(it->entity, n)))
+                    return 0;
+        total += item_threads(it, NULL);
+    }
+    if (!any_group)
+        return 0;
+    sums->threads = malloc((total + 1) * sizeof *sums->threads);
+    sums->start = malloc((nsel + 1) * sizeof *sums->start);
+    sums->gather = malloc((s->nt + 1) * sizeof *sums->gather);
+    sums->whole = calloc(nsel + 1, 1);
+    if (!sums->threads || !sums->start || !sums->gather || !sums->whole)
+        return -1;
+    size_t at = 0;
+    for (size_t k = 0; k < nsel; k++) {
+        sums->start[k] = at;
+        at += item_threads(&s->sys[q->sel[DIM_SYSTEM][k].id], sums->threads + at);
+    }
+    sums->start[nsel] = at;
+    /* the whole system (one machine, as usual) */
+    for (size_t k = 0; k < nsel; k++) {
+        int whole = !q->sel[DIM_SYSTEM][k].part && sums->start[k + 1] - sums->start[k] == s->nt;
+        for (size_t t = 0; whole && t < s->nt; t++)
+            whole = sums->threads[sums->start[k] + t] == t;
+        sums->whole[k] = (unsigned char)whole;
+        sums->any_whole |= whole;
+    }
+    sums->all = nsel == 1 && sums->whole[0];
+    return 0;
+}
+
 static double over_system(server *s, const query *q, cube_combine_rule how, const double *vec,
-                          system_sums *sums)
+                          system_sums *sums, double whole)
 {
     if (!left_of_pane(q, DIM_SYSTEM))
         return cube_combine_values(how, vec, s->nt);
-    int need_sums = 0;
+    if (sums->threads) {
+        double acc = cube_combine_neutral(how);
+        for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++) {
+            if (q->sel[DIM_SYSTEM][k].part && s->sys[q->sel[DIM_SYSTEM][k].id].kind != VIEW_THREAD)
+                return NAN; /* as below */
+            if (sums->whole[k] && !isnan(whole)) {
+                acc = combine2(how, acc, whole);
+                continue;
+            }
+            size_t n = 0;
+            for (size_t j = sums->start[k]; j < sums->start[k + 1]; j++)
+                sums->gather[n++] = vec[sums->threads[j]];
+            acc = combine2(how, acc, cube_combine_values(how, sums->gather, n));
+        }
+        return acc;
+    }
+    /* only the kinds selected are combined: this runs for every row of
+     * a call pane right of the system pane */
+    int need[4] = {0, 0, 0, 0};
     for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++)
-        need_sums |= s->sys[q->sel[DIM_SYSTEM][k].id].kind != VIEW_THREAD;
+        need[s->sys[q->sel[DIM_SYSTEM][k].id].kind] = 1;
     cube_status st;
-    if (need_sums &&
-        cube_system_combine(s->c, how, vec, sums->process, sums->node, sums->machine, NULL, &st) != 0)
+    if ((need[VIEW_PROCESS] || need[VIEW_NODE] || need[VIEW_MACHINE]) &&
+        cube_system_combine(s->c, how, vec, need[VIEW_PROCESS] ? sums->process : NULL,
+                            need[VIEW_NODE] ? sums->node : NULL,
+                            need[VIEW_MACHINE] ? sums->machine : NULL, NULL, &st) != 0)
         return NAN;
     double acc = cube_combine_neutral(how);
     for (size_t k = 0; k < q->nsel[DIM_SYSTEM]; k++) {
@@ -578,6 +746,183 @@ static double over_system(server *s, const query *q, cube_combine_rule how, cons
         acc = combine2(how, acc, v);
     }
     return acc;
+}
+
+/* ------------------------------------------------------------------------
+ * Numbers in the answers.
+ *
+ * An answer of a large call tree holds hundreds of thousands of numbers,
+ * so they are written here, several times faster than printf, in
+ * integers only (no extended precision, which not every machine or
+ * emulator has): what %.17g writes in the C locale, whatever the locale
+ * (17 significant digits, trailing zeros dropped, which read back to
+ * exactly the double written), but integers below 10^19 in full; null
+ * for NaN and infinities.
+ * ------------------------------------------------------------------------ */
+
+/* The longest number written: "-1.2345678901234567e-308". */
+enum { NUMBER_MAX = 24 };
+
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+static const uint64_t powers_of_ten[19] = {
+    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+    10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+    1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u};
+
+/* The n decimal digits of u (n > 0, u < 10^n, leading zeros written). */
+static void put_digits(char *p, uint64_t u, int n)
+{
+    for (; n >= 2; n -= 2, u /= 100)
+        memcpy(p + n - 2, digit_pairs + 2 * (u % 100), 2);
+    if (n)
+        p[0] = (char)('0' + u);
+}
+
+/* The 128-bit product of a and b, as hi * 2^64 + lo. */
+static void multiply_128(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    *lo = (mid << 32) | (p00 & 0xffffffffu);
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* The 17 significant digits of a (finite, not an integer, 0 < a < 2^53),
+ * rounded to nearest, ties to even, as printf rounds: 10^16 <= *digits <
+ * 10^17, *exp10 the decimal exponent of the first.  In integers, exactly:
+ * a = m 2^e, so a 10^k = m 5^k 2^(e+k), and 5^k fits 64 bits up to k =
+ * 27.  0 where a is below 1e-11 (k would be larger): printf then. */
+static int digits17(double a, uint64_t *digits, int *exp10)
+{
+    static const uint64_t powers_of_five[28] = {
+        1u, 5u, 25u, 125u, 625u, 3125u, 15625u, 78125u, 390625u, 1953125u, 9765625u,
+        48828125u, 244140625u, 1220703125u, 6103515625u, 30517578125u, 152587890625u,
+        762939453125u, 3814697265625u, 19073486328125u, 95367431640625u, 476837158203125u,
+        2384185791015625u, 11920928955078125u, 59604644775390625u, 298023223876953125u,
+        1490116119384765625u, 7450580596923828125u};
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int biased = (int)((bits >> 52) & 0x7ff);
+    if (biased == 0) /* subnormal: far out of range */
+        return 0;
+    uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+    int e = biased - 1075;
+    /* 2^(e+52) <= a < 2^(e+53): floor((e + 52) log10 2), with log10 2 as
+     * 78913 / 2^18, is the decimal exponent or one below it */
+    int e2 = e + 52;
+    int e10 = e2 >= 0 ? (e2 * 78913) >> 18 : -((-e2 * 78913 + (1 << 18) - 1) >> 18);
+    for (int attempt = 0; attempt < 3; attempt++) {
+        int k = 16 - e10;
+        if (k < 0 || k > 27)
+            return 0;
+        uint64_t hi, lo, d;
+        multiply_128(m, powers_of_five[k], &hi, &lo);
+        int shift = e + k;
+        if (shift >= 0) { /* a 10^k < 2^57: no more than 5 bits to add */
+            if (hi || shift > 5 || lo >> (58 - shift))
+                return 0;
+            d = lo << shift;
+        } else {
+            int r = -shift; /* 1 .. 127 */
+            uint64_t q = r < 64 ? (hi << (64 - r)) | (lo >> r) : hi >> (r - 64);
+            if (r < 64 && hi >> r)
+                return 0;
+            int b = r - 1; /* the bit worth a half */
+            uint64_t half = b < 64 ? (lo >> b) & 1 : (hi >> (b - 64)) & 1;
+            uint64_t below = b < 64 ? lo & ((UINT64_C(1) << b) - 1)
+                                    : lo | (hi & ((UINT64_C(1) << (b - 64)) - 1));
+            d = q + (half && (below || (q & 1)));
+        }
+        if (d >= powers_of_ten[17])
+            e10++;
+        else if (d < powers_of_ten[16])
+            e10--;
+        else {
+            *digits = d;
+            *exp10 = e10;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* printf's %.17g of v in the C form, into p; the end. */
+static char *put_number_printf(char *p, double v)
+{
+    char text[64];
+    int n = snprintf(text, sizeof text, "%.17g", v), point = 0;
+    for (int i = 0; i < n; i++) {
+        char ch = text[i];
+        if ((ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == 'e')
+            *p++ = ch;
+        else if (!point++) /* the locale's decimal point */
+            *p++ = '.';
+    }
+    return p;
+}
+
+/* The JSON number of v at p (at most NUMBER_MAX bytes, no terminator);
+ * the end. */
+static char *put_number(char *p, double v)
+{
+    if (!isfinite(v)) {
+        memcpy(p, "null", 4);
+        return p + 4;
+    }
+    if (signbit(v)) {
+        *p++ = '-';
+        v = -v;
+    }
+    if (v < 1e19 && v == (double)(uint64_t)v) { /* counts and other integers: exact */
+        uint64_t u = (uint64_t)v;
+        int n = 1;
+        while (n < 19 && u >= powers_of_ten[n])
+            n++;
+        put_digits(p, u, n);
+        return p + n;
+    }
+    uint64_t d;
+    int x;
+    if (!digits17(v, &d, &x))
+        return put_number_printf(p, v);
+    int n = 17;
+    while (d % 10 == 0) {
+        d /= 10;
+        n--;
+    }
+    char text[17];
+    put_digits(text, d, n);
+    if (x < -4 || x >= 17) { /* as %g: d.ddde-XX */
+        *p++ = text[0];
+        if (n > 1) {
+            *p++ = '.';
+            memcpy(p, text + 1, (size_t)n - 1);
+            p += n - 1;
+        }
+        *p++ = 'e';
+        *p++ = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        put_digits(p, (uint64_t)ax, ax >= 100 ? 3 : 2);
+        return p + (ax >= 100 ? 3 : 2);
+    }
+    if (x < 0) { /* 0.000ddd */
+        memcpy(p, "0.0000", (size_t)(1 - x));
+        p += 1 - x;
+        memcpy(p, text, (size_t)n);
+        return p + n;
+    }
+    if (n <= x + 1) { /* no fraction: zeros up to the point */
+        memcpy(p, text, (size_t)n);
+        memset(p + n, '0', (size_t)(x + 1 - n));
+        return p + x + 1;
+    }
+    memcpy(p, text, (size_t)x + 1);
+    p += x + 1;
+    *p++ = '.';
+    memcpy(p, text + x + 1, (size_t)(n - x - 1));
+    return p + n - x - 1;
 }
 
 /* The answer's arrays: n values each of incl, excl (and sub). */
@@ -645,7 +990,7 @@ static int pane_metric(server *s, const query *q, answer *ans, double *vec, syst
         for (int f = 0; f < 2; f++) {
             ans->a[f][m] = over_calls(s, q, m, f, vec) != 0
                                ? NAN
-                               : defined(how, over_system(s, q, how, vec, sums));
+                               : defined(how, over_system(s, q, how, vec, sums, NAN));
         }
     }
     return 0;
@@ -657,43 +1002,121 @@ static void fill(double *a, size_t n, double v)
         a[i] = v;
 }
 
-/* The call tree or flat profile: per node, over the metric selection and
- * the system (selection or all). */
-static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
+/* A hint to bring the memory at p into the cache; nothing where the
+ * compiler has no such builtin. */
+enum { PREFETCH_AHEAD = 8 };
+static void prefetch(const void *p)
 {
-    int parts = q->flat ? 3 : 2;
-    cube_combine_rule how_sel = selection_rule(s, q);
-    int *first = calloc(ans->n + 1, sizeof *first);
-    if (!first)
-        return -1;
-    for (int p = 0; p < parts; p++) {
-        fill(ans->a[p], ans->n, 0);
-        for (size_t i = 0; i < ans->n; i++)
-            first[i] = 1;
-        for (size_t k = 0; k < q->nsel[DIM_METRIC]; k++) {
-            size_t m = q->sel[DIM_METRIC][k].id;
-            int mflav = q->sel[DIM_METRIC][k].part;
-            cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+#if defined(__GNUC__) || defined(__clang__)
+    if (p)
+        __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
+/* ------------------------------------------------------------------------
+ * Large answers split over threads: the call tree's rows and the numbers
+ * of an answer are independent of each other, and everything they read
+ * is finished (views, flat profiles, the experiment) by then.
+ * ------------------------------------------------------------------------ */
+
+/* Fewer items than this are done on one thread. */
+enum { SPLIT_MIN = 16384 };
+
+typedef void split_fn(void *ctx, size_t from, size_t to, size_t w);
+typedef struct {
+    split_fn *fn;
+    void *ctx;
+    size_t from, to, w;
+} split_range;
+
+static void *split_run(void *arg)
+{
+    split_range *r = arg;
+    r->fn(r->ctx, r->from, r->to, r->w);
+    return NULL;
+}
+
+/* How many ranges split() makes of n items. */
+static size_t split_ways(const server *s, size_t n)
+{
+    return n < SPLIT_MIN ? 1 : s->ways;
+}
+
+/* fn over [0, n) in `ways` (<= WORKERS_MAX) consecutive ranges, range w
+ * on a thread of its own, the first on the calling one, which also runs
+ * a range whose thread cannot be started. */
+static void split(size_t n, size_t ways, split_fn *fn, void *ctx)
+{
+    split_range r[WORKERS_MAX];
+    pthread_t th[WORKERS_MAX];
+    int started[WORKERS_MAX] = {0};
+    for (size_t w = 0; w < ways; w++)
+        r[w] = (split_range){fn, ctx, n / ways * w + (w < n % ways ? w : n % ways),
+                             n / ways * (w + 1) + (w + 1 < n % ways ? w + 1 : n % ways), w};
+    for (size_t w = 1; w < ways; w++)
+        started[w] = pthread_create(&th[w], NULL, split_run, &r[w]) == 0;
+    split_run(&r[0]);
+    for (size_t w = 1; w < ways; w++) {
+        if (started[w])
+            pthread_join(th[w], NULL);
+        else
+            split_run(&r[w]);
+    }
+}
+
+/* What the rows of the call pane need, looked up before they are split:
+ * per (part p, selected metric k) at [p * nsel + k]. */
+typedef struct {
+    server *s;
+    const query *q;
+    answer *ans;
+    size_t nsel;
+    const cube_view **view;
+    const cube_flat **flat;
+    const double **agg;
+    const double **whole; /* the sums over all threads, for whole items of the system selection */
+    cube_combine_rule *how; /* per selected metric */
+    cube_combine_rule how_sel;
+    int *first;
+    system_sums *sums; /* per range */
+} call_rows;
+
+static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
+{
+    call_rows *j = ctx;
+    server *s = j->s;
+    const query *q = j->q;
+    for (int p = 0; p < j->ans->parts; p++) {
+        double *a = j->ans->a[p];
+        fill(a + from, to - from, 0);
+        for (size_t i = from; i < to; i++)
+            j->first[i] = 1;
+        for (size_t k = 0; k < j->nsel; k++) {
+            cube_combine_rule how = j->how[k];
             double neutral = cube_combine_neutral(how);
-            const cube_view *v = NULL;
-            const cube_flat *f = NULL;
-            if (q->flat)
-                f = get_flat(s, m, mflav);
-            else
-                v = get_view(s, m, mflav, p);
-            const double *agg =
-                !q->flat && !left_of_pane(q, DIM_SYSTEM) ? get_agg(s, m, mflav, p) : NULL;
+            const cube_view *v = j->view[p * j->nsel + k];
+            const cube_flat *f = j->flat[p * j->nsel + k];
+            const double *agg = j->agg[p * j->nsel + k];
+            const double *whole = j->whole[p * j->nsel + k];
             if (agg) {
-                for (size_t i = 0; i < ans->n; i++)
-                    add_value(&ans->a[p][i], &first[i], defined(how, agg[i]), how_sel);
+                for (size_t i = from; i < to; i++)
+                    add_value(&a[i], &j->first[i], defined(how, agg[i]), j->how_sel);
                 continue;
             }
-            for (size_t i = 0; i < ans->n; i++) {
+            const double *const *rows = v ? cube_view_rows(v) : NULL;
+            for (size_t i = from; i < to; i++) {
                 const double *row = NULL;
                 if (f)
                     row = cube_flat_row(f, cube_get_region(s->c, i), flat_parts[p]);
-                else if (v)
-                    row = cube_view_row(v, cube_get_cnode(s->c, i));
+                else if (v) {
+                    row = rows[i];
+                    /* rows are apart in memory: ask for one a few ahead
+                     * while this one is combined */
+                    if (i + PREFETCH_AHEAD < to)
+                        prefetch(rows[i + PREFETCH_AHEAD]);
+                }
                 double val;
                 if (!v && !f)
                     val = NAN;
@@ -702,13 +1125,85 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
                 else if (!left_of_pane(q, DIM_SYSTEM))
                     val = defined(how, cube_combine_values(how, row, s->nt));
                 else
-                    val = defined(how, over_system(s, q, how, row, sums));
-                add_value(&ans->a[p][i], &first[i], val, how_sel);
+                    val = defined(how, over_system(s, q, how, row, &j->sums[w],
+                                                   whole ? whole[i] : NAN));
+                add_value(&a[i], &j->first[i], val, j->how_sel);
             }
         }
     }
-    free(first);
-    return 0;
+}
+
+/* Room for a range's own system sums, sharing the plan of `plan`.  0 or
+ * -1 (out of memory; free what is set with sums_free). */
+static int sums_new(const server *s, system_sums *sums, const system_sums *plan)
+{
+    *sums = (system_sums){malloc((cube_num_processes(s->c) + 1) * sizeof(double)),
+                          malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
+                          malloc((cube_num_machines(s->c) + 1) * sizeof(double)),
+                          plan ? plan->threads : NULL, plan ? plan->start : NULL,
+                          malloc((s->nt + 1) * sizeof(double)), plan ? plan->whole : NULL,
+                          plan ? plan->any_whole : 0, plan ? plan->all : 0};
+    return sums->process && sums->node && sums->machine && sums->gather ? 0 : -1;
+}
+
+/* Free a range's sums (not the plan, which is the caller's). */
+static void sums_free(system_sums *sums)
+{
+    free(sums->process);
+    free(sums->node);
+    free(sums->machine);
+    free(sums->gather);
+}
+
+/* The call tree or flat profile: per node, over the metric selection and
+ * the system (selection or all). */
+static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
+{
+    size_t nsel = q->nsel[DIM_METRIC], ways = split_ways(s, ans->n), ready = 1;
+    size_t slots = (size_t)ans->parts * nsel + 1;
+    call_rows j = {s, q, ans, nsel, calloc(slots, sizeof(cube_view *)),
+                   calloc(slots, sizeof(cube_flat *)), calloc(slots, sizeof(double *)),
+                   calloc(slots, sizeof(double *)), calloc(nsel + 1, sizeof(cube_combine_rule)), selection_rule(s, q),
+                   calloc(ans->n + 1, sizeof(int)), calloc(ways, sizeof(system_sums))};
+    int rc = -1;
+    if (!j.view || !j.flat || !j.agg || !j.whole || !j.how || !j.first || !j.sums)
+        goto done;
+    /* the views are looked up here: a lookup may compute one */
+    for (int p = 0; p < ans->parts; p++) {
+        for (size_t k = 0; k < nsel; k++) {
+            size_t m = q->sel[DIM_METRIC][k].id;
+            int mflav = q->sel[DIM_METRIC][k].part;
+            j.how[k] = cube_metric_combine(cube_get_metric(s->c, m));
+            if (q->flat)
+                j.flat[p * nsel + k] = get_flat(s, m, mflav);
+            else if (!left_of_pane(q, DIM_SYSTEM) || sums->all)
+                j.agg[p * nsel + k] = get_agg(s, m, mflav, p);
+            if (!q->flat && !j.agg[p * nsel + k]) {
+                j.view[p * nsel + k] = get_view(s, m, mflav, p);
+                if (sums->any_whole)
+                    j.whole[p * nsel + k] = get_agg(s, m, mflav, p);
+            }
+        }
+    }
+    j.sums[0] = *sums;
+    for (; ready < ways; ready++)
+        if (sums_new(s, &j.sums[ready], sums) != 0)
+            goto done;
+    split(ans->n, ways, call_rows_range, &j);
+    rc = 0;
+done:
+    for (size_t w = 1; j.sums && w < ready; w++)
+        sums_free(&j.sums[w]);
+    if (j.sums && ready < ways)
+        sums_free(&j.sums[ready]);
+    free(j.sums);
+    free(j.view);
+    free(j.flat);
+    free(j.agg);
+    free(j.whole);
+    free(j.how);
+    free(j.first);
+    return rc;
 }
 
 static int pane_system(server *s, const query *q, answer *ans, double *vec, system_sums *sums)
@@ -745,11 +1240,68 @@ static int pane_system(server *s, const query *q, answer *ans, double *vec, syst
     return 0;
 }
 
+/* The numbers of a range of one of the answer's arrays, separated by
+ * commas (one before the first unless it starts the array), into the
+ * range's own text. */
+typedef struct {
+    const double *a;
+    char *text[WORKERS_MAX];
+    size_t len[WORKERS_MAX];
+} format_job;
+
+static void format_range(void *ctx, size_t from, size_t to, size_t w)
+{
+    format_job *j = ctx;
+    char *o = j->text[w];
+    for (size_t i = from; i < to; i++) {
+        if (i)
+            *o++ = ',';
+        o = put_number(o, j->a[i]);
+    }
+    j->len[w] = (size_t)(o - j->text[w]);
+}
+
+/* The JSON text of an answer (malloc'ed, *len bytes), or NULL (out of
+ * memory). */
+static char *format_answer(const server *s, const query *q, const answer *ans, size_t *len)
+{
+    static const char *const panes[] = {"metric", "call", "system"};
+    static const char *const keys[] = {"incl", "excl", "sub"};
+    size_t ways = split_ways(s, ans->n), room = ans->n / ways + 2;
+    char *out = malloc(64 + (size_t)ans->parts * (16 + ans->n * (NUMBER_MAX + 1)));
+    format_job j;
+    memset(&j, 0, sizeof j);
+    int ok = out != NULL;
+    for (size_t w = 0; w < ways && ok; w++)
+        ok = (j.text[w] = malloc(room * (NUMBER_MAX + 1))) != NULL;
+    char *o = out;
+    if (ok) {
+        o += sprintf(o, "{\"pane\":\"%s\"", q->flat ? "flat" : panes[q->dim_of_pane]);
+        for (int p = 0; p < ans->parts; p++) {
+            o += sprintf(o, ",\"%s\":[", keys[p]);
+            j.a = ans->a[p];
+            split(ans->n, ways, format_range, &j);
+            for (size_t w = 0; w < ways; w++) {
+                memcpy(o, j.text[w], j.len[w]);
+                o += j.len[w];
+            }
+            *o++ = ']';
+        }
+        memcpy(o, "}\n", 3);
+        *len = (size_t)(o + 2 - out);
+    } else {
+        free(out);
+        out = NULL;
+    }
+    for (size_t w = 0; w < ways; w++)
+        free(j.text[w]);
+    return out;
+}
+
 /* The JSON answer of a query (malloc'ed, *len bytes), or NULL (out of
  * memory). */
 static char *answer_query(server *s, const query *q, size_t *len)
 {
-    static const char *const panes[] = {"metric", "call", "system"};
     answer ans = {{NULL, NULL, NULL}, 0, q->flat ? 3 : 2};
     ans.n = q->dim_of_pane == DIM_METRIC ? s->nm
             : q->dim_of_pane == DIM_SYSTEM ? s->nsys
@@ -758,9 +1310,10 @@ static char *answer_query(server *s, const query *q, size_t *len)
     double *vec = malloc((s->nt + 1) * sizeof *vec);
     system_sums sums = {malloc((cube_num_processes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
-                        malloc((cube_num_machines(s->c) + 1) * sizeof(double))};
+                        malloc((cube_num_machines(s->c) + 1) * sizeof(double)), NULL, NULL,
+                        NULL, NULL, 0, 0};
     char *out = NULL;
-    int ok = vec && sums.process && sums.node && sums.machine;
+    int ok = vec && sums.process && sums.node && sums.machine && plan_system(s, q, &sums) == 0;
     for (int p = 0; p < ans.parts && ok; p++)
         ok = (ans.a[p] = malloc((ans.n + 1) * sizeof(double))) != NULL;
     if (ok) {
@@ -776,33 +1329,18 @@ static char *answer_query(server *s, const query *q, size_t *len)
                 fill(ans.a[p], ans.n, NAN);
         }
     }
-    if (ok) {
-        FILE *mem = open_memstream(&out, len);
-        if (mem) {
-            static const char *const keys[] = {"incl", "excl", "sub"};
-            fprintf(mem, "{\"pane\":\"%s\"", q->flat ? "flat" : panes[q->dim_of_pane]);
-            for (int p = 0; p < ans.parts; p++) {
-                fprintf(mem, ",\"%s\":[", keys[p]);
-                for (size_t i = 0; i < ans.n; i++) {
-                    if (i)
-                        fputc(',', mem);
-                    view_json_number(mem, ans.a[p][i]);
-                }
-                fputc(']', mem);
-            }
-            fputs("}\n", mem);
-            if (fclose(mem) != 0) {
-                free(out);
-                out = NULL;
-            }
-        }
-    }
+    if (ok)
+        out = format_answer(s, q, &ans, len);
     for (int p = 0; p < 3; p++)
         free(ans.a[p]);
     free(vec);
     free(sums.process);
     free(sums.node);
     free(sums.machine);
+    free(sums.threads);
+    free(sums.start);
+    free(sums.gather);
+    free(sums.whole);
     return out;
 }
 
@@ -936,6 +1474,8 @@ int view_serve(const cube_t *c, const char *page, size_t len, unsigned port)
     s.nc = cube_num_cnodes(c);
     s.nr = cube_num_regions(c);
     s.nt = cube_num_threads(c);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s.ways = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (size_t)cpus;
     if (make_token(s.token) != 0) {
         cli_error("/dev/urandom: cannot read the token: %s", strerror(errno));
         return -1;
@@ -948,6 +1488,7 @@ int view_serve(const cube_t *c, const char *page, size_t len, unsigned port)
     }
 
     make_tree_values(&s);
+    precompute(&s);
 
     /* SIGINT and SIGTERM (and SIGHUP) are waited for by this thread; the
      * daemon's thread inherits the mask and never sees them */

@@ -348,6 +348,40 @@ try:
             good = good and all(close(ans["incl"][pidx[r["process"]]], r["value"]) for r in procs)
             good = good and all(ans["excl"][i] is None for i, s in enumerate(d["system"]) if s["kind"] != "thread")
             check(good, "system pane, metric %s, call path %d %s: threads and processes equal cube_dump" % (uniq, c0, flav))
+    # the call pane right of the system pane: per call path, the values of a
+    # process, the node, the machine, and a process with a thread of another,
+    # read back exactly as cube_dump --by combines them
+    sysl = d["system"]
+    def sid(kind, index):
+        return next(i for i, s in enumerate(sysl) if s["kind"] == kind and s["index"] == index)
+    def same(a, b):
+        return a == b or (a is None and b is None)
+    t0 = sysl[sid("thread", 0)]
+    for uniq in ("time", "visits", "mpi"):
+        m = mi[uniq]
+        for what, ssel, by, key, index in (("process 2", str(sid("process", 2)), "process", "process", 2),
+                                           ("the node", str(sid("node", 0)), "node", "node_id", None),
+                                           ("the machine", str(sid("machine", 0)), "machine", "machine_id", 0)):
+            ans = pane("order=metric,system,call&pane=call&msel=%d&ssel=%s" % (m, ssel))
+            good = True
+            for flav in ("incl", "excl"):
+                rows = dump("-m", uniq, "-z", flav, "--by=" + by)
+                if index is not None:
+                    rows = [r for r in rows if r[key] == index]
+                good = good and len(rows) == len(d["cnodes"])
+                good = good and all(same(ans[flav][cid[r["cnode_id"]]], r["value"]) for r in rows)
+            check(good, "order metric,system,call: call pane of metric %s over %s equals cube_dump --by=%s exactly"
+                  % (uniq, what, by))
+        ans = pane("order=metric,system,call&pane=call&msel=%d&ssel=%d,%d" % (m, sid("machine", 0), sid("process", 3)))
+        mach = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "excl", "--by=machine")}
+        proc = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "excl", "--by=process") if r["process"] == 3}
+        check(all(close(ans["excl"][cid[c]], mach[c] + proc[c]) for c in proc),
+              "order metric,system,call: the machine and process 3 selected: their sum, metric %s" % uniq)
+        ans = pane("order=metric,system,call&pane=call&msel=%d&ssel=%d,%d" % (m, sid("process", 1), sid("thread", 0)))
+        proc = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "incl", "--by=process") if r["process"] == 1}
+        thr = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "incl", "-t", "0")}
+        check(all(close(ans["incl"][cid[c]], proc[c] + thr[c]) for c in proc),
+              "order metric,system,call: process 1 and thread 0 of process 0 selected: their sum, metric %s" % uniq)
     # the metric pane, leftmost: each metric's total (collapsed) and own part (expanded)
     ans = pane("pane=metric")
     good = True
@@ -410,6 +444,12 @@ try:
         good = all(same(ans[k][cid[r["cnode_id"]]], r["value"])
                    for k, z in (("incl", "incl"), ("excl", "excl")) for r in dump("-m", u, "-t", "aggr", "-z", z))
         check(good, "call pane of %s equals cube_dump -t aggr (no value: null)" % u)
+    ms = next(i for i, s in enumerate(d["system"]) if s["kind"] == "machine")
+    for u in ("peak", "min_t", "time"):
+        ans = pane("order=metric,system,call&pane=call&msel=%d&ssel=%d" % (mi[u], ms))
+        good = all(same(ans[k][cid[r["cnode_id"]]], r["value"])
+                   for k, z in (("incl", "incl"), ("excl", "excl")) for r in dump("-m", u, "-z", z, "--by=machine"))
+        check(good, "call pane of %s right of the system pane, the machine selected: cube_dump --by=machine" % u)
     a, b = pane("pane=call&msel=%d" % mi["peak"]), pane("pane=call&msel=%d" % mi["max_t"])
     both = pane("pane=call&msel=%d,%d" % (mi["peak"], mi["max_t"]))
     want = [x if y is None else y if x is None else max(x, y) for x, y in zip(a["incl"], b["incl"])]
