@@ -114,7 +114,7 @@ LT_WRITER_OBJ := $(BUILD)/obj/tests/linktest_writer.o
 
 # cube_bench: the measurement mechanisms that need no MPI (unit-tested
 # without it) and the MPI side, compiled with mpicc
-BENCH_CORE     := asec refine params report merge util
+BENCH_CORE     := asec refine params report merge util quantum
 BENCH_CORE_OBJ := $(patsubst %,$(BUILD)/obj/bench/%.o,$(BENCH_CORE))
 BENCH_MPI_SRC  := $(filter-out $(patsubst %,bench/%.c,$(BENCH_CORE)),$(wildcard bench/*.c))
 BENCH_MPI_OBJ  := $(patsubst bench/%.c,$(BUILD)/obj/bench-mpi/%.o,$(BENCH_MPI_SRC))

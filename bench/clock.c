@@ -1,5 +1,5 @@
 /*
- * clock.c - MPI_Wtime, its resolution and the dummy time.
+ * clock.c - MPI_Wtime's figures on this rank and the dummy time.
  */
 #include "clock.h"
 
@@ -35,38 +35,6 @@ void bclock_init(bench_clock *c)
     for (int i = 0; i < CALLS; i++)
         b = MPI_Wtime();
     c->call_cost = (b - a) / CALLS;
-}
-
-double bclock_resolution(const bench_clock *c)
-{
-    /* The time of a single measurement is the difference of two readings,
-     * and two readings never differ by less than the smallest step seen
-     * between consecutive ones (the clock's own step, or the cost of a
-     * call when that is longer: 30-40 ns with a 10 ns step against a
-     * claimed tick of 1 ns).  That step is the quantum a measured time is
-     * made of, whatever MPI_Wtick() says. */
-    return c->granularity > c->tick ? c->granularity : c->tick;
-}
-
-long bclock_inner_reps(const bench_clock *c, double op_time, double rel, long ran, long cap)
-{
-    double res = bclock_resolution(c);
-    long n;
-    if (!(op_time > 0.0)) {
-        /* `ran` operations took less than one step of the clock: at least
-         * ten times as many, so the next estimate sees the clock move. */
-        n = ran > 0 && ran < cap / 10 ? ran * 10 : cap;
-    } else {
-        /* SKaMPI's N = R_system / R_user, with the user's resolution
-         * R_user = rel * op_time (a relative one: an absolute resolution
-         * would be too coarse for 0.1 us operations or wasteful for 1 ms
-         * ones) */
-        double want = res / (rel * op_time);
-        n = want >= (double)cap ? cap : (long)ceil(want);
-    }
-    if (n < 1)
-        n = 1;
-    return n > cap ? cap : n;
 }
 
 /* The empty operation.  Called through a volatile pointer so that the

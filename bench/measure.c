@@ -13,54 +13,34 @@
  * measurement routine before actually starting to measure").  One call is
  * not enough here: the first messages of a size class touch fresh pages of
  * the transport (cold repetitions at 128 B - 2 KiB cost about 10x more
- * with MPICH over UCX shared memory), so the
- * operation runs in rounds of 1, 2, 4, ... until at least warm_min_ops ran
- * and warm_time passed, or warm_max_ops ran.  Rank 0 decides after each
- * round and broadcasts, so every rank runs the same rounds.  The longest
- * round (the most operations; the latest of equal ones) also tells how long
- * one operation takes, which decides how many operations one single
- * measurement needs (clock.h): the last round may be a single operation
- * topping the count up to warm_max_ops, and one operation shorter than the
- * clock's quantum reads as the quantum. */
+ * with MPICH over UCX shared memory), so the operation runs in the rounds
+ * of quantum.h's warm_plan.  Rank 0 decides after each round and
+ * broadcasts, so every rank runs the same rounds; its plan's longest round
+ * also decides how many operations one single measurement needs. */
 static void warm_up(bench_ctx *ctx, bench_state *s, long *warm_ops, long *inner)
 {
-    long total = 0, n = 1, best_n = 0;
-    double best_t = 0.0;
+    warm_plan plan;
+    warm_plan_init(&plan, ctx->warm_min_ops, ctx->warm_max_ops, ctx->warm_time);
+    long n = 1;
     long msg[2] = {1, 1}; /* run another round of msg[1] operations / inner */
     double start = MPI_Wtime();
     for (;;) {
         double t0 = MPI_Wtime();
         s->op->run(s, n);
         double t1 = MPI_Wtime();
-        total += n;
-        if (n >= best_n) {
-            best_n = n;
-            best_t = t1 - t0;
-        }
+        /* every rank keeps the count; rank 0's times decide */
+        long next = warm_plan_next(&plan, n, t1 - t0, t1 - start);
         if (s->rank == 0) {
-            double spent = t1 - start;
-            int more = total < ctx->warm_min_ops ||
-                       (spent < ctx->warm_time && total < ctx->warm_max_ops);
-            if (more) {
-                long next = 2 * n;
-                if (spent >= ctx->warm_time) /* only the minimum is missing */
-                    next = ctx->warm_min_ops - total;
-                if (next > ctx->warm_max_ops - total)
-                    next = ctx->warm_max_ops - total;
-                msg[0] = 1;
-                msg[1] = next > 0 ? next : 1;
-            } else {
-                msg[0] = 0;
-                msg[1] = bclock_inner_reps(&ctx->clock, best_t / (double)best_n,
-                                           ctx->inner_rel, best_n, ctx->inner_cap);
-            }
+            msg[0] = next > 0;
+            msg[1] = next > 0 ? next
+                              : warm_plan_inner(&plan, &ctx->clock, ctx->inner_rel, ctx->inner_cap);
         }
         MPI_Bcast(msg, 2, MPI_LONG, 0, s->comm);
         if (!msg[0])
             break;
         n = msg[1];
     }
-    *warm_ops = total;
+    *warm_ops = plan.total;
     *inner = msg[1];
 }
 

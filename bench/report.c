@@ -331,17 +331,7 @@ static void num(FILE *fp, double v)
 /* A time for people: four significant digits in ns, µs, ms or s. */
 static void fmt_time(char *b, size_t n, double s)
 {
-    double a = fabs(s) * (1 + 1e-12);
-    if (s == 0 || !isfinite(s))
-        snprintf(b, n, "%.4g s", s);
-    else if (a < 1e-6)
-        snprintf(b, n, "%.4g ns", s * 1e9);
-    else if (a < 1e-3)
-        snprintf(b, n, "%.4g µs", s * 1e6);
-    else if (a < 1)
-        snprintf(b, n, "%.4g ms", s * 1e3);
-    else
-        snprintf(b, n, "%.4g s", s);
+    bench_format_time(s, "µs", b, n);
 }
 
 /* A size in bytes for people: B, KiB, MiB, GiB, TiB. */

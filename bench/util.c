@@ -65,18 +65,27 @@ char *bench_beside_path(const char *cube_path, const char *suffix, const char *g
     return s;
 }
 
-const char *bench_short_time(double t, char *buf, size_t size)
+const char *bench_format_time(double t, const char *micro, char *buf, size_t size)
 {
-    double a = fabs(t);
+    /* a hair above, so that a time just below a unit's boundary by
+     * rounding error is not written as 1000 of the smaller unit */
+    double a = fabs(t) * (1 + 1e-12);
     if (isnan(t))
         snprintf(buf, size, "-");
+    else if (t == 0 || !isfinite(t))
+        snprintf(buf, size, "%.4g s", t);
     else if (a < 1e-6)
         snprintf(buf, size, "%.4g ns", t * 1e9);
     else if (a < 1e-3)
-        snprintf(buf, size, "%.4g us", t * 1e6);
+        snprintf(buf, size, "%.4g %s", t * 1e6, micro);
     else if (a < 1.0)
         snprintf(buf, size, "%.4g ms", t * 1e3);
     else
         snprintf(buf, size, "%.4g s", t);
     return buf;
+}
+
+const char *bench_short_time(double t, char *buf, size_t size)
+{
+    return bench_format_time(t, "us", buf, size);
 }

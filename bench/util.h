@@ -12,10 +12,6 @@
 #define BENCH_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define BENCH_PRINTF(fmt, args)
-/* A time in seconds in the unit that suits it ("121.3 ns", "5.9 us",
- * "1.2 ms", "3 s"; "-" for NaN), into buf; returns buf. */
-const char *bench_short_time(double t, char *buf, size_t size);
-
 #endif
 
 /* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
@@ -38,8 +34,13 @@ void *bench_grow(void *items, size_t count, size_t *cap, size_t elem_size,
  * nothing beside it) or when out of memory; the caller frees the result. */
 char *bench_beside_path(const char *cube_path, const char *suffix, const char *gz_suffix);
 
-/* A time in seconds in the unit that suits it ("121.3 ns", "5.9 us",
- * "1.2 ms", "3 s"; "-" for NaN), into buf; returns buf. */
+/* A time in seconds with four significant digits in the unit that suits it
+ * ("121.3 ns", "5.9 us", "1.2 ms", "3 s"; 0 and infinities in s, "-" for
+ * NaN), into buf, `micro` naming the microsecond ("us" in logs that stay
+ * ASCII, "µs" in reports for people); returns buf. */
+const char *bench_format_time(double t, const char *micro, char *buf, size_t size);
+
+/* bench_format_time with "us". */
 const char *bench_short_time(double t, char *buf, size_t size);
 
 #endif
