@@ -474,7 +474,6 @@
     const r = ui.model.withHidden(own, hid.map(function (c) { return a.value(t, c, false); }), ui.result[kind].combine);
     return {value: r.value, n: hid.length, own: own, hidden: r.hidden, percent: r.percent};
   }
-  CubeUI.shownValue = function (kind, key) { const t = treeKind(kind); return shownValue(kind, t, key, ui.expanded[t].has(key)); };
 
   function setNodeValue(p, t, key, li) {
     const expanded = li.dataset.expanded === 'true';

@@ -192,6 +192,60 @@ async function hidingChecks(fc, m, root) {
         await fc.menu('call', root, 'no-hiding');
     });
 
+    await fc.step('hiding in the system tree and the flat profile', async () => {
+        await v.select('metric', m);
+        await v.setExpanded('call', root, false);
+        await v.select('call', root);
+        // a process with two threads or more: one thread hidden, the expanded
+        // process (no value of its own) shows the hidden thread's value, 100 %
+        const proc = defs.system.findIndex((x, i) => x.kind === 'process' && defs.system.filter((t) => t.parent === i).length >= 2);
+        if (proc >= 0) {
+            const th = defs.system.findIndex((t) => t.parent === proc);
+            await v.setExpanded('system', proc, true);
+            await fc.menu('system', proc, 'static-hiding');
+            await fc.menu('system', th, 'hide');
+            const per = fc.perThread(m, root, 'incl', 'incl', 'absolute');
+            const want = per.get(defs.system[th].index);
+            const r = await v.page.evaluate((sel) => {
+                const li = document.querySelector(sel);
+                const e = li.querySelector('.value');
+                return { n: li.dataset.hiddenChildren, value: e.dataset.value, pc: e.dataset.hiddenPercent };
+            }, v.nodeSel('system', proc));
+            const gone = await v.nodeState('system', th);
+            h.ok(gone === null && r.n === '1' && near(pageNumber(r.value), want === null || want === undefined ? NaN : want) && (want ? Math.abs(Number(r.pc) - 100) < 1e-9 : true),
+                fc.name(`system tree: thread ${th} hidden, the expanded process ${proc} shows its value ${want} (cube_dump per thread), 100 % hidden`), [JSON.stringify(r), `thread shown: ${JSON.stringify(gone)}`]);
+            await fc.menu('system', proc, 'no-hiding');
+            await v.setExpanded('system', proc, false);
+        }
+        // the flat profile: a region's Subroutines hidden, the expanded region
+        // shows exclusive + subroutines = its inclusive value
+        const agg = new Map(h.dump(fc.file, ['-m', defs.metrics[m].uniq, '-r', '-t', 'aggr']).map((r) => [fc.d.regionIndex.get(r.region_id), r]));
+        const reg = [...agg.entries()].find(([, r]) => r.subroutines && r.inclusive);
+        if (reg) {
+            const [rid, w] = reg;
+            await v.tab('call', 'flat');
+            const row = v.page.locator(`${v.pane('call')} li.node[data-id="${rid}"][data-part]`).first();
+            await row.locator(':scope > .row > .toggle').click();
+            await v.idle();
+            await row.locator(':scope > .row > .label').click({ button: 'right' });
+            await v.page.click('#context-menu button[data-action="static-hiding"]');
+            await v.idle();
+            await v.page.locator(`${v.pane('call')} li.node[data-id="${rid}"][data-part="sub"] .label`).click({ button: 'right' });
+            await v.page.click('#context-menu button[data-action="hide"]');
+            await v.idle();
+            const r = await row.evaluate((li) => ({ n: li.dataset.hiddenChildren, value: li.querySelector('.value').dataset.value, pc: li.querySelector('.value').dataset.hiddenPercent, sub: !!li.querySelector('li[data-part="sub"]') }));
+            const pc = 100 * w.subroutines / w.inclusive;
+            h.ok(!r.sub && r.n === '1' && near(pageNumber(r.value), w.inclusive, 1e-12 * Math.abs(w.inclusive)) && Math.abs(Number(r.pc) - pc) < 1e-6 * Math.max(1, pc),
+                fc.name(`flat profile: region ${rid}'s Subroutines hidden, the expanded region shows exclusive + subroutines = ${w.inclusive} and ${pc.toFixed(3)}% hidden (cube_dump -r)`), [JSON.stringify(r)]);
+            await row.locator(':scope > .row > .label').click({ button: 'right' });
+            await v.page.click('#context-menu button[data-action="no-hiding"]');
+            await v.idle();
+            await row.locator(':scope > .row > .toggle').click();
+            await v.idle();
+            await v.tab('call', 'tree');
+        }
+    });
+
     // the metrics with values at the call paths, for a selection change
     const other = defs.metrics.findIndex((x, i) => i !== m && x.kind === 'stored' && x.parent < 0 &&
         fc.aggr(i, 'incl', 'incl', 'absolute').get(root));
