@@ -68,8 +68,14 @@
 
   function fmt(value, scope) { return ui.model.format(value, ui.settings[scope]); }
 
-  /* The settings model.colour takes: the precision of the scope plus the colour settings. */
-  function colourSettings(scope) { return Object.assign({}, ui.settings[scope], ui.colour); }
+  /* The settings model.colour takes: the precision of the scope plus the colour
+   * settings.  The metric pane keeps its roots' scales: a user-defined minimum
+   * and maximum are for the other panes and the topologies (kind: the pane). */
+  function colourSettings(scope, kind) {
+    const s = Object.assign({}, ui.settings[scope], ui.colour);
+    if (kind === 'metric') { s.userMin = null; s.userMax = null; }
+    return s;
+  }
   CubeUI.colourSettings = colourSettings;
 
   /* Dark value boxes (the blue end of the scale) get white text. */
@@ -294,7 +300,7 @@
 
   /* The gradient is sampled from model.colour so that legend and boxes agree. */
   function drawLegend(legendEl, legendIn, selectedValue) {
-    const cs = colourSettings('widget');
+    const cs = colourSettings('widget', legendEl.dataset.pane);
     /* data-min/data-max: the range the colours scale over (user-defined if set). */
     const legend = legendIn ? ui.model.scale(legendIn, cs) : null;
     legendEl.dataset.min = legend ? String(legend.min) : '';
@@ -435,7 +441,7 @@
     if (!ui.result) return NaN;
     const v = adapter(t).value(t, key, false);
     if (!(v === v)) return NaN;
-    const sc = ui.model.scale(nodeLegend(kind, t, key), colourSettings('tree'));
+    const sc = ui.model.scale(nodeLegend(kind, t, key), colourSettings('tree', kind));
     return sc.max > sc.min ? (v - sc.min) / (sc.max - sc.min) * 100 : 100;
   }
 
@@ -495,7 +501,7 @@
       delete box.dataset.own; delete box.dataset.hiddenValue; delete box.dataset.hiddenPercent;
       share.textContent = '';
     }
-    const cs = colourSettings('tree');
+    const cs = colourSettings('tree', p.kind);
     const sc = ui.model.scale(nodeLegend(p.kind, t, key), cs);
     box.dataset.min = String(sc.min);
     box.dataset.max = String(sc.max);
@@ -847,7 +853,7 @@
     const defined = sv === sv && sv !== undefined && sv !== null;
     w.dataset.value = defined ? String(sv) : '';
     const main = w.querySelector('.line.main');
-    const lg = ui.model.scale(r.legend || {min: NaN, max: NaN}, colourSettings('widget'));
+    const lg = ui.model.scale(r.legend || {min: NaN, max: NaN}, colourSettings('widget', kind));
     const u = lg.user ? ' (u)' : '';
     main.querySelector('.min').textContent = fmt(lg.min, 'widget') + u;
     main.querySelector('.max').textContent = fmt(lg.max, 'widget') + u;
@@ -1446,7 +1452,7 @@
     }
     menu.addEventListener('click', function (ev) {
       const b = ev.target.closest('button[data-action]');
-      if (b && !b.disabled) menuAction(b.dataset.action);
+      if (b && !b.disabled) menuAction(b.dataset.action).catch(function (e) { setStatus('Error: ' + (e && e.message ? e.message : e), true); });
     });
     /* the status line explains the item under the mouse */
     menu.addEventListener('mouseover', function (ev) {

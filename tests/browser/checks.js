@@ -698,21 +698,21 @@ class FileChecks {
         const inner = all.filter((i) => kids(i).length > 0);
         if (inner.length === 0 || inner.length >= 2000) { h.skip(this.name('context menu on the call tree'), `${inner.length} inner call paths under the root`); return; }
 
-        await this.step('context menu: expand all, collapse all (subtree)', async () => {
+        await this.step('context menu: expand subtree, collapse subtree', async () => {
             await collapseAll();
             await this.menu('call', root, 'expand-subtree');
             let s = await shown();
             const missing = all.filter((i) => !(String(i) in s) || (kids(i).length > 0 && !s[i]));
-            h.ok(missing.length === 0, this.name(`"Expand all (subtree)" on the root shows its ${all.length} call paths, every inner one expanded`), [`not shown or collapsed: ${missing.slice(0, 8).join(' ')}`]);
+            h.ok(missing.length === 0, this.name(`"Expand subtree" on the root shows its ${all.length} call paths, every inner one expanded`), [`not shown or collapsed: ${missing.slice(0, 8).join(' ')}`]);
             await v.shot(h, `${this.label}-expanded`);
             await this.menu('call', root, 'collapse-subtree');
             s = await shown();
             const left = all.filter((i) => i !== root && String(i) in s);
-            h.ok(s[root] === false && left.length === 0, this.name('"Collapse all (subtree)" collapses the root and hides its descendants'), [`root expanded ${s[root]}, still shown ${left.slice(0, 8).join(' ')}`]);
+            h.ok(s[root] === false && left.length === 0, this.name('"Collapse subtree" collapses the root and hides its descendants'), [`root expanded ${s[root]}, still shown ${left.slice(0, 8).join(' ')}`]);
             await v.setExpanded('call', root, true);
             s = await shown();
             const still = kids(root).filter((i) => s[i]);
-            h.ok(still.length === 0, this.name('after "Collapse all (subtree)" the children are collapsed too'), [`expanded: ${still.join(' ')}`]);
+            h.ok(still.length === 0, this.name('after "Collapse subtree" the children are collapsed too'), [`expanded: ${still.join(' ')}`]);
         });
 
         // peers: the inner call paths at one depth with at least two of them
@@ -735,7 +735,7 @@ class FileChecks {
             });
         }
 
-        await this.step('context menu: expand to largest from here', async () => {
+        await this.step('context menu: expand largest', async () => {
             await collapseAll();
             const agg = this.aggr(m, 'incl', 'incl', 'absolute');
             const from = kids(root).find((i) => kids(i).length > 0) ?? root;
@@ -756,7 +756,7 @@ class FileChecks {
                 if (next === undefined) { bad.push(`none of the largest children ${cands.join(' ')} of ${cur} expanded or marked`); break; }
                 cur = next;
             }
-            h.ok(bad.length === 0, this.name(`"Expand to largest from here" on call path ${from} expands the path to its largest descendant (cube_dump -x incl) and marks it`), bad.slice(0, 4));
+            h.ok(bad.length === 0, this.name(`"Expand largest" on call path ${from} expands the path to its largest descendant (cube_dump -x incl) and marks it`), bad.slice(0, 4));
         });
 
         await this.step('context menu: info, ContextMenu key, Escape', async () => {
