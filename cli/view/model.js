@@ -46,8 +46,12 @@
  *       [{id, coord, value}], legend}
  *   model.colour(value, legend, settings), model.format(value, settings)
  *       colour settings: method (linear quadratic1 quadratic2 exponential1
- *       exponential2), lighten, whiteBelow (percent), userMin, userMax
+ *       exponential2), positions (the five places of blue, cyan, green,
+ *       yellow and red on the scale, 0..1), lighten, whiteBelow (percent),
+ *       userMin, userMax
  *   model.scale(legend, settings) -> {min, max, user}: the range coloured
+ *   model.withHidden(own, hidden, combine) -> {value, hidden, percent}: a
+ *       node's value with its hidden children's values added
  *   model.largestPath(paneKind, result, state[, from]) -> [ids]
  *   model.paneQuery(pane, state) -> the served query of a pane
  */
@@ -1618,6 +1622,7 @@ var CubeModel = (function () {
                 }
                 if (shown.sub) { r.sub = shown.sub; r.absSub = abs[p].sub; }
                 r.selected = self.selectedAbs(p, shown, st, abs[p].how);
+                r.combine = abs[p].how === MAX ? 'max' : abs[p].how === MIN ? 'min' : 'sum';
                 if (p === 'call') r.flat = st.callTab === 'flat';
                 result[p] = r;
             });
@@ -1658,12 +1663,17 @@ var CubeModel = (function () {
      * ------------------------------------------------------------------ */
 
     var STOPS = [[0, 0, 255], [0, 255, 255], [0, 255, 0], [255, 255, 0], [255, 0, 0]];
+    /* Where on the scale (0..1) blue, cyan, green, yellow and red sit by
+     * default: at equal distances. */
+    var DEFAULT_POSITIONS = [0, 0.25, 0.5, 0.75, 1];
+    /* Values outside a user-defined scale are grey, as in the Cube display. */
+    var OUTSIDE = 'rgb(192,192,192)';
 
-    /* The colouring methods of the colour settings: each maps the position
-     * p in [0, 1] of a value between the scale's minimum and maximum to the
-     * position on the colour gradient.  Quadratic 1 and exponential 1 spend
-     * most of the gradient on the large values, quadratic 2 and exponential 2
-     * on the small ones. */
+    /* The colouring methods of the colour settings: each maps the place f
+     * in [0, 1] of a position between two neighbouring colours of the
+     * gradient to the share of the second colour.  Quadratic 1 and
+     * exponential 1 keep the first colour longer, quadratic 2 and
+     * exponential 2 reach the second one sooner. */
     var EXP_K = 5;
     var METHODS = {
         linear: function (p) { return p; },
@@ -1672,6 +1682,18 @@ var CubeModel = (function () {
         exponential1: function (p) { return (Math.exp(EXP_K * p) - 1) / (Math.exp(EXP_K) - 1); },
         exponential2: function (p) { return 1 - (Math.exp(EXP_K * (1 - p)) - 1) / (Math.exp(EXP_K) - 1); }
     };
+
+    /* The five colour positions of settings: five numbers in [0, 1], each
+     * at least the one before it; anything else gives the defaults. */
+    function positionsOf(settings) {
+        var p = settings && settings.positions;
+        if (!p || p.length !== 5)
+            return DEFAULT_POSITIONS;
+        for (var i = 0; i < 5; i++)
+            if (typeof p[i] !== 'number' || !(p[i] >= 0 && p[i] <= 1) || (i && p[i] < p[i - 1]))
+                return DEFAULT_POSITIONS;
+        return p;
+    }
 
     /* The range the colours scale over: the legend's, or the user-defined
      * minimum and maximum of the colour settings (user: true). */
@@ -1684,13 +1706,30 @@ var CubeModel = (function () {
         return {min: hasMin ? umin : lo, max: hasMax ? umax : hi, user: hasMin || hasMax};
     }
 
-    /* The legend's colour of value: blue - cyan - green - yellow - red from
-     * the scale's minimum to its maximum (scaleOf), values outside it get the
-     * colour of its end; the position p = (value - min) / (max - min) goes
-     * through settings.method (METHODS, default linear).  White for NaN,
-     * exact zero, values whose magnitude is below the zero threshold
-     * (10^-zeroThreshold) and positions below settings.whiteBelow percent.
-     * Positions below settings.lighten percent are mixed with white, the
+    /* The colour of the place p in [0, 1] of a value on the scale: blue up
+     * to the start position, red from the end position on, and between two
+     * neighbouring positions the mix of their colours the method gives. */
+    function gradientAt(p, st) {
+        var pos = positionsOf(st);
+        if (p <= pos[0])
+            return STOPS[0].slice();
+        if (p >= pos[4])
+            return STOPS[4].slice();
+        var i = 0;
+        while (i < 3 && !(p < pos[i + 1]))
+            i++;
+        var f = (p - pos[i]) / (pos[i + 1] - pos[i]);
+        var g = (METHODS[st.method] || METHODS.linear)(f);
+        var a = STOPS[i], b = STOPS[i + 1];
+        return [0, 1, 2].map(function (j) { return a[j] + (b[j] - a[j]) * g; });
+    }
+
+    /* The legend's colour of value: its place p = (value - min) / (max -
+     * min) on the scale (scaleOf), clipped to [0, 1], coloured by
+     * gradientAt.  White for NaN, exact zero, values whose magnitude is
+     * below the zero threshold (10^-zeroThreshold) and places below
+     * settings.whiteBelow percent; grey outside a user-defined scale.
+     * Places below settings.lighten percent are mixed with white, the
      * more the nearer to the left end: the share of white is
      * 0.8 * (1 - p / (lighten / 100)). */
     function colour(value, legend, settings) {
@@ -1702,20 +1741,39 @@ var CubeModel = (function () {
             return 'rgb(255,255,255)';
         var sc = scaleOf(legend, st);
         var lo = sc.min, hi = sc.max;
+        if (sc.user && (value < lo || value > hi))
+            return OUTSIDE;
         var p = hi > lo ? (value - lo) / (hi - lo) : 1;
         if (!(p >= 0)) p = 0;
         if (p > 1) p = 1;
         if (st.whiteBelow && p * 100 < st.whiteBelow)
             return 'rgb(255,255,255)';
-        var q = (METHODS[st.method] || METHODS.linear)(p);
-        var x = q * 4, i = Math.min(3, Math.floor(x)), f = x - i;
-        var a = STOPS[i], b = STOPS[i + 1];
-        var c = [0, 1, 2].map(function (j) { return a[j] + (b[j] - a[j]) * f; });
+        var c = gradientAt(p, st);
         if (st.lighten > 0 && p * 100 < st.lighten) {
             var w = 0.8 * (1 - p * 100 / st.lighten);
             c = c.map(function (v) { return v + (255 - v) * w; });
         }
         return 'rgb(' + Math.round(c[0]) + ',' + Math.round(c[1]) + ',' + Math.round(c[2]) + ')';
+    }
+
+    /* A node's shown value when some of its children are hidden: its own
+     * value combined (sum, max or min, as the pane's values combine) with
+     * the hidden children's inclusive values, the hidden children's
+     * combined value, and their share of the result in percent (NaN when
+     * the result is 0 or undefined).  Undefined own values (an expanded
+     * process) count as nothing. */
+    function withHidden(own, hidden, combine) {
+        var how = combine === 'max' ? MAX : combine === 'min' ? MIN : SUM;
+        var kh = new Combiner(how), defined = 0, i;
+        for (i = 0; i < hidden.length; i++)
+            if (hidden[i] === hidden[i]) { kh.add(hidden[i]); defined++; }
+        var h = defined ? kh.result() : NaN;
+        var kv = new Combiner(how);
+        kv.add(own);
+        kv.add(h);
+        var v = own === own || h === h ? kv.result() : NaN;
+        var pc = h === h && v === v && v !== 0 ? 100 * h / v : NaN;
+        return {value: v, hidden: h, percent: pc};
     }
 
     /* A number as the precision settings say: `digits` after the point,
@@ -1792,6 +1850,7 @@ var CubeModel = (function () {
 
     Model.prototype.colour = colour;
     Model.prototype.scale = scaleOf;
+    Model.prototype.withHidden = withHidden;
     Model.prototype.format = format;
 
     return {
@@ -1799,7 +1858,9 @@ var CubeModel = (function () {
         modes: MODES,
         colour: colour,
         scale: scaleOf,
+        withHidden: withHidden,
         methods: Object.keys(METHODS),
+        defaultPositions: DEFAULT_POSITIONS,
         format: format,
         defaultSettings: DEFAULT_SETTINGS
     };

@@ -28,13 +28,20 @@
     result: null,
     settings: {tree: {digits: 2, expThreshold: 4, zeroThreshold: 12},
                widget: {digits: 6, expThreshold: 4, zeroThreshold: 12}},
-    /* The colour settings dialog: colouring method, lighten and white thresholds
+    /* The colour settings dialog: colouring method, the places of blue, cyan,
+     * green, yellow and red on the scale (0..1), lighten and white thresholds
      * (percent of the scale), user-defined scale minimum/maximum (null: the legend's). */
-    colour: {method: 'linear', lighten: 0, whiteBelow: 0, userMin: null, userMax: null},
-    /* Static hiding: hidden node keys per tree; dynamic hiding: threshold percent
-     * per tree (null: off). */
+    colour: {method: 'linear', positions: [0, 0.25, 0.5, 0.75, 1], lighten: 0, whiteBelow: 0, userMin: null, userMax: null},
+    /* Hiding per tree (not in the metric tree): 'none', 'dynamic' (nodes whose
+     * colour position is below dynHide percent, recomputed with the values) or
+     * 'static' (the nodes in hidden). */
+    hideMode: {metric: 'none', call: 'none', system: 'none', flat: 'none'},
     hidden: {metric: new Set(), call: new Set(), system: new Set(), flat: new Set()},
     dynHide: {metric: null, call: null, system: null, flat: null},
+    lastThreshold: {metric: null, call: null, system: null, flat: null},
+    /* Find items: per tree {text, list (preorder), set, within, pos} or null. */
+    found: {metric: null, call: null, system: null, flat: null},
+    lastFind: {metric: '', call: '', system: '', flat: ''},
     panes: {},
     hooks: [],          /* views drawn after every computation (topology, statistics, source) */
     computing: false, dirty: false, seq: 0,
@@ -61,8 +68,14 @@
 
   function fmt(value, scope) { return ui.model.format(value, ui.settings[scope]); }
 
-  /* The settings model.colour takes: the precision of the scope plus the colour settings. */
-  function colourSettings(scope) { return Object.assign({}, ui.settings[scope], ui.colour); }
+  /* The settings model.colour takes: the precision of the scope plus the colour
+   * settings.  The metric pane keeps its roots' scales: a user-defined minimum
+   * and maximum are for the other panes and the topologies (kind: the pane). */
+  function colourSettings(scope, kind) {
+    const s = Object.assign({}, ui.settings[scope], ui.colour);
+    if (kind === 'metric') { s.userMin = null; s.userMax = null; }
+    return s;
+  }
   CubeUI.colourSettings = colourSettings;
 
   /* Dark value boxes (the blue end of the scale) get white text. */
@@ -171,6 +184,7 @@
     const sel = {};
     for (const k of KINDS) sel[k] = ui.selected[k].map(function (id) { return {id: id, expanded: ui.expanded[k].has(id)}; });
     sel.flat = ui.selected.flat.map(function (key) { return {region: +key.slice(1), part: flatPart(key)}; });
+    addHiddenToSelection(sel);
     const mode = Object.assign({}, ui.mode);
     return {
       order: ui.order.slice(), callTab: ui.callTab, systemTab: ui.systemTab, mode: mode,
@@ -179,6 +193,36 @@
     };
   }
   CubeUI.modelState = modelState;
+
+  /* A selected node shown with some hidden children shows its own value plus
+   * theirs (a collapsed one its inclusive value, the same): the panes to the right
+   * see that value too: the hidden children of an expanded selected node join
+   * the selection (collapsed), unless they are selected already or contain a
+   * selected node. */
+  function addHiddenToSelection(sel) {
+    if (!ui.result) return;
+    for (const kind of ['call', 'system']) {
+      const t = kind === 'call' && ui.callTab === 'flat' ? 'flat' : kind;
+      if (ui.hideMode[t] === 'none') continue;
+      /* the values hiding looks at must be those of the tab shown */
+      if (kind === 'call' && !!ui.result.call.flat !== (t === 'flat')) continue;
+      const a = adapter(t), keys = ui.selected[t];
+      const covered = new Set();
+      for (const k of keys) for (let q = k; q !== null; q = a.parent(t, q)) covered.add(q);
+      for (const k of keys) {
+        const kids = a.children(t, k);
+        if (!kids.length) continue;
+        const hid = kids.filter(function (c) { return isHidden(kind, t, c); });
+        /* collapsed, the node's inclusive value holds them already */
+        if (!hid.length || !ui.expanded[t].has(k)) continue;
+        for (const c of hid) {
+          if (covered.has(c)) continue;
+          if (t === 'flat') sel.flat.push({region: +c.slice(1), part: 'sub'});
+          else sel[kind].push({id: c, expanded: false});
+        }
+      }
+    }
+  }
 
   /* ---------- building the panes ---------- */
 
@@ -256,7 +300,7 @@
 
   /* The gradient is sampled from model.colour so that legend and boxes agree. */
   function drawLegend(legendEl, legendIn, selectedValue) {
-    const cs = colourSettings('widget');
+    const cs = colourSettings('widget', legendEl.dataset.pane);
     /* data-min/data-max: the range the colours scale over (user-defined if set). */
     const legend = legendIn ? ui.model.scale(legendIn, cs) : null;
     legendEl.dataset.min = legend ? String(legend.min) : '';
@@ -347,9 +391,10 @@
   function renderTree(kind) {
     const p = ui.panes[kind], t = treeKind(kind), a = adapter(t);
     p.nodes = new Map();
+    if (ui.found[t]) refreshFound(kind, t);
     const ul = el('ul', {class: 'tree', role: 'group'});
     const roots = a.roots(t);
-    for (const k of roots) ul.appendChild(renderNode(p, t, k));
+    for (const k of roots) if (!isHidden(kind, t, k)) ul.appendChild(renderNode(p, t, k));
     p.box.textContent = '';
     if (!roots.length) p.box.appendChild(el('div', {class: 'empty-note', text: 'Nothing defined in this dimension.'}));
     p.box.appendChild(ul);
@@ -367,11 +412,15 @@
     li._key = key;
     const match = ui.matches[t];
     if (match && match.has(key)) li.classList.add('match');
+    markFound(t, key, li, exp);
     const sel = ui.selected[t];
     if (sel.length && sel[sel.length - 1] === key) li.classList.add('cursor');
+    /* A node whose children are all hidden is shown as a leaf. */
+    const shownKids = kids.length && !(ui.hideMode[t] !== 'none' && kids.every(function (c) { return isHidden(p.kind, t, c); }));
     const row = el('div', {class: 'row'}, [
-      el('span', {class: 'toggle' + (kids.length ? '' : ' leaf'), text: kids.length ? (exp ? '\u25be' : '\u25b8') : '', 'aria-hidden': 'true'}),
+      el('span', {class: 'toggle' + (shownKids ? '' : ' leaf'), text: shownKids ? (exp ? '\u25be' : '\u25b8') : '', 'aria-hidden': 'true'}),
       el('span', {class: 'value', 'data-value': ''}),
+      el('span', {class: 'hidden-share', title: 'Share of the hidden children in the value'}),
       el('span', {class: 'label', text: a.name(t, key), title: a.title(t, key)})]);
     li.appendChild(row);
     if (exp && kids.length) li.appendChild(renderChildren(p, t, key, kids));
@@ -380,52 +429,79 @@
     return li;
   }
 
-  /* Whether a node is hidden: statically ("Hide this") or dynamically (its colour
-   * position, its collapsed value between the scale's ends, below the threshold). */
-  function isHidden(kind, t, key) {
-    if (ui.hidden[t].has(key)) return true;
-    const th = ui.dynHide[t];
-    if (th === null || !ui.result) return false;
-    const v = adapter(t).value(t, key, false);
-    if (!(v === v)) return false;
-    const sc = ui.model.scale(nodeLegend(kind, t, key), colourSettings('tree'));
-    const pos = sc.max > sc.min ? (v - sc.min) / (sc.max - sc.min) * 100 : 100;
-    return pos < th;
+  /* Hiding leaves the roots of the trees alone (their values would be lost),
+   * except the regions of the flat profile, a list. */
+  function hideable(t, key) {
+    return t !== 'metric' && (t === 'flat' || adapter(t).parent(t, key) !== null);
   }
 
-  /* The children of an expanded node; hidden ones are left out and summed into one
-   * "hidden" marker line at the end (the sum of their collapsed values as shown). */
+  /* A node's colour position: where its collapsed (inclusive) value lies on
+   * its colour scale, in percent; NaN without a value. */
+  function colourPosition(kind, t, key) {
+    if (!ui.result) return NaN;
+    const v = adapter(t).value(t, key, false);
+    if (!(v === v)) return NaN;
+    const sc = ui.model.scale(nodeLegend(kind, t, key), colourSettings('tree', kind));
+    return sc.max > sc.min ? (v - sc.min) / (sc.max - sc.min) * 100 : 100;
+  }
+
+  /* Whether a node is hidden: in static hiding if it was hidden, in dynamic
+   * hiding if its colour position is below the threshold. */
+  function isHidden(kind, t, key) {
+    const mode = ui.hideMode[t];
+    if (mode === 'none' || !hideable(t, key)) return false;
+    if (mode === 'static') return ui.hidden[t].has(key);
+    const pos = colourPosition(kind, t, key);
+    return pos === pos && pos < ui.dynHide[t];
+  }
+
+  function hiddenChildren(kind, t, key) {
+    if (ui.hideMode[t] === 'none') return [];
+    return adapter(t).children(t, key).filter(function (c) { return isHidden(kind, t, c); });
+  }
+
+  /* The children of an expanded node, without the hidden ones. */
   function renderChildren(p, t, key, kids) {
     const ul = el('ul', {class: 'children', role: 'group'});
-    let n = 0, sum = 0, any = false;
-    for (const c of kids) {
-      if (isHidden(p.kind, t, c)) {
-        n++;
-        const v = adapter(t).value(t, c, false);
-        if (v === v) { sum += v; any = true; }
-        continue;
-      }
-      ul.appendChild(renderNode(p, t, c));
-    }
-    if (n) {
-      ul.appendChild(el('li', {class: 'hidden-marker', 'data-parent': t === 'flat' ? String(key).slice(1) : key,
-        'data-count': n, 'data-value': any ? String(sum) : ''}, [
-        el('div', {class: 'row'}, [el('span', {class: 'toggle leaf'}),
-          el('span', {class: 'hidden-sum', text: any ? fmt(sum, 'tree') : '-'}),
-          el('span', {class: 'hidden-note', text: n + ' hidden'})])]));
-    }
+    for (const c of kids) if (!isHidden(p.kind, t, c)) ul.appendChild(renderNode(p, t, c));
     return ul;
+  }
+
+  /* The value a node shows: collapsed its inclusive value, expanded its
+   * exclusive one; with hidden children, when expanded or with all of them
+   * hidden, its exclusive value plus their inclusive values (n: how many,
+   * hidden: their value, percent: their share). */
+  function shownValue(kind, t, key, expanded) {
+    const a = adapter(t);
+    const hid = ui.result ? hiddenChildren(kind, t, key) : [];
+    if (!hid.length || (!expanded && hid.length < a.children(t, key).length))
+      return {value: a.value(t, key, expanded), n: 0};
+    const own = a.value(t, key, true);
+    const r = ui.model.withHidden(own, hid.map(function (c) { return a.value(t, c, false); }), ui.result[kind].combine);
+    return {value: r.value, n: hid.length, own: own, hidden: r.hidden, percent: r.percent};
   }
 
   function setNodeValue(p, t, key, li) {
     const expanded = li.dataset.expanded === 'true';
-    const v = adapter(t).value(t, key, expanded);
-    const box = li.firstChild.childNodes[1];
-    const res = ui.result[p.kind];
+    const sv = shownValue(p.kind, t, key, expanded);
+    const v = sv.value;
+    const box = li.firstChild.querySelector('.value');
     const defined = v === v && v !== undefined && v !== null;
     box.dataset.value = defined ? String(v) : '';
     box.textContent = defined ? fmt(v, 'tree') : '-';
-    const cs = colourSettings('tree');
+    const share = li.firstChild.querySelector('.hidden-share');
+    if (sv.n) {
+      li.dataset.hiddenChildren = String(sv.n);
+      box.dataset.own = sv.own === sv.own ? String(sv.own) : '';
+      box.dataset.hiddenValue = sv.hidden === sv.hidden ? String(sv.hidden) : '';
+      box.dataset.hiddenPercent = sv.percent === sv.percent ? String(sv.percent) : '';
+      share.textContent = '(' + (sv.percent === sv.percent ? fmt(sv.percent, 'tree') + '%' : '-') + ')';
+    } else if (li.dataset.hiddenChildren !== undefined) {
+      delete li.dataset.hiddenChildren;
+      delete box.dataset.own; delete box.dataset.hiddenValue; delete box.dataset.hiddenPercent;
+      share.textContent = '';
+    }
+    const cs = colourSettings('tree', p.kind);
     const sc = ui.model.scale(nodeLegend(p.kind, t, key), cs);
     box.dataset.min = String(sc.min);
     box.dataset.max = String(sc.max);
@@ -462,7 +538,8 @@
     if (li) {
       li.dataset.expanded = String(exp);
       li.setAttribute('aria-expanded', String(exp));
-      li.firstChild.firstChild.textContent = exp ? '\u25be' : '\u25b8';
+      const tg = li.firstChild.firstChild;
+      if (!tg.classList.contains('leaf')) tg.textContent = exp ? '\u25be' : '\u25b8';
       if (t === 'flat') li.dataset.part = flatPart(key);
       const old = li.querySelector(':scope > ul.children');
       if (old) { forgetSubtree(p, old); old.remove(); }
@@ -497,9 +574,10 @@
   /* The manual's "Expand subtree" / "Collapse subtree": at most this many nodes get
    * expanded at once, so that a large call tree stays responsive. */
   const MAX_SUBTREE_EXPAND = 2000;
+  /* key null: the whole tree (expand only). */
   function setSubtree(kind, key, exp) {
     const t = treeKind(kind), a = adapter(t);
-    const queue = [key], changed = [];
+    const queue = key === null ? a.roots(t).slice() : [key], changed = [];
     while (queue.length && changed.length < MAX_SUBTREE_EXPAND) {
       const k = queue.shift(), kids = a.children(t, k);
       if (!kids.length) continue;
@@ -519,7 +597,7 @@
     renderTree(kind);
     if (ui.selected[t].some(function (k) { return changed.indexOf(k) >= 0 || k === key; })) requestUpdate();
     else applyValues(kind);
-    if (changed.length >= MAX_SUBTREE_EXPAND) setStatus('Expanded the first ' + MAX_SUBTREE_EXPAND + ' nodes of the subtree');
+    if (changed.length >= MAX_SUBTREE_EXPAND) setStatus('Expanded the first ' + MAX_SUBTREE_EXPAND + ' nodes of the ' + (key === null ? 'tree' : 'subtree'));
   }
 
   function collapseAll(kind) {
@@ -578,6 +656,8 @@
     const li = ev.target.closest('li.node');
     if (!li || !ui.panes[kind].box.contains(li)) return;
     if (ev.target.closest('.toggle')) {
+      /* a node whose children are all hidden shows nothing more expanded */
+      if (ev.target.closest('.toggle').classList.contains('leaf')) return;
       if (ev.shiftKey) setSubtree(kind, li._key, !ui.expanded[treeKind(kind)].has(li._key));
       else toggle(kind, li._key);
       return;
@@ -734,6 +814,10 @@
         if (ui.dirty) continue;
         ui.result = res;
         if (ui.lastError) { ui.lastError = null; ui.note = null; ui.noteError = false; }
+        /* Hidden children joined the selection by the previous values; with
+         * the new ones (dynamic hiding) they may differ: once more then.  A
+         * pane's values do not depend on its own selection, so this settles. */
+        if (JSON.stringify(modelState().selection) !== JSON.stringify(state.selection)) ui.dirty = true;
         drawAll();
       }
       ui.lastError = null;
@@ -752,7 +836,7 @@
     for (const k of KINDS) {
       const t = treeKind(k);
       /* Dynamic hiding follows the values: the tree is drawn again. */
-      if (ui.dynHide[t] !== null) renderTree(k);
+      if (ui.hideMode[t] === 'dynamic') renderTree(k);
       applyValues(k);
       drawWidget(k);
     }
@@ -769,7 +853,7 @@
     const defined = sv === sv && sv !== undefined && sv !== null;
     w.dataset.value = defined ? String(sv) : '';
     const main = w.querySelector('.line.main');
-    const lg = ui.model.scale(r.legend || {min: NaN, max: NaN}, colourSettings('widget'));
+    const lg = ui.model.scale(r.legend || {min: NaN, max: NaN}, colourSettings('widget', kind));
     const u = lg.user ? ' (u)' : '';
     main.querySelector('.min').textContent = fmt(lg.min, 'widget') + u;
     main.querySelector('.max').textContent = fmt(lg.max, 'widget') + u;
@@ -850,15 +934,100 @@
 
   /* ---------- colour settings dialog ---------- */
 
+  /* The five colour positions in the dialog: a gradient drawn with the
+   * dialog's method and positions, a black line per position that the left
+   * mouse button drags (between its neighbours), and a spin per position. */
+  const POS_W = 400;
+  function positionsEditor(dlg) {
+    const f = dlg.querySelector('form');
+    const svg = dlg.querySelector('svg.colour-scale');
+    const spins = Array.from(dlg.querySelectorAll('input[data-role="position"]'));
+    const gid = 'cv-dialog-grad';
+    const grad = el('linearGradient', {id: gid, x1: '0', x2: '1', y1: '0', y2: '0'});
+    svg.appendChild(el('defs', null, [grad]));
+    svg.appendChild(el('rect', {x: '0', y: '7', width: String(POS_W), height: '16', fill: 'url(#' + gid + ')', stroke: '#9aa5b5', 'stroke-width': '.5'}));
+    const names = ['start', 'cyan', 'green', 'yellow', 'end'];
+    const marks = names.map(function (n, i) {
+      const g = el('g', {class: 'position', 'data-index': String(i), 'data-name': n}, [
+        el('rect', {x: '-5', y: '0', width: '10', height: '30', fill: 'transparent'}),
+        el('line', {x1: '0', x2: '0', y1: '1', y2: '29', stroke: '#000', 'stroke-width': '2'}),
+        el('title', {text: n[0].toUpperCase() + n.slice(1) + ' (drag)'})]);
+      svg.appendChild(g);
+      return g;
+    });
+    let pos = [0, 0.25, 0.5, 0.75, 1];
+    const draw = function () {
+      const st = {method: f.elements.method.value, positions: pos, zeroThreshold: 300};
+      while (grad.firstChild) grad.removeChild(grad.firstChild);
+      for (let i = 0; i <= 80; i++) {
+        const x = i / 80;
+        grad.appendChild(el('stop', {offset: String(x), 'stop-color': ui.model.colour(Math.max(x, 1e-9), {min: 0, max: 1}, st)}));
+      }
+      marks.forEach(function (g, i) {
+        g.setAttribute('transform', 'translate(' + (pos[i] * POS_W) + ',0)');
+        g.dataset.value = String(pos[i]);
+      });
+    };
+    const round = function (x) { return Math.round(x * 1000) / 1000; };
+    /* position i moved to x, kept between its neighbours */
+    const move = function (i, x, fromSpin) {
+      const lo = i > 0 ? pos[i - 1] : 0, hi = i < 4 ? pos[i + 1] : 1;
+      pos = pos.slice();
+      pos[i] = Math.min(hi, Math.max(lo, x));
+      if (!fromSpin || spins[i].value !== '' && +spins[i].value !== pos[i]) spins[i].value = String(round(pos[i]));
+      draw();
+    };
+    let drag = -1;
+    svg.addEventListener('pointerdown', function (ev) {
+      if (ev.button !== 0) return;
+      const g = ev.target.closest('g.position');
+      const r = svg.getBoundingClientRect();
+      const x = (ev.clientX - r.left) / r.width;
+      /* on a line: that one; elsewhere the nearest */
+      let best = g ? +g.dataset.index : 0;
+      if (!g) for (let i = 1; i < 5; i++) if (Math.abs(pos[i] - x) < Math.abs(pos[best] - x)) best = i;
+      drag = best;
+      svg.setPointerCapture(ev.pointerId);
+      move(drag, x);
+      ev.preventDefault();
+    });
+    svg.addEventListener('pointermove', function (ev) {
+      if (drag < 0) return;
+      const r = svg.getBoundingClientRect();
+      move(drag, (ev.clientX - r.left) / r.width);
+    });
+    const stop = function (ev) { if (drag >= 0 && svg.hasPointerCapture(ev.pointerId)) svg.releasePointerCapture(ev.pointerId); drag = -1; };
+    svg.addEventListener('pointerup', stop);
+    svg.addEventListener('pointercancel', stop);
+    spins.forEach(function (input, i) {
+      input.addEventListener('change', function () {
+        const v = parseFloat(input.value);
+        if (isFinite(v)) move(i, v, true); else input.value = String(round(pos[i]));
+      });
+    });
+    f.elements.method.addEventListener('change', draw);
+    return {
+      set: function (p) { pos = p.slice(); spins.forEach(function (s, i) { s.value = String(round(pos[i])); }); draw(); },
+      /* the spins as typed (Enter submits before their change event) */
+      get: function () {
+        spins.forEach(function (input, i) { const v = parseFloat(input.value); if (isFinite(v) && v !== pos[i]) move(i, v, true); });
+        return pos.slice();
+      },
+    };
+  }
+
   function setupColours() {
+    const editor = positionsEditor(document.getElementById('colours'));
     CubeUI.applyColours = setupSettingsDialog('colours', 'colour', function (dlg) {
       const f = dlg.querySelector('form');
       f.elements.method.value = ui.colour.method;
+      editor.set(ui.colour.positions);
       for (const n of ['lighten', 'whiteBelow']) f.elements[n].value = ui.colour[n];
       for (const n of ['userMin', 'userMax']) f.elements[n].value = ui.colour[n] === null ? '' : ui.colour[n];
     }, function (dlg) {
       const f = dlg.querySelector('form');
       ui.colour.method = f.elements.method.value;
+      ui.colour.positions = editor.get();
       for (const n of ['lighten', 'whiteBelow']) {
         const v = parseFloat(f.elements[n].value);
         if (isFinite(v) && v >= 0 && v <= 100) ui.colour[n] = v;
@@ -877,6 +1046,196 @@
     drawAll();
   }
 
+  /* ---------- questions (thresholds, find, min/max) ---------- */
+
+  /* Asks for some values in the small dialog #ask: fields [{name, label,
+   * value, type ('number' or 'text'), min, max}].  Resolves to {name: string}
+   * on OK, null on Cancel or Escape. */
+  function ask(title, text, fields) {
+    const dlg = document.getElementById('ask');
+    dlg.querySelector('[data-role="title"]').textContent = title;
+    dlg.querySelector('[data-role="text"]').textContent = text || '';
+    const box = dlg.querySelector('[data-role="fields"]');
+    box.textContent = '';
+    const inputs = fields.map(function (f) {
+      const input = el('input', {name: f.name, type: f.type || 'number', step: f.type === 'text' ? null : 'any',
+        min: f.min, max: f.max, required: f.type === 'text' ? null : true});
+      input.value = f.value === null || f.value === undefined ? '' : String(f.value);
+      box.appendChild(el('label', null, [el('span', {text: f.label}), input]));
+      return input;
+    });
+    dlg.returnValue = '';
+    return new Promise(function (resolve) {
+      dlg.addEventListener('close', function () {
+        if (dlg.returnValue !== 'ok') { resolve(null); return; }
+        const out = {};
+        for (const i of inputs) out[i.name] = i.value;
+        resolve(out);
+      }, {once: true});
+      dlg.showModal();
+      if (inputs[0]) { inputs[0].focus(); inputs[0].select(); }
+    });
+  }
+  CubeUI.ask = ask;
+
+  /* A percentage threshold: the colour position of the node the menu was
+   * opened on, else the last threshold of the tree. */
+  async function askThreshold(kind, t, key, title) {
+    let def = key !== null ? colourPosition(kind, t, key) : NaN;
+    if (!(def === def)) def = ui.lastThreshold[t] !== null ? ui.lastThreshold[t] : 1;
+    const r = await ask(title, 'Nodes whose colour position (the place of their inclusive value on the colour scale) is below this percentage get hidden.',
+      [{name: 'threshold', label: 'Threshold (0 to 100 %)', value: Number(def.toPrecision(6)), min: 0, max: 100}]);
+    if (!r) return null;
+    const v = parseFloat(r.threshold);
+    if (!(isFinite(v) && v >= 0 && v <= 100)) { setStatus(title + ': the threshold must be a percentage from 0 to 100', true); return null; }
+    ui.lastThreshold[t] = v;
+    return v;
+  }
+
+  /* Every key of a tree in preorder (the order the nodes are shown in). */
+  function preorder(t) {
+    const a = adapter(t), out = [], stack = a.roots(t).slice().reverse();
+    while (stack.length) {
+      const k = stack.pop();
+      out.push(k);
+      const kids = a.children(t, k);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+    }
+    return out;
+  }
+
+  /* ---------- find items ---------- */
+
+  /* The found nodes: those whose names match and that are not hidden (nor
+   * inside a hidden node), in preorder; `within` holds their ancestors, of
+   * which the collapsed ones are marked light yellow. */
+  function refreshFound(kind, t) {
+    const f = ui.found[t], a = adapter(t);
+    const cur = f.list.length ? f.list[f.pos] : null;
+    const list = [], within = new Set(), gone = new Set();
+    for (const k of preorder(t)) {
+      const par = a.parent(t, k);
+      if ((par !== null && gone.has(par)) || isHidden(kind, t, k)) { gone.add(k); continue; }
+      if (f.re.test(a.name(t, k))) {
+        list.push(k);
+        for (let q = par; q !== null && !within.has(q); q = a.parent(t, q)) within.add(q);
+      }
+    }
+    f.list = list; f.set = new Set(list); f.within = within;
+    const i = cur === null ? -1 : list.indexOf(cur);
+    f.pos = i >= 0 ? i : Math.min(f.pos, Math.max(0, list.length - 1));
+  }
+
+  function markFound(t, key, li, expanded) {
+    const f = ui.found[t];
+    li.classList.remove('found', 'found-current', 'found-within');
+    if (!f) return;
+    if (f.set.has(key)) li.classList.add('found');
+    if (f.list.length && f.list[f.pos] === key) li.classList.add('found-current');
+    if (!expanded && f.within.has(key)) li.classList.add('found-within');
+  }
+
+  function escapeRegExp(text) { return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
+
+  async function findItems(kind, key) {
+    const t = treeKind(kind), a = adapter(t);
+    const def = key !== null ? escapeRegExp(a.name(t, key)) : ui.lastFind[t];
+    const r = await ask('Find items', 'Marks the shown nodes whose names contain a match of this regular expression, and the collapsed nodes that contain such a node.',
+      [{name: 'pattern', label: 'Regular expression', value: def, type: 'text'}]);
+    if (!r) return;
+    let re;
+    try { re = new RegExp(r.pattern); } catch (e) { setStatus('Find items: invalid regular expression: ' + e.message, true); return; }
+    ui.lastFind[t] = r.pattern;
+    ui.found[t] = {text: r.pattern, re: re, list: [], set: new Set(), within: new Set(), pos: 0};
+    renderTree(kind);
+    applyValues(kind);
+    const f = ui.found[t];
+    const li = f.list.length ? ui.panes[kind].box.querySelector('li.found, li.found-within') : null;
+    if (li) li.firstChild.scrollIntoView({block: 'center'});
+    setStatus('Find "' + r.pattern + '": ' + f.list.length + ' node' + (f.list.length === 1 ? '' : 's') + ' found in the ' + PANE_TITLES[kind].toLowerCase());
+  }
+
+  /* The next found node becomes the current one; its path is expanded. */
+  async function findNext(kind) {
+    const t = treeKind(kind);
+    if (!ui.found[t]) { await findItems(kind, null); return; }
+    const f = ui.found[t];
+    if (!f.list.length) { setStatus('Find "' + f.text + '": nothing found'); return; }
+    f.pos = (f.pos + 1) % f.list.length;
+    const key = f.list[f.pos];
+    const changed = reveal(kind, key);
+    renderTree(kind);
+    if (changed && ui.selected[t].some(function (k) { return ui.expanded[t].has(k); })) requestUpdate(); else applyValues(kind);
+    const li = ui.panes[kind].nodes.get(key);
+    if (li) li.firstChild.scrollIntoView({block: 'center'});
+    setStatus('Find "' + f.text + '": node ' + (f.pos + 1) + ' of ' + f.list.length);
+  }
+
+  function clearFound(kind) {
+    const t = treeKind(kind);
+    ui.found[t] = null;
+    for (const li of ui.panes[kind].box.querySelectorAll('li.found, li.found-current, li.found-within'))
+      li.classList.remove('found', 'found-current', 'found-within');
+  }
+
+  /* ---------- hiding ---------- */
+
+  /* The tree is drawn again with the hiding changed; the selected nodes'
+   * shown values may have changed, so the panes to the right follow. */
+  function hidingChanged(kind) {
+    renderTree(kind);
+    applyValues(kind);
+    requestUpdate();
+  }
+
+  async function hidingAction(action, kind, key) {
+    const t = treeKind(kind), a = adapter(t);
+    switch (action) {
+      case 'dynamic-hiding': case 'redefine-threshold': {
+        const v = await askThreshold(kind, t, key, action === 'dynamic-hiding' ? 'Dynamic hiding' : 'Redefine threshold');
+        if (v === null) return;
+        ui.hidden[t].clear();
+        ui.hideMode[t] = 'dynamic';
+        ui.dynHide[t] = v;
+        hidingChanged(kind);
+        setStatus('Dynamic hiding in the ' + PANE_TITLES[kind].toLowerCase() + ': nodes below ' + Number(v.toPrecision(4)) + '% of the colour scale');
+        return;
+      }
+      case 'static-hiding': {
+        /* the nodes hidden now stay hidden */
+        const keep = new Set();
+        if (ui.hideMode[t] === 'dynamic') for (const k of preorder(t)) if (isHidden(kind, t, k)) keep.add(k);
+        if (ui.hideMode[t] !== 'static') ui.hidden[t] = keep;
+        ui.hideMode[t] = 'static';
+        hidingChanged(kind);
+        setStatus('Static hiding in the ' + PANE_TITLES[kind].toLowerCase() + ': ' + ui.hidden[t].size + ' nodes hidden');
+        return;
+      }
+      case 'static-minor': {
+        const v = await askThreshold(kind, t, key, 'Static hiding of minor values');
+        if (v === null) return;
+        let n = 0;
+        for (const k of preorder(t)) {
+          if (!hideable(t, k) || ui.hidden[t].has(k)) continue;
+          const pos = colourPosition(kind, t, k);
+          if (pos === pos && pos < v) { ui.hidden[t].add(k); n++; }
+        }
+        hidingChanged(kind);
+        setStatus('Static hiding of minor values below ' + Number(v.toPrecision(4)) + '%: ' + n + ' more nodes hidden');
+        return;
+      }
+      case 'hide': ui.hidden[t].add(key); hidingChanged(kind); return;
+      case 'show-children':
+        for (const c of a.children(t, key)) ui.hidden[t].delete(c);
+        hidingChanged(kind);
+        return;
+      case 'no-hiding':
+        ui.hidden[t].clear(); ui.hideMode[t] = 'none';
+        hidingChanged(kind);
+        return;
+    }
+  }
+
   /* ---------- context menu of tree nodes ---------- */
 
   let menuTarget = null;
@@ -888,25 +1247,57 @@
     return d;
   }
 
+  function userRange() { return ui.colour.userMin !== null || ui.colour.userMax !== null; }
+
+  /* The region a node stands for: a call path's callee, a flat profile row's region. */
+  function regionOf(t, key) {
+    if (t === 'call') return ui.defs.cnodes[key].region;
+    if (t === 'flat') return +String(key).slice(1);
+    return -1;
+  }
+
+  /* li: the node the menu is opened on (the reference node), or null when
+   * opened beside the nodes. */
   function openMenu(kind, li, x, y) {
     const menu = document.getElementById('context-menu');
-    const t = treeKind(kind), a = adapter(t), key = li._key;
+    const t = treeKind(kind), a = adapter(t), key = li ? li._key : null, ref = key !== null;
     menuTarget = {kind: kind, key: key};
-    const kids = a.children(t, key);
-    const hiddenKids = kids.some(function (c) { return ui.hidden[t].has(c); });
+    const kids = ref ? a.children(t, key) : [];
+    const mode = ui.hideMode[t];
+    const reg = ref ? regionOf(t, key) : -1, r = reg >= 0 ? ui.defs.regions[reg] : null;
+    const cn = ref && t === 'call' ? ui.defs.cnodes[key] : null;
+    const url = ref && (t === 'metric' ? ui.defs.metrics[key].url || ui.defs.metrics[key].descr : r && (r.url || r.descr));
     const enable = {
-      'expand-subtree': kids.length > 0, 'collapse-subtree': kids.length > 0,
-      'collapse-peers': true, 'expand-largest': t !== 'flat' && kids.length > 0,
-      'hide': a.parent(t, key) !== null, 'show-hidden': hiddenKids,
-      'dynamic-hiding': true, 'no-hiding': ui.hidden[t].size > 0 || ui.dynHide[t] !== null, 'info': true};
-    for (const b of menu.querySelectorAll('button[data-action]')) b.disabled = !enable[b.dataset.action];
-    if (ui.dynHide[t] !== null) menu.querySelector('input[name="threshold"]').value = ui.dynHide[t];
+      'collapse-all': true, 'collapse-subtree': kids.length > 0, 'collapse-peers': ref,
+      'expand-all': true, 'expand-subtree': kids.length > 0, 'expand-peers': ref,
+      'expand-largest': ref && t !== 'flat' && kids.length > 0,
+      'dynamic-hiding': true, 'redefine-threshold': mode === 'dynamic', 'static-hiding': true,
+      'static-minor': mode === 'static', 'hide': mode === 'static' && ref && hideable(t, key) && !ui.hidden[t].has(key),
+      'show-children': mode === 'static' && kids.some(function (c) { return ui.hidden[t].has(c); }),
+      'no-hiding': true,
+      'find': true, 'find-next': true, 'clear-found': !!ui.found[t],
+      'call-site-location': !!(cn && (cn.mod || cn.line > 0)), 'call-site-source': !!(cn && (cn.mod || cn.line > 0)),
+      'info': ref, 'online': !!url, 'location': !!(r && (r.mod || r.begin > 0)), 'source': !!r,
+      'min-max': true, 'statistics': !!ui.defs.stat,
+      'sort-value': true, 'sort-name': true};
+    for (const e of menu.children) {
+      if (e.dataset.trees) e.hidden = e.dataset.trees.split(' ').indexOf(t) < 0;
+      if (e.dataset.action) {
+        e.disabled = !enable[e.dataset.action];
+        /* the region's items are under "Called region" in the call tree */
+        if (['info', 'online', 'location', 'source'].indexOf(e.dataset.action) >= 0) e.classList.toggle('sub', t === 'call');
+      }
+    }
+    const check = {'dynamic-hiding': mode === 'dynamic', 'static-hiding': mode === 'static', 'no-hiding': mode === 'none', 'min-max': userRange()};
+    for (const k in check) menu.querySelector('[data-action="' + k + '"]').setAttribute('aria-checked', String(check[k]));
+    if (ref) menu.querySelector('[data-action="statistics"]').disabled = !ui.defs.stat;
     menu.dataset.pane = kind;
+    menu.dataset.ref = ref ? (t === 'flat' ? String(key).slice(1) : String(key)) : '';
     menu.hidden = false;
     const w = menu.offsetWidth, h = menu.offsetHeight;
     menu.style.left = Math.max(0, Math.min(x, window.innerWidth - w - 2)) + 'px';
     menu.style.top = Math.max(0, Math.min(y, window.innerHeight - h - 2)) + 'px';
-    const first = menu.querySelector('button:not(:disabled)');
+    const first = menu.querySelector('button:not(:disabled):not([hidden])');
     if (first) first.focus();
   }
 
@@ -914,66 +1305,114 @@
     const menu = document.getElementById('context-menu');
     if (menu.hidden) return;
     menu.hidden = true;
+    if (ui.defs && ui.panes.metric) updateStatus();
     const tg = menuTarget;
     if (tg && ui.panes[tg.kind]) ui.panes[tg.kind].box.focus();
   }
 
-  function menuAction(action) {
+  /* Expands every node at the depth of key. */
+  function expandPeers(kind, key) {
+    const t = treeKind(kind), a = adapter(t), d = depthOf(t, key);
+    let n = 0, sel = false;
+    for (const k of preorder(t)) {
+      if (depthOf(t, k) !== d || !a.children(t, k).length || ui.expanded[t].has(k)) continue;
+      ui.expanded[t].add(k); n++;
+      if (ui.selected[t].indexOf(k) >= 0) sel = true;
+      if (n >= MAX_SUBTREE_EXPAND) break;
+    }
+    renderTree(kind);
+    if (sel) requestUpdate(); else applyValues(kind);
+  }
+
+  async function menuAction(action) {
     const tg = menuTarget;
     if (!tg) return;
-    const kind = tg.kind, key = tg.key, t = treeKind(kind), a = adapter(t);
-    const menu = document.getElementById('context-menu');
-    if (action === 'info') { closeMenu(); showInfo(kind, key); return; }
-    if (action === 'dynamic-hiding') {
-      const v = parseFloat(menu.querySelector('input[name="threshold"]').value);
-      if (!(isFinite(v) && v >= 0 && v <= 100)) { setStatus('Dynamic hiding: the threshold must be a percentage from 0 to 100', true); return; }
-      ui.dynHide[t] = v;
-    }
+    const kind = tg.kind, key = tg.key, t = treeKind(kind);
     closeMenu();
     switch (action) {
-      case 'expand-subtree': setSubtree(kind, key, true); break;
+      case 'collapse-all': collapseAll(kind); break;
       case 'collapse-subtree': setSubtree(kind, key, false); break;
       case 'collapse-peers': {
         const d = depthOf(t, key);
         for (const k of Array.from(ui.expanded[t])) if (k !== key && depthOf(t, k) === d) setExpanded(kind, k, false);
         break;
       }
+      case 'expand-all': setSubtree(kind, null, true); break;
+      case 'expand-subtree': setSubtree(kind, key, true); break;
+      case 'expand-peers': expandPeers(kind, key); break;
       case 'expand-largest': expandLargest(kind, key); break;
-      case 'hide': ui.hidden[t].add(key); renderTree(kind); applyValues(kind); break;
-      case 'show-hidden':
-        for (const c of a.children(t, key)) ui.hidden[t].delete(c);
+      case 'dynamic-hiding': case 'redefine-threshold': case 'static-hiding': case 'static-minor':
+      case 'hide': case 'show-children': case 'no-hiding':
+        await hidingAction(action, kind, key); break;
+      case 'find': await findItems(kind, key); break;
+      case 'find-next': await findNext(kind); break;
+      case 'clear-found': clearFound(kind); break;
+      case 'info': showInfo(kind, key); break;
+      case 'online': case 'location': case 'call-site-location': showInfo(kind, key, action); break;
+      case 'source': if (CubeUI.showSource) CubeUI.showSource(regionOf(t, key), null); break;
+      case 'call-site-source': if (CubeUI.showSource) CubeUI.showSource(regionOf(t, key), key); break;
+      case 'min-max': await minMax(kind); break;
+      case 'statistics': if (CubeUI.showStatistics) CubeUI.showStatistics(); break;
+      case 'sort-value': case 'sort-name': {
+        ui.flatSort = action === 'sort-value' ? 'value' : 'name';
+        ui.panes.call.sort.value = ui.flatSort;
         renderTree(kind); applyValues(kind);
         break;
-      case 'dynamic-hiding':
-        renderTree(kind); applyValues(kind);
-        setStatus('Dynamic hiding in the ' + PANE_TITLES[kind].toLowerCase() + ': nodes below ' + Number(ui.dynHide[t].toPrecision(4)) + '% of the colour scale');
-        break;
-      case 'no-hiding':
-        ui.hidden[t].clear(); ui.dynHide[t] = null;
-        renderTree(kind); applyValues(kind);
-        break;
+      }
     }
   }
 
-  /* The node's description, unit, URL (as text, not a link) and call site. */
-  function showInfo(kind, key) {
+  /* "Min/max values": on, asks for the values of the colour scale's ends
+   * (values outside them are grey); off, back to the legends' ranges. */
+  async function minMax(kind) {
+    if (userRange()) {
+      ui.colour.userMin = null; ui.colour.userMax = null;
+      redrawAll();
+      setStatus('Colours over the legends\' ranges again');
+      return;
+    }
+    const lg = ui.result && ui.result[kind] ? ui.result[kind].legend : null;
+    const r = await ask('Min/max values', 'The values of the left and the right end of the colour scale; values outside them are grey.',
+      [{name: 'min', label: 'Minimum', value: lg ? lg.min : 0}, {name: 'max', label: 'Maximum', value: lg ? lg.max : 1}]);
+    if (!r) return;
+    const lo = parseFloat(r.min), hi = parseFloat(r.max);
+    if (!(isFinite(lo) && isFinite(hi) && hi > lo)) { setStatus('Min/max values: two numbers, the maximum larger than the minimum', true); return; }
+    ui.colour.userMin = lo; ui.colour.userMax = hi;
+    redrawAll();
+  }
+
+  /* The node's details; what: undefined (Info: everything), 'online' (its
+   * description and URL), 'location' (the region's file and lines) or
+   * 'call-site-location' (the call's file and line). */
+  function showInfo(kind, key, what) {
     const t = treeKind(kind), box = document.getElementById('node-info'), dl = box.querySelector('dl');
     const rows = [];
     const add = function (k, v) { if (v !== undefined && v !== null && v !== '' && !(typeof v === 'number' && v < 0)) rows.push([k, String(v)]); };
     if (t === 'metric') {
       const m = ui.defs.metrics[key];
-      add('Metric', m.name); add('Unique name', m.uniq); add('Unit', m.unit); add('Data type', m.dtype);
-      add('Kind', m.kind); add('Description', m.descr); add('URL', m.url);
+      add('Metric', m.name);
+      if (!what) { add('Unique name', m.uniq); add('Unit', m.unit); add('Data type', m.dtype); add('Kind', m.kind); }
+      add('Description', m.descr); add('URL', m.url);
     } else if (t === 'call' || t === 'flat') {
-      const rid = t === 'call' ? ui.defs.cnodes[key].region : +String(key).slice(1);
-      const r = ui.defs.regions[rid];
-      add('Region', r.name); add('Module', r.mod);
-      if (r.begin >= 0) add('Lines', r.begin + (r.end >= 0 ? '-' + r.end : ''));
-      if (t === 'call') {
-        const c = ui.defs.cnodes[key];
-        if (c.mod || c.line > 0) add('Call site', (c.mod || '?') + ':' + c.line);
-      } else add('Call paths', (r.cnodes || []).length);
-      add('Description', r.descr); add('URL', r.url);
+      const r = ui.defs.regions[regionOf(t, key)];
+      const c = t === 'call' ? ui.defs.cnodes[key] : null;
+      if (what === 'call-site-location') {
+        add('Call of', r.name);
+        const par = c.parent >= 0 ? ui.defs.regions[ui.defs.cnodes[c.parent].region].name : '';
+        add('Caller', par);
+        add('Call site', (c.mod || '?') + (c.line > 0 ? ':' + c.line : ''));
+      } else {
+        add('Region', r.name);
+        if (what !== 'online') {
+          add('Module', r.mod);
+          if (r.begin >= 0) add('Lines', r.begin + (r.end >= 0 ? '-' + r.end : ''));
+        }
+        if (!what) {
+          if (c) { if (c.mod || c.line > 0) add('Call site', (c.mod || '?') + ':' + c.line); }
+          else add('Call paths', (r.cnodes || []).length);
+        }
+        if (what !== 'location') { add('Description', r.descr); add('URL', r.url); }
+      }
     } else {
       const s = ui.defs.system[key];
       add('Kind', s.kind); add('Name', adapter(t).name(t, key)); add('Rank', s.rank);
@@ -983,6 +1422,7 @@
     for (const [k, v] of rows) { dl.appendChild(el('dt', {text: k})); dl.appendChild(el('dd', {text: v})); }
     box.dataset.pane = kind;
     box.dataset.id = t === 'flat' ? String(key).slice(1) : String(key);
+    box.dataset.what = what || 'info';
     box.hidden = false;
     const li = ui.panes[kind].nodes.get(key);
     const r = li ? li.firstChild.getBoundingClientRect() : {left: 20, bottom: 60};
@@ -1005,22 +1445,23 @@
       const box = ui.panes[k].box;
       box.addEventListener('contextmenu', function (ev) {
         const li = ev.target.closest('li.node');
-        /* The ContextMenu key opens the menu of the cursor node (keydown). */
-        if (!li || !box.contains(li)) { if (ev.target === box) ev.preventDefault(); return; }
         ev.preventDefault();
-        openMenu(k, li, ev.clientX, ev.clientY);
+        /* beside the nodes: no reference node */
+        openMenu(k, li && box.contains(li) ? li : null, ev.clientX, ev.clientY);
       });
     }
     menu.addEventListener('click', function (ev) {
       const b = ev.target.closest('button[data-action]');
-      if (b && !b.disabled) menuAction(b.dataset.action);
+      if (b && !b.disabled) menuAction(b.dataset.action).catch(function (e) { setStatus('Error: ' + (e && e.message ? e.message : e), true); });
     });
-    menu.querySelector('input[name="threshold"]').addEventListener('keydown', function (ev) {
-      if (ev.key === 'Enter') { ev.preventDefault(); menuAction('dynamic-hiding'); }
+    /* the status line explains the item under the mouse */
+    menu.addEventListener('mouseover', function (ev) {
+      const b = ev.target.closest('button[data-action]');
+      if (b && b.title) showStatus(b.textContent.replace(/\u2026$/, '') + ': ' + b.title);
     });
     menu.addEventListener('keydown', function (ev) {
       if (ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp') return;
-      const items = Array.from(menu.querySelectorAll('button:not(:disabled)'));
+      const items = Array.from(menu.querySelectorAll('button:not(:disabled):not([hidden])'));
       const i = items.indexOf(document.activeElement);
       const n = items[(i + (ev.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length];
       if (n) { ev.preventDefault(); n.focus(); }

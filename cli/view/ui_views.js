@@ -249,7 +249,6 @@
 
   let sourceKey = null;
   function drawSource() {
-    const box = document.getElementById('source');
     let region = null, cnode = null;
     if (ui.callTab === 'flat') {
       const s = ui.selected.flat;
@@ -261,16 +260,45 @@
     const key = region + ':' + cnode;
     if (key === sourceKey) return;
     sourceKey = key;
+    renderSource(region, cnode, null);
+  }
+
+  /* The lines of a file that some region carries around line n: the region
+   * first (the caller's region for a call site), else any region of that file. */
+  function linesAround(mod, n, first) {
+    const regs = ui.defs.regions;
+    const has = function (r) {
+      const src = r && r.source;
+      return src && src.lines && (!mod || r.mod === mod || src.path === mod) && n >= src.first && n < src.first + src.lines.length;
+    };
+    if (first >= 0 && has(regs[first])) return regs[first];
+    for (const r of regs) if (has(r)) return r;
+    return null;
+  }
+
+  /* The source of region (the callee of cnode), its begin line marked; with
+   * site (a call path), the caller's file around the call's line instead. */
+  function renderSource(region, cnode, site) {
+    const box = document.getElementById('source');
     box.textContent = '';
     if (region === null) { box.appendChild(el('div', {class: 'empty-note', text: 'Select a call path to see its source.'})); return; }
     const r = ui.defs.regions[region];
+    box.dataset.region = String(region);
+    box.dataset.callSite = site !== null ? String(site) : '';
     const lines = (r.begin > 0 ? 'lines ' + r.begin + (r.end > r.begin ? '\u2013' + r.end : '') : 'no line information');
     box.appendChild(el('div', {class: 'where'}, [el('b', {text: r.name}), ' in ' + (r.mod || 'unknown file') + ', ' + lines]));
     if (cnode !== null) {
       const c = ui.defs.cnodes[cnode];
       if (c.mod || c.line > 0) box.appendChild(el('div', {class: 'where', text: 'called from ' + (c.mod || '?') + (c.line > 0 ? ':' + c.line : '')}));
     }
-    const src = r.source;
+    let from = r, mark = r.begin, lo = r.begin, hi = r.end;
+    if (site !== null) {
+      const c = ui.defs.cnodes[site];
+      const caller = c.parent >= 0 ? ui.defs.cnodes[c.parent].region : -1;
+      from = c.line > 0 ? linesAround(c.mod, c.line, caller) : null;
+      mark = c.line; lo = hi = c.line;
+    }
+    const src = from && from.source;
     if (src && src.lines && src.lines.length) {
       box.appendChild(el('div', {class: 'where', text: src.path}));
       const pre = el('pre');
@@ -278,17 +306,39 @@
       src.lines.forEach(function (text, i) {
         const n = src.first + i;
         const span = el('span', {'data-line': n, text: String(n).padStart(6) + '  ' + text});
-        if (n === r.begin) { span.className = 'current'; current = span; }
-        else if (n > r.begin && n <= r.end) span.className = 'region';
+        if (n === mark) { span.className = 'current'; current = span; }
+        else if (n > lo && n <= hi) span.className = 'region';
         pre.appendChild(span);
       });
       box.appendChild(pre);
       if (current) pre.scrollTop = Math.max(0, current.offsetTop - pre.offsetTop - pre.clientHeight / 3);
+    } else if (site !== null) {
+      const c = ui.defs.cnodes[site];
+      box.appendChild(el('div', {class: 'empty-note', text: 'Source of the call not readable where cube_view ran; the call is in ' +
+        (c.mod || 'an unknown file') + (c.line > 0 ? ', line ' + c.line : '') + '.'}));
     } else {
       box.appendChild(el('div', {class: 'empty-note', text: 'Source file not readable where cube_view ran; the region is ' +
         (r.mod || 'in an unknown file') + (r.begin > 0 ? ', ' + lines : '') + '.'}));
     }
   }
+
+  /* The context menu's "Source code" (site null) and the call site's
+   * "Source code" (site: the call path); the next selection shows the
+   * selected region's source again. */
+  CubeUI.showSource = function (region, site) {
+    sourceKey = null;
+    renderSource(region, site, site === undefined ? null : site);
+    document.getElementById('source-box').scrollIntoView({block: 'nearest'});
+  };
+
+  /* The context menu's "Statistics": the box plots of the selected metrics. */
+  CubeUI.showStatistics = function () {
+    const sel = document.getElementById('stat-pattern');
+    if (!sel) return;
+    if (sel.value !== '') { sel.value = ''; drawStat(true); }
+    document.getElementById('stat-box').scrollIntoView({block: 'nearest'});
+    sel.focus();
+  };
 
   CubeUI.setupViews = function () {
     setupStat();

@@ -10,6 +10,7 @@
 //                 system, call with the thread selected; with -t aggr with
 //                 every machine selected.
 const { View, near, pageNumber, combine, floorOf } = require('./lib');
+const hiding = require('./checks_hiding');
 
 const MODES = ['absolute', 'ownroot', 'metricroot', 'metricsel', 'callroot', 'callsel',
     'sysroot', 'syssel', 'peer', 'peerdist', 'external'];
@@ -517,6 +518,7 @@ class FileChecks {
 
         await this.colourChecks(m, root);
         await this.menuChecks(m, root);
+        await hiding.run(this, m, root);
 
         // --- topologies ----------------------------------------------------------------
         const ntopo = defs.topologies ? defs.topologies.length : 0;
@@ -633,20 +635,20 @@ class FileChecks {
             const umax = 2 * val;
             await setColours({ userMin: 0, userMax: umax });
             let rows = await nodes();
-            let bad = rows.filter((r) => !sameColour(r.colour, expectedColour(pageNumber(r.value), 0, umax))).map((r) => `id ${r.id} value ${r.value}: ${r.colour}, expected ${expectedColour(pageNumber(r.value), 0, umax)}`);
+            const userColour = (x) => (x < 0 || x > umax ? 'rgb(192, 192, 192)' : expectedColour(x, 0, umax));
+            let bad = rows.filter((r) => !sameColour(r.colour, userColour(pageNumber(r.value)))).map((r) => `id ${r.id} value ${r.value}: ${r.colour}, expected ${userColour(pageNumber(r.value))}`);
             const lg = await v.legend('call');
             const text = await v.page.$eval(`${v.pane('call')} .selected-value`, (e) => e.textContent);
             h.ok(bad.length === 0 && lg && lg.min === 0 && lg.max === umax && /\(u\)/.test(text),
-                this.name(`user-defined minimum 0 and maximum ${umax}: node colours follow that scale, the legend says (u)`),
+                this.name(`user-defined minimum 0 and maximum ${umax}: node colours follow that scale (grey outside it), the legend says (u)`),
                 [...bad.slice(0, 4), `legend ${lg && lg.min}..${lg && lg.max}, widget '${text}'`]);
-            // methods: the position on the gradient is p^2 (quadratic 1)
+            // methods: between two neighbouring colours (a quarter of the scale
+            // each by default) the share of the second is f^2 (quadratic 1)
             await setColours({ method: 'quadratic1' });
-            rows = await nodes();
-            bad = rows.filter((r) => {
-                const p = Math.min(1, Math.max(0, pageNumber(r.value) / umax));
-                return !sameColour(r.colour, expectedColour(p * p, 0, 1));
-            }).map((r) => `id ${r.id} value ${r.value}: ${r.colour}`);
-            h.ok(bad.length === 0, this.name('colouring method quadratic 1 maps the position p to p^2 on the gradient'), bad.slice(0, 4));
+            rows = (await nodes()).filter((r) => pageNumber(r.value) <= umax);
+            bad = rows.filter((r) => !sameColour(r.colour, `rgb(${hiding.colourAt(pageNumber(r.value), 0, umax, undefined, 'quadratic1').join(', ')})`))
+                .map((r) => `id ${r.id} value ${r.value}: ${r.colour}`);
+            h.ok(rows.length > 0 && bad.length === 0, this.name('colouring method quadratic 1: f^2 of the way between two neighbouring colours'), bad.slice(0, 4));
             // white below a percentage of the scale: the first node is at 50%
             await setColours({ method: 'linear', whiteBelow: 60 });
             const st = await v.nodeState('call', before[0].id);
@@ -696,21 +698,21 @@ class FileChecks {
         const inner = all.filter((i) => kids(i).length > 0);
         if (inner.length === 0 || inner.length >= 2000) { h.skip(this.name('context menu on the call tree'), `${inner.length} inner call paths under the root`); return; }
 
-        await this.step('context menu: expand all, collapse all (subtree)', async () => {
+        await this.step('context menu: expand subtree, collapse subtree', async () => {
             await collapseAll();
             await this.menu('call', root, 'expand-subtree');
             let s = await shown();
             const missing = all.filter((i) => !(String(i) in s) || (kids(i).length > 0 && !s[i]));
-            h.ok(missing.length === 0, this.name(`"Expand all (subtree)" on the root shows its ${all.length} call paths, every inner one expanded`), [`not shown or collapsed: ${missing.slice(0, 8).join(' ')}`]);
+            h.ok(missing.length === 0, this.name(`"Expand subtree" on the root shows its ${all.length} call paths, every inner one expanded`), [`not shown or collapsed: ${missing.slice(0, 8).join(' ')}`]);
             await v.shot(h, `${this.label}-expanded`);
             await this.menu('call', root, 'collapse-subtree');
             s = await shown();
             const left = all.filter((i) => i !== root && String(i) in s);
-            h.ok(s[root] === false && left.length === 0, this.name('"Collapse all (subtree)" collapses the root and hides its descendants'), [`root expanded ${s[root]}, still shown ${left.slice(0, 8).join(' ')}`]);
+            h.ok(s[root] === false && left.length === 0, this.name('"Collapse subtree" collapses the root and hides its descendants'), [`root expanded ${s[root]}, still shown ${left.slice(0, 8).join(' ')}`]);
             await v.setExpanded('call', root, true);
             s = await shown();
             const still = kids(root).filter((i) => s[i]);
-            h.ok(still.length === 0, this.name('after "Collapse all (subtree)" the children are collapsed too'), [`expanded: ${still.join(' ')}`]);
+            h.ok(still.length === 0, this.name('after "Collapse subtree" the children are collapsed too'), [`expanded: ${still.join(' ')}`]);
         });
 
         // peers: the inner call paths at one depth with at least two of them
@@ -733,7 +735,7 @@ class FileChecks {
             });
         }
 
-        await this.step('context menu: expand to largest from here', async () => {
+        await this.step('context menu: expand largest', async () => {
             await collapseAll();
             const agg = this.aggr(m, 'incl', 'incl', 'absolute');
             const from = kids(root).find((i) => kids(i).length > 0) ?? root;
@@ -754,62 +756,7 @@ class FileChecks {
                 if (next === undefined) { bad.push(`none of the largest children ${cands.join(' ')} of ${cur} expanded or marked`); break; }
                 cur = next;
             }
-            h.ok(bad.length === 0, this.name(`"Expand to largest from here" on call path ${from} expands the path to its largest descendant (cube_dump -x incl) and marks it`), bad.slice(0, 4));
-        });
-
-        const child = kids(root)[0];
-        if (child !== undefined) {
-            await this.step('context menu: hide this / show hidden', async () => {
-                await collapseAll();
-                await v.setExpanded('call', root, true);
-                const before = await v.nodeState('call', child);
-                await this.menu('call', child, 'hide');
-                const gone = await v.nodeState('call', child);
-                const marker = await v.page.evaluate((sel) => { const e = document.querySelector(sel + ' li.hidden-marker'); return e ? { parent: Number(e.dataset.parent), count: Number(e.dataset.count), value: e.dataset.value } : null; }, v.pane('call'));
-                h.ok(gone === null && marker && marker.parent === root && marker.count === 1 && (before.value === '' ? marker.value === '' : near(pageNumber(marker.value), pageNumber(before.value), 0)),
-                    this.name(`"Hide this node" removes call path ${child} and the parent's hidden marker holds its value`), [`node ${JSON.stringify(gone)}, marker ${JSON.stringify(marker)}, value before ${before.value}`]);
-                await this.menu('call', root, 'show-hidden');
-                const back = await v.nodeState('call', child);
-                const m2 = await v.page.$(`${v.pane('call')} li.hidden-marker`);
-                h.ok(back !== null && m2 === null, this.name('"Show hidden children" on the parent shows it again'), [`node ${JSON.stringify(back)}`]);
-            });
-        }
-
-        await this.step('context menu: dynamic hiding', async () => {
-            await collapseAll();
-            await this.menu('call', root, 'expand-subtree');
-            const rootV = await v.page.$eval(`${v.nodeSel('call', root)} .value`, (e) => ({ min: Number(e.dataset.min), max: Number(e.dataset.max) }));
-            const agg = this.aggr(m, 'incl', 'incl', 'absolute');
-            const pos = (i) => { const x = agg.get(i); return x === null || x === undefined ? null : rootV.max > rootV.min ? (x - rootV.min) / (rootV.max - rootV.min) * 100 : 100; };
-            const ps = [...new Set(all.filter((i) => i !== root && pos(i) !== null).map(pos))].sort((a, b) => a - b);
-            if (ps.length < 2) { h.skip(this.name('dynamic hiding'), 'fewer than two distinct values below the root'); return; }
-            const k = Math.floor(ps.length / 2);
-            const th = (ps[k - 1] + ps[k]) / 2;
-            await v.page.locator(v.nodeSel('call', root)).locator('.label').first().click({ button: 'right' });
-            await v.page.fill('#context-menu input[name="threshold"]', String(th));
-            await v.page.click('#context-menu button[data-action="dynamic-hiding"]');
-            await v.idle();
-            const s = await shown();
-            const hidden = (i) => i !== root && pos(i) !== null && pos(i) < th;
-            const visibleWant = all.filter((i) => { for (let q = i; q >= 0 && q !== root; q = defs.cnodes[q].parent) if (hidden(q)) return false; return true; });
-            const wrongShown = all.filter((i) => String(i) in s && !visibleWant.includes(i));
-            const wrongGone = visibleWant.filter((i) => !(String(i) in s));
-            const markers = await v.page.evaluate((sel) => [...document.querySelectorAll(sel + ' li.hidden-marker')].map((e) => ({ parent: Number(e.dataset.parent), count: Number(e.dataset.count), value: e.dataset.value })), v.pane('call'));
-            const badMarkers = [];
-            for (const p of visibleWant) {
-                const hk = kids(p).filter(hidden);
-                const mk = markers.find((x) => x.parent === p);
-                if (!hk.length) { if (mk) badMarkers.push(`${p}: marker without hidden children`); continue; }
-                const sum = hk.reduce((a, i) => a + agg.get(i), 0);
-                if (!mk || mk.count !== hk.length || !near(pageNumber(mk.value), sum, floorOf(hk.map((i) => agg.get(i))))) badMarkers.push(`${p}: marker ${JSON.stringify(mk)}, expected ${hk.length} hidden, sum ${sum}`);
-            }
-            h.ok(wrongShown.length === 0 && wrongGone.length === 0 && badMarkers.length === 0,
-                this.name(`dynamic hiding below ${th.toFixed(3)}% hides the call paths below it (${all.length - visibleWant.length} of ${all.length}), keeps the rest, and sums the hidden ones into the parents' markers`),
-                [`shown but below: ${wrongShown.slice(0, 6).join(' ')}`, `hidden but above: ${wrongGone.slice(0, 6).join(' ')}`, ...badMarkers.slice(0, 4)]);
-            await v.shot(h, `${this.label}-dynamic-hiding`);
-            await this.menu('call', root, 'no-hiding');
-            const s2 = await shown();
-            h.ok(all.every((i) => String(i) in s2), this.name('"No hiding" shows every call path again'));
+            h.ok(bad.length === 0, this.name(`"Expand largest" on call path ${from} expands the path to its largest descendant (cube_dump -x incl) and marks it`), bad.slice(0, 4));
         });
 
         await this.step('context menu: info, ContextMenu key, Escape', async () => {

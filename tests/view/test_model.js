@@ -466,6 +466,48 @@ function testFormatColour() {
         if (c(v, L, s) !== want) cbad.push(`colour(${v}) = ${c(v, L, s)}, want ${want}`);
     if (cbad.length) notOk('colour: blue, cyan, green, yellow, red; white for zero, NaN and below the zero threshold', cbad);
     else ok('colour: blue, cyan, green, yellow, red; white for zero, NaN and below the zero threshold');
+
+    // The five colour positions: blue up to the start, red from the end on,
+    // each colour at its position, the method applied between neighbours.
+    const P = {zeroThreshold: 6, positions: [0.2, 0.3, 0.4, 0.9, 0.95]};
+    const pcases = [[10, P, 'rgb(0,0,255)'], [20, P, 'rgb(0,0,255)'], [30, P, 'rgb(0,255,255)'],
+                    [40, P, 'rgb(0,255,0)'], [90, P, 'rgb(255,255,0)'], [95, P, 'rgb(255,0,0)'],
+                    [99, P, 'rgb(255,0,0)'], [25, P, 'rgb(0,128,255)'], [65, P, 'rgb(128,255,0)'],
+                    [65, Object.assign({method: 'quadratic1'}, P), 'rgb(64,255,0)'],
+                    [35, Object.assign({method: 'quadratic2'}, P), 'rgb(0,255,64)'],
+                    // equal positions: no room for cyan and green, yellow follows blue
+                    [50, {positions: [0, 0.5, 0.5, 0.5, 1]}, 'rgb(255,255,0)'],
+                    [49, {positions: [0, 0.5, 0.5, 0.5, 1]}, 'rgb(0,250,255)'],
+                    // positions that are not in order fall back to the default
+                    [25, {positions: [0, 0.6, 0.5, 0.75, 1]}, 'rgb(0,255,255)'],
+                    // outside a user-defined scale: grey
+                    [150, {userMin: 0, userMax: 100}, 'rgb(192,192,192)'],
+                    [-5, {userMin: 0, userMax: 100}, 'rgb(192,192,192)'],
+                    [100, {userMin: 0, userMax: 100}, 'rgb(255,0,0)']];
+    const pbad = [];
+    for (const [v, st, want] of pcases)
+        if (c(v, L, st) !== want) pbad.push(`colour(${v}, ${JSON.stringify(st)}) = ${c(v, L, st)}, want ${want}`);
+    if (pbad.length) notOk('colour: the five colour positions and the method between them; grey outside a user-defined scale', pbad);
+    else ok('colour: the five colour positions and the method between them; grey outside a user-defined scale');
+
+    // A node with hidden children: own value combined with their values,
+    // their share in percent.
+    const w = CubeModel.withHidden;
+    const hcases = [[[3, [1, 4], 'sum'], {value: 8, hidden: 5, percent: 62.5}],
+                    [[NaN, [2, 6], 'sum'], {value: 8, hidden: 8, percent: 100}],
+                    [[3, [NaN], 'sum'], {value: 3, hidden: NaN, percent: NaN}],
+                    [[5, [7, 2], 'max'], {value: 7, hidden: 7, percent: 100}],
+                    [[5, [7, 2], 'min'], {value: 2, hidden: 2, percent: 100}],
+                    [[2, [-2], 'sum'], {value: 0, hidden: -2, percent: NaN}]];
+    const hbad = [];
+    const same = (a, b) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) < 1e-12;
+    for (const [args, want] of hcases) {
+        const got = w(...args);
+        if (!['value', 'hidden', 'percent'].every(k => same(got[k], want[k])))
+            hbad.push(`withHidden(${JSON.stringify(args)}) = ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+    }
+    if (hbad.length) notOk('withHidden: own value plus the hidden children (sum, max, min) and their share', hbad);
+    else ok('withHidden: own value plus the hidden children (sum, max, min) and their share');
 }
 
 /* The served backend: cube_view --serve answers the pane queries, and the
