@@ -579,6 +579,8 @@
   }
 
   CubeUI.setupTopology = function () {
+    /* Experiments without topologies get neither menu nor tool bar. */
+    if (!(ui.defs.topologies || []).length) return;
     const header = document.getElementById('toolbar');
     header.appendChild(buildMenu());
     header.appendChild(buildToolbar());
