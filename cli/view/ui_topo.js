@@ -273,6 +273,11 @@
     }
     markSelected(t);
     CubeUI.drawLegend(t.legend, legend, NaN);
+    const note = t.legend.querySelector('.note > span:not(.lmin):not(.lmax):not(.swatch)');
+    if (note) {
+      if (note._text === undefined) note._text = note.textContent;
+      note.textContent = zeroColour ? 'zero: the minimum\'s colour (not every leaf value is zero); white: undefined' : note._text;
+    }
   }
 
   /* The selected cells drawn last in their plane; the first selected item (the

@@ -99,6 +99,22 @@ class TopoChecks {
             [`state ${JSON.stringify(st)}`, ...bad.slice(0, 5)]);
         return st;
     }
+    // every cell (and empty grid position) inside the picture
+    async inside(what) {
+        const out = await this.page.evaluate((sel) => {
+            const s = document.querySelector(sel), W = Number(s.getAttribute('width')), H = Number(s.getAttribute('height'));
+            const bad = [];
+            for (const r of s.querySelectorAll('rect.cell, rect.empty')) {
+                const m = r.getCTM(), x = Number(r.getAttribute('x')), y = Number(r.getAttribute('y'));
+                for (const [dx, dy] of [[0, 0], [1, 1], [1, 0], [0, 1]]) {
+                    const p = new DOMPoint(x + dx, y + dy).matrixTransform(m);
+                    if (p.x < -0.5 || p.y < -0.5 || p.x > W + 0.5 || p.y > H + 0.5) bad.push(`${r.dataset.coord || 'empty'} (${p.x.toFixed(1)}, ${p.y.toFixed(1)})`);
+                }
+            }
+            return bad;
+        }, this.svgSel());
+        this.h.ok(out.length === 0, this.name(what), out.slice(0, 4));
+    }
     async button(action) {
         await this.page.click(`#topo-toolbar button[data-action="${action}"]`);
     }
@@ -141,21 +157,12 @@ class TopoChecks {
             h.ok(cells.length === mine.length && new Set(cells).size === cells.length && mine.every((t) => cells.includes(t.coords)),
                 this.name(`topology ${k}: one cell per coordinate cube_dump lists (${mine.length})`), [`cells ${cells.length}`]);
             const coord = topo.cells[topo.cells.length - 1].slice(1);
-            let st = await this.geometry(`topology ${k}, as opened`, topo, coord, { alpha: 40, beta: 25 });
-            // every shown plane inside the picture after Reset
-            const inside = await page.evaluate((sel) => {
-                const s = document.querySelector(sel), W = Number(s.getAttribute('width')), H = Number(s.getAttribute('height'));
-                const out = [];
-                for (const r of s.querySelectorAll('rect.cell, rect.empty')) {
-                    const m = r.getCTM(), x = Number(r.getAttribute('x')), y = Number(r.getAttribute('y'));
-                    for (const [dx, dy] of [[0, 0], [1, 1], [1, 0], [0, 1]]) {
-                        const p = new DOMPoint(x + dx, y + dy).matrixTransform(m);
-                        if (p.x < -0.5 || p.y < -0.5 || p.x > W + 0.5 || p.y > H + 0.5) out.push(`${r.dataset.coord || 'empty'} (${p.x.toFixed(1)}, ${p.y.toFixed(1)})`);
-                    }
-                }
-                return out;
-            }, this.svgSel());
-            h.ok(inside.length === 0, this.name(`topology ${k}: opened scaled into the picture (every cell inside it)`), inside.slice(0, 4));
+            // opened at the default rotation, plane distance sy tan 40 + 1
+            const sy = topo.dims.length > 1 ? topo.dims[1].size : 1;
+            let st = await this.geometry(`topology ${k}, as opened`, topo, coord,
+                { alpha: 40, beta: 25, dist: Math.max(1, Math.round((sy * Math.tan(40 * RAD) + 1) * 100) / 100) });
+            const st0 = st;
+            await this.inside(`topology ${k}: opened scaled into the picture (every cell inside it)`);
             if (k > 0 && !(this.label === 'topology')) continue;
 
             // the tool bar
@@ -167,6 +174,17 @@ class TopoChecks {
             st = await this.geometry(`topology ${k}, Increase plane distance`, topo, coord, { dist: st.dist + 0.5 });
             await this.button('zoom-in');
             st = await this.geometry(`topology ${k}, Zoom in`, topo, coord, { zoom: st.zoom * 1.25, panX: st.panX * 1.25, panY: st.panY * 1.25 });
+            await this.button('zoom-out');
+            st = await this.geometry(`topology ${k}, Zoom out`, topo, coord, { zoom: st.zoom / 1.25, panX: st.panX / 1.25, panY: st.panY / 1.25 });
+            await this.button('left');
+            st = await this.geometry(`topology ${k}, Move left`, topo, coord, { panX: st.panX - 20, panY: st.panY });
+            await this.button('down');
+            st = await this.geometry(`topology ${k}, Move down`, topo, coord, { panX: st.panX, panY: st.panY + 20 });
+            await this.button('distance-down');
+            st = await this.geometry(`topology ${k}, Decrease plane distance`, topo, coord, { dist: st.dist - 0.5 });
+            await page.fill('#topo-toolbar input[data-role="y-rotation"]', '-35');
+            await page.press('#topo-toolbar input[data-role="y-rotation"]', 'Enter');
+            st = await this.geometry(`topology ${k}, y rotation spin set to -35`, topo, coord, { alpha: st.alpha, beta: -35 });
             await page.fill('#topo-toolbar input[data-role="x-rotation"]', '70');
             await page.press('#topo-toolbar input[data-role="x-rotation"]', 'Enter');
             st = await this.geometry(`topology ${k}, x rotation spin set to 70`, topo, coord, { alpha: 70, beta: st.beta });
@@ -200,8 +218,12 @@ class TopoChecks {
             st = await this.geometry(`topology ${k}, mouse wheel up at (${px.toFixed(1)}, ${py.toFixed(1)})`, topo, coord,
                 { zoom: st.zoom * 1.1, panX: ox - (ox - st.panX) * 1.1, panY: oy - (oy - st.panY) * 1.1 });
             await v.shot(h, `${this.label}-topology-${k}-rotated`);
+            await this.button('fit');
+            st = await this.geometry(`topology ${k}, Scale into window`, topo, coord, { alpha: st.alpha, beta: st.beta, dist: st.dist });
+            await this.inside(`topology ${k}: Scale into window puts every cell inside the picture, the rotation kept`);
             await this.button('reset');
-            st = await this.geometry(`topology ${k}, Reset`, topo, coord, { alpha: 40, beta: 25 });
+            st = await this.geometry(`topology ${k}, Reset`, topo, coord, { alpha: 40, beta: 25, dist: st0.dist });
+            await this.inside(`topology ${k}: Reset puts every cell inside the picture`);
 
             // the dimension order: x and y chosen, the others folded into the planes
             if (topo.dims.length >= 3) {
