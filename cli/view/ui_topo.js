@@ -34,6 +34,7 @@
   const CLICK_SLOP = 3;         /* pixels a press may move and still be a click */
   const MARGIN = 16;            /* pixels around the fitted topology */
   const LABEL_ROOM = 70;        /* pixels right of the planes for their labels */
+  const MARK_OFFSET = 0.35;     /* cell widths between a plane's edge and the selection's marks */
   const MAX_EMPTY_CELLS = 65536;
   const RAD = Math.PI / 180;
 
@@ -178,7 +179,9 @@
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     t.shown.forEach(function (_, s) {
       const Y = planeY(t, v, s);
-      for (const [u, w] of [[0, 0], [t.grid.sx, 0], [0, t.grid.sy], [t.grid.sx, t.grid.sy]]) {
+      /* The planes and the selection's marks beside them. */
+      const lo = -MARK_OFFSET, hx = t.grid.sx + MARK_OFFSET, hy = t.grid.sy + MARK_OFFSET;
+      for (const [u, w] of [[lo, lo], [hx, lo], [lo, hy], [hx, hy]]) {
         const q = project(v, u - t.grid.sx / 2, Y, t.grid.sy / 2 - w);
         x0 = Math.min(x0, q[0]); x1 = Math.max(x1, q[0]); y0 = Math.min(y0, q[1]); y1 = Math.max(y1, q[1]);
       }
@@ -210,7 +213,7 @@
       depth.push([project(v, 0, Y, 0)[2], grp]);
       const lab = t.labels.children[s];
       if (lab) {
-        const q = project(v, g.sx / 2, Y, 0);
+        const q = project(v, g.sx / 2 + MARK_OFFSET, Y, 0);
         lab.setAttribute('x', (cx + z * q[0] + 6).toFixed(1));
         lab.setAttribute('y', (cy + z * q[1] + 3).toFixed(1));
       }
@@ -290,7 +293,7 @@
     const first = ui.selected.system[0];
     const c = t.cells.find(function (x) { return x._id === first; });
     if (!c) return;
-    const grp = c.parentNode, u = c._at.u, w = c._at.v, g = t.grid, d = 0.35;
+    const grp = c.parentNode, u = c._at.u, w = c._at.v, g = t.grid, d = MARK_OFFSET;
     grp.appendChild(el('rect', {class: 'frame', x: u - 0.08, y: w - 0.08, width: 1.16, height: 1.16, 'data-id': first}));
     for (const [x1, y1, x2, y2] of [[u, -d, u + 1, -d], [u, g.sy + d, u + 1, g.sy + d], [-d, w, -d, w + 1], [g.sx + d, w, g.sx + d, w + 1]])
       grp.appendChild(el('line', {class: 'mark', x1: x1, y1: y1, x2: x2, y2: y2}));
