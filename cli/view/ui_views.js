@@ -1,127 +1,9 @@
-/* cube_view detail views: the topology tabs of the system pane, the statistics of the
- * selected patterns (box plot and most severe instances) and the source view of the
- * selected call path.  Drawn after every computation through CubeUI.ui.hooks. */
+/* cube_view detail views: the statistics of the selected patterns (box plot and most
+ * severe instances) and the source view of the selected call path (the topology tabs
+ * are ui_topo.js).  Drawn after every computation through CubeUI.ui.hooks. */
 (function () {
   'use strict';
   const CubeUI = window.CubeUI, ui = CubeUI.ui, el = CubeUI.el;
-
-  /* ---------- topologies ----------
-   * Dimension 0 runs left to right, dimension 1 top to bottom inside a plane; every
-   * further dimension selects the plane.  A 3-dimensional topology has one plane per
-   * coordinate of dimension 2.  Higher dimensions are folded: dimensions 2..n-1 are
-   * enumerated together, dimension 2 fastest, and each of their coordinate combinations
-   * is one plane, labelled with those coordinates (a 2x3x4x5 topology shows 20 planes of
-   * 2x3 cells).  Planes are laid out side by side and wrap at the pane's width. */
-  const MAX_EMPTY_CELLS = 65536;
-
-  function buildTopology(box, index) {
-    const topo = ui.defs.topologies[index];
-    const dims = topo.dims.length ? topo.dims : [{name: 'x', size: 1}];
-    const size = function (d) { return d < dims.length ? Math.max(1, dims[d].size | 0) : 1; };
-    const sx = size(0), sy = size(1);
-    let planes = 1;
-    for (let d = 2; d < dims.length; d++) planes *= size(d);
-    const width = Math.max(200, (box.clientWidth || 400) - 28);
-    const height = Math.max(120, (box.clientHeight || 300) - 70);
-    const gap = 14, labelH = dims.length > 2 ? 14 : 0;
-    /* The number of planes per row that gives the largest cells fitting the pane
-     * (at least 6 pixels; the view scrolls beyond that). */
-    let cell = 6, perRowBest = 1;
-    for (let n = 1; n <= planes; n++) {
-      const rows = Math.ceil(planes / n);
-      const c = Math.floor(Math.min(32, (width - (n - 1) * gap) / (n * sx), (height - rows * (labelH + gap)) / (rows * sy)));
-      if (c >= cell) { cell = c; perRowBest = n; }
-      if (n * sx * 6 > width) break;
-    }
-    if (cell === 6) perRowBest = Math.max(1, Math.floor((width + gap) / (sx * cell + gap)));
-    const pw = sx * cell, ph = sy * cell;
-    const perRow = Math.max(1, Math.min(planes, perRowBest));
-    const rows = Math.ceil(planes / perRow);
-    const W = perRow * (pw + gap) - gap + 2, H = rows * (ph + labelH + gap) - gap + 2;
-    const svg = el('svg', {class: 'topology', 'data-topology': index, width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
-      role: 'img', 'aria-label': (topo.name || 'Topology') + ': ' + dims.map(function (d) { return d.size; }).join(' x ')});
-    const origin = function (plane) {
-      return [(plane % perRow) * (pw + gap), Math.floor(plane / perRow) * (ph + labelH + gap) + labelH];
-    };
-    const planeOf = function (c) {
-      let p = 0, m = 1;
-      for (let d = 2; d < dims.length; d++) { p += (c[d] || 0) * m; m *= size(d); }
-      return p;
-    };
-    const used = new Set();
-    const cells = [];
-    for (const entry of topo.cells) {
-      const id = entry[0], c = entry.slice(1);
-      const plane = planeOf(c), o = origin(plane);
-      const x = o[0] + (c[0] || 0) * cell, y = o[1] + (c[1] || 0) * cell;
-      used.add(plane + ':' + (c[0] || 0) + ':' + (c[1] || 0));
-      const sys = ui.defs.system[id];
-      const r = el('rect', {class: 'cell', x: x, y: y, width: cell, height: cell, 'data-coord': c.join(','), 'data-id': id, 'data-value': ''});
-      r.appendChild(el('title'));
-      r._id = id; r._label = (sys ? sys.kind + ' ' + sys.name + (sys.rank >= 0 ? ', rank ' + sys.rank : '') : 'system ' + id) +
-        '\ncoordinate (' + c.join(', ') + ')';
-      cells.push(r);
-    }
-    /* Grid positions without a system item are grey (not cells). */
-    if (planes * sx * sy <= MAX_EMPTY_CELLS) {
-      for (let p = 0; p < planes; p++) {
-        const o = origin(p);
-        for (let y = 0; y < sy; y++) for (let x = 0; x < sx; x++)
-          if (!used.has(p + ':' + x + ':' + y)) svg.appendChild(el('rect', {class: 'empty', x: o[0] + x * cell, y: o[1] + y * cell, width: cell, height: cell}));
-      }
-    }
-    if (dims.length > 2) {
-      for (let p = 0; p < planes; p++) {
-        const o = origin(p), parts = [];
-        let rest = p;
-        for (let d = 2; d < dims.length; d++) { parts.push((dims[d].name || 'd' + d) + '=' + (rest % size(d))); rest = Math.floor(rest / size(d)); }
-        svg.appendChild(el('text', {x: o[0], y: o[1] - 3, text: parts.join(', ')}));
-      }
-    }
-    for (const r of cells) svg.appendChild(r);
-    svg.addEventListener('click', function (ev) {
-      const r = ev.target.closest('rect.cell');
-      if (r) CubeUI.select('system', r._id, ev.ctrlKey || ev.metaKey);
-    });
-    const legend = CubeUI.buildLegend('topology');
-    legend.setAttribute('class', 'topo-legend');
-    const head = el('div', {class: 'topo-head', text: (topo.name || 'Topology ' + index) + ': ' +
-      dims.map(function (d) { return (d.name || '') + ' ' + d.size + (d.periodic ? ' (periodic)' : ''); }).join(' \u00d7 ') +
-      (dims.length > 3 ? '; dimensions 3 and up folded into the planes' : '')});
-    box.textContent = '';
-    box.appendChild(head);
-    box.appendChild(svg);
-    box.appendChild(legend);
-    box._topo = {index: index, cells: cells, legend: legend};
-  }
-  CubeUI.buildTopology = buildTopology;
-
-  function drawTopology(result) {
-    const p = ui.panes.system;
-    if (ui.systemTab === 'tree') return;
-    if (!p.topo._topo || p.topo._topo.index !== ui.systemTab) buildTopology(p.topo, ui.systemTab);
-    const t = p.topo._topo, r = result.system;
-    /* Absolute values scale over the cells' own minimum and maximum; the percent
-     * modes over 0..100. */
-    let legend;
-    if (ui.mode.system === 'absolute') {
-      let lo = Infinity, hi = -Infinity;
-      for (const c of t.cells) { const v = r.incl[c._id]; if (v === v) { if (v < lo) lo = v; if (v > hi) hi = v; } }
-      legend = lo <= hi ? {min: lo, max: hi} : r.legend;
-    } else legend = {min: 0, max: 100};
-    const selected = new Set(ui.selected.system);
-    for (const c of t.cells) {
-      const v = r.incl[c._id];
-      const defined = v === v && v !== undefined && v !== null;
-      c.setAttribute('data-value', defined ? String(v) : '');
-      c.setAttribute('fill', ui.model.colour(defined ? v : NaN, legend, CubeUI.colourSettings('widget')));
-      c.classList.toggle('selected', selected.has(c._id));
-      c.firstChild.textContent = c._label + '\nvalue ' + (defined ? CubeUI.fmt(v, 'widget') : '-');
-    }
-    /* Selected cells are drawn last so that their frame is on top. */
-    for (const c of t.cells) if (selected.has(c._id)) c.parentNode.appendChild(c);
-    CubeUI.drawLegend(t.legend, legend, NaN);
-  }
 
   /* ---------- statistics ---------- */
 
@@ -342,15 +224,7 @@
 
   CubeUI.setupViews = function () {
     setupStat();
-    let timer = null;
-    window.addEventListener('resize', function () {
-      clearTimeout(timer);
-      timer = setTimeout(function () {
-        if (ui.systemTab === 'tree' || !ui.result) return;
-        buildTopology(ui.panes.system.topo, ui.systemTab);
-        drawTopology(ui.result);
-      }, 150);
-    });
-    ui.hooks.push(drawTopology, function () { drawStat(false); }, drawSource);
+    if (CubeUI.setupTopology) CubeUI.setupTopology();
+    ui.hooks.push(function () { drawStat(false); }, drawSource);
   };
 })();

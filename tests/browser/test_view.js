@@ -6,6 +6,7 @@ const path = require('path');
 const { pathToFileURL } = require('url');
 const { View } = require('./lib');
 const { FileChecks } = require('./checks');
+const { topologyChecks } = require('./checks_topo');
 
 // label, file, extra cube_view arguments, options of the checks (the metric
 // to browse, the external file)
@@ -17,12 +18,16 @@ const FILES = [
     ['bgpBT-topologies', 'testdata/cube/scalasca-bgpBT_experiment1.cube', []],
     ['tau2cube', 'testdata/cube/tau2cube_template1.cube', []],
     ['minmax', 'testdata/views/minmax.cube', []],
+    ['topology', 'testdata/views/topology.cube', []],
     ['trace-stat', 'testdata/cube/scalasca_trace.cube', ['--stat', 'testdata/statfile/scalasca.stat']],
     ['cubex-bgpBT', 'testdata/cubex/cube3to4_scalasca-bgpBT_experiment1.cubex', []],
     ['cubex-derived', 'testdata/cubex/cubederive_scorep-1.1_profile.cubex', []],
     ['cubex-call-tree-test', 'testdata/cubex/scorep-8.4_call_tree_test.cubex', []],
     ['cubex-minimal', 'testdata/cubex/mkcubex_minimal.cubex', []],
 ];
+
+// the pages whose topology display (tool bar, mouse, menu) is checked
+const TOPOLOGY_PAGES = ['bgpBT-topologies', 'topology'];
 
 // the statistics: the pattern of a selected metric, and each pattern chosen
 // in the pattern list, drawn as a box plot with its instances listed
@@ -122,6 +127,8 @@ async function run(h, dir) {
         }
         h.ok(opened.errors.length === 0, `${label}: no console errors, page errors or requests outside the page`, opened.errors.slice(0, 6));
         await opened.page.close();
+        // the topology display, on a page of its own
+        if (TOPOLOGY_PAGES.includes(label)) await topologyChecks(h, pathToFileURL(out).href, file, label);
     }
     if (!process.env.BROWSER_ONLY || new RegExp(process.env.BROWSER_ONLY).test('source')) {
         try { await sourceCheck(h, dir); } catch (e) { h.fail('source: the source view', e); }
