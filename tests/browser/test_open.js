@@ -39,8 +39,8 @@ async function settle(view) {
 // the page's file and definitions against cube_dump's, then the call pane in
 // `modes`, the metric pane (every metric, absolute: dtypes and VOID metrics as
 // cube_dump combines them) and the system pane per thread in absolute and
-// peer percent
-async function openedChecks(h, view, file, label, modes = ['absolute', 'ownroot', 'metricroot']) {
+// peer percent (of `metric`, by default one checks.js picks)
+async function openedChecks(h, view, file, label, modes = ['absolute', 'ownroot', 'metricroot'], metric = null) {
     const fc = new FileChecks(h, view, file, label);
     const d = fc.d = dumpDefs(h, file);
     const defs = fc.defs = await view.defs();
@@ -62,7 +62,7 @@ async function openedChecks(h, view, file, label, modes = ['absolute', 'ownroot'
     });
     h.ok(topoBad.length === 0, `${label}: the topologies and their coordinates as cube_dump lists them (${defs.topologies.length})`, topoBad.slice(0, 4));
 
-    const m = pickMetric(d), mname = d.metrics[m].uniq_name;
+    const m = metric ? d.metrics.findIndex((x) => x.uniq_name === metric) : pickMetric(d), mname = d.metrics[m].uniq_name;
     const deep = pickDeep(d);
     await fc.step('select the metric', () => view.select('metric', m));
     await fc.step('reveal a deep call path', () => view.reveal('call', deep));
@@ -144,9 +144,9 @@ async function run(h, dir) {
     const minmax = 'testdata/views/minmax.cube', kojak = 'testdata/cube/kojak-expert_ctest-pomp.cube';
 
     // --- every CUBE 3 file of the embedded pages, opened in a page of another one
-    if (wanted('open-cube3')) {
-        for (const file of CUBE3) {
-            const label = 'open-cube3 ' + path.basename(file);
+    for (const file of CUBE3) {
+        const label = 'open-cube3 ' + path.basename(file);
+        if (wanted(label)) {
             const baseFile = file === minmax ? kojak : minmax;
             let opened;
             try {
@@ -243,6 +243,15 @@ async function run(h, dir) {
                 h.ok(d.stat && d.stat.patterns.length > 0 && /scalasca_trace/.test(await title(view)),
                     'open-page: the opened page keeps its experiment\'s name and its statistics', [`title '${await title(view)}'`]);
             }
+
+            // thread ids out of definition order: a row's i-th value belongs to
+            // the thread with the i-th smallest id (minmax.cube's ids 0 1 2 as 7 3 5)
+            const permuted = path.join(dir, 'minmax-thread-ids.cube');
+            const ids = { 0: 7, 1: 3, 2: 5 };
+            fs.writeFileSync(permuted, fs.readFileSync(minmax, 'utf8').replace(/<thread Id="(\d)">/g, (all, i) => `<thread Id="${ids[i]}">`));
+            load = await choose(view, permuted);
+            if (h.ok(load.state === 'done', 'open-thread-ids: minmax.cube with its thread ids permuted opens', [JSON.stringify(load)]))
+                await openedChecks(h, view, permuted, 'open-thread-ids', ['absolute'], 'max_t');
 
             // malformed and unsupported files
             const truncated = path.join(dir, 'truncated.cube');
