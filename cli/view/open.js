@@ -61,7 +61,7 @@
   function decodeText(bytes) {
     const head = new TextDecoder('latin1').decode(bytes.subarray(0, 200));
     const m = /^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head);
-    let label = m ? m[1] : 'utf-8';
+    const label = m ? m[1] : 'utf-8';
     let decoder;
     try { decoder = new TextDecoder(label, {fatal: true}); } catch (e) { fail('unknown character encoding "' + label + '" in the XML declaration'); }
     try { return decoder.decode(bytes); } catch (e) {
@@ -369,24 +369,29 @@
   async function openMain(file) {
     window.cubeViewLoad = {state: 'loading', file: file.name, message: '', external: false};
     message('Opening ' + file.name + '\u2026', 'loading');
-    let read;
+    let json;
     try {
-      read = await readFile(file);
+      const read = await readFile(file);
       if (!template) fail('the page cannot be written anew (its template is missing)');
+      const data = read.data;
+      /* a page keeps the name of its experiment */
+      if (read.kind !== 'page' || !data.file) data.file = file.name;
+      data.opened = {file: file.name, kind: read.kind};
+      /* the external file stays open for the new experiment */
+      const ui = current();
+      if (ui && ui.defs.external) data.external = ui.defs.external;
+      json = JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      /* decoded once here (the model adds to the data: after it was written out), so
+       * that data that cannot be shown is refused before the page shown is replaced */
+      try { await CubeModel.open(data, {}).ready; } catch (e) {
+        fail('its data cannot be shown (' + (e && e.message ? e.message : e) + ')');
+      }
     } catch (e) {
       const text = 'Cannot open ' + file.name + ': ' + describeError(e);
       window.cubeViewLoad = {state: 'error', file: file.name, message: text, external: false};
       message(text, 'error');
       return;
     }
-    const data = read.data;
-    /* a page keeps the name of its experiment */
-    if (read.kind !== 'page' || !data.file) data.file = file.name;
-    data.opened = {file: file.name, kind: read.kind};
-    /* the external file stays open for the new experiment */
-    const ui = current();
-    if (ui && ui.defs.external) data.external = ui.defs.external;
-    const json = JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
     const at = template.indexOf(MARK);
     const html = template.slice(0, at) + json + template.slice(at + MARK.length);
     document.open();

@@ -265,6 +265,9 @@ async function run(h, dir) {
             await refused(h, view, 'testdata/reader/reject-nan.cube', 'open-nan', ['finite']);
             await refused(h, view, 'testdata/reader/reject-root-foo.cube', 'open-root-foo', ['<cube>']);
             await refused(h, view, 'testdata/cubex/mkcubex_minimal.cubex', 'open-cubex', ['CUBE 4', 'run cube_view']);
+            const badPage = path.join(dir, 'bad-values.html');
+            fs.writeFileSync(badPage, fs.readFileSync(tracePage, 'utf8').replace(/"encoding":"deflate","cnodes":"[^"]*"/, '"encoding":"deflate","cnodes":"AAAA"'));
+            await refused(h, view, badPage, 'open-bad-page', ['its data cannot be shown']);
             const badGz = path.join(dir, 'bad.cube.gz');
             fs.writeFileSync(badGz, zlib.gzipSync(whole).subarray(0, 2000));
             await refused(h, view, badGz, 'open-bad-gzip', ['gzip']);
