@@ -444,6 +444,50 @@
     await setExternal(null);
   }
 
+  /* The page as it is shown, drawn into a PNG image: its markup and style sheet in an
+   * SVG foreignObject, which the browser draws onto a canvas.  What the markup does not
+   * hold is carried over: the chosen options, typed text and scroll positions. */
+  async function screenshot() {
+    const w = document.documentElement.clientWidth, h = document.documentElement.clientHeight;
+    const body = document.body.cloneNode(true);
+    const from = document.body.querySelectorAll('select, input, .tree-box, .topo-box, #source, #stat');
+    const to = body.querySelectorAll('select, input, .tree-box, .topo-box, #source, #stat');
+    from.forEach(function (e, i) {
+      const c = to[i];
+      if (e.localName === 'select') { const o = c.options[e.selectedIndex]; if (o) o.setAttribute('selected', ''); }
+      else if (e.localName === 'input') { if (e.type !== 'file') c.setAttribute('value', e.value); }
+      else if (e.scrollTop || e.scrollLeft) {
+        c.style.overflow = 'hidden';
+        if (c.firstElementChild) c.firstElementChild.style.transform = 'translate(' + -e.scrollLeft + 'px,' + -e.scrollTop + 'px)';
+      }
+    });
+    for (const x of body.querySelectorAll('script, #file-menu-items, #open-message')) x.remove();
+    const css = Array.from(document.querySelectorAll('style')).map(function (x) { return x.textContent; }).join('\n');
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="' + w + '" height="' + h + '"><foreignObject width="100%" height="100%">' +
+      '<html xmlns="http://www.w3.org/1999/xhtml"><head><style>' + css.replace(/&/g, '&amp;').replace(/</g, '&lt;') + '<' + '/style></head>' +
+      new XMLSerializer().serializeToString(body) + '</html></foreignObject></svg>';
+    const img = new Image();
+    await new Promise(function (resolve, reject) {
+      img.onload = resolve;
+      img.onerror = function () { reject(new Error('the browser could not draw the page')); };
+      img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
+    });
+    const canvas = document.createElement('canvas');
+    canvas.width = w;
+    canvas.height = h;
+    canvas.getContext('2d').drawImage(img, 0, 0);
+    const blob = await new Promise(function (resolve) { canvas.toBlob(resolve, 'image/png'); });
+    if (!blob) throw new Error('the browser made no PNG image');
+    const ui = current();
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = 'cube_view-' + ((ui && ui.defs.file) || 'page').replace(/[^A-Za-z0-9_.-]+/g, '_') + '.png';
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(a.href); }, 60000);
+  }
+
   function updateMenu() {
     const items = document.getElementById('file-menu-items');
     const ui = current();
@@ -475,6 +519,7 @@
     if (name === 'open') document.getElementById('open-file').click();
     else if (name === 'open-external') document.getElementById('open-external').click();
     else if (name === 'close-external') closeExternal();
+    else if (name === 'screenshot') screenshot().catch(function (e) { message('Screenshot: ' + e.message, 'error'); });
     /* the page's own experiment: the page is loaded again from where it came */
     else if (name === 'close') location.reload();
   }

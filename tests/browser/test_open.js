@@ -230,6 +230,19 @@ async function run(h, dir) {
                     'open-external: File > Close external disables the external mode and the pane returns to absolute', [`mode ${mode}`]);
             }
 
+            // File > Screenshot: the page as shown, a PNG image of the window's size
+            await view.page.click('#file-button');
+            const [download] = await Promise.all([view.page.waitForEvent('download'), view.page.click('#file-menu-items [data-action="screenshot"]')]);
+            const png = path.join(h.shots, 'open-screenshot-item.png');
+            await download.saveAs(png);
+            const img = fs.readFileSync(png);
+            const size = await view.page.evaluate(() => [document.documentElement.clientWidth, document.documentElement.clientHeight]);
+            h.ok(img.subarray(1, 4).toString() === 'PNG' && img.readUInt32BE(16) === size[0] && img.readUInt32BE(20) === size[1] &&
+                img.length > 20000 && /^cube_view-scorep-1\.1_profile\.cube\.png$/.test(download.suggestedFilename()),
+            'open-screenshot: File > Screenshot saves the page as a PNG image of the window\'s size, named after the experiment',
+            [`${download.suggestedFilename()}: ${img.length} bytes, ${img.subarray(1, 4)} ${img.length > 24 ? img.readUInt32BE(16) + 'x' + img.readUInt32BE(20) : ''}, window ${size.join('x')}`]);
+            h.note('screenshot ' + png);
+
             // a page written by cube_view (with the statistics it carries), opened by Ctrl+O
             const trace = 'testdata/cube/scalasca_trace.cube';
             const tracePage = page('trace-stat', trace, ['--stat', 'testdata/statfile/scalasca.stat']);
