@@ -230,7 +230,7 @@ $(BUILD)/bin/cube_linktest: $(BUILD)/obj/cli/cube_linktest.o $(LINKTEST_SVG_OBJ)
 BUILD_CC   ?= cc
 EMBED_BIN  := $(BUILD)/host/embed
 VIEW_FILES := cli/view/page.html cli/view/view.css cli/view/model.js \
-              $(sort $(wildcard cli/view/ui*.js))
+              $(sort $(wildcard cli/view/ui*.js)) cli/view/open.js
 VIEW_ASSETS_C := $(BUILD)/gen/view_assets.c
 VIEW_OBJ   := $(BUILD)/obj/cli/view_page.o $(BUILD)/obj/cli/view_serve.o \
               $(BUILD)/obj/gen/view_assets.o

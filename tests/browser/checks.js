@@ -816,4 +816,4 @@ function sameColour(a, b) {
     return x.length === 3 && y.length === 3 && x.every((c, i) => Math.abs(c - y[i]) <= 3);
 }
 
-module.exports = { FileChecks, MODES, expectedColour, dumpDefs };
+module.exports = { FileChecks, MODES, expectedColour, dumpDefs, structureMatches, pickMetric, pickDeep, hasChildren };

@@ -1,7 +1,8 @@
 'use strict';
 // make check-browser: node tests/browser/run.js BUILD_DIR
-// Runs the embedded-page tests (test_view.js) and the served-mode tests
-// (test_serve.js) in one headless Chromium; prints "ok - ..." /
+// Runs the embedded-page tests (test_view.js), the served-mode tests
+// (test_serve.js) and those of files opened in a page (test_open.js) in one
+// headless Chromium; prints "ok - ..." /
 // "not ok - ..." and the summary "N passed, N failed, N skipped", writes the
 // same and the details to BUILD_DIR/check-browser.log and the screenshots to
 // BUILD_DIR/screenshots/; exits 1 when a check failed or none ran.
@@ -20,7 +21,7 @@ async function main() {
     let ok = false;
     try {
         await h.launch();
-        for (const t of ['./test_view', './test_serve']) {
+        for (const t of ['./test_view', './test_serve', './test_open']) {
             try {
                 await require(t).run(h, dir);
             } catch (e) {
