@@ -295,7 +295,12 @@ async function hidingChecks(fc, m, root) {
         const hid0 = hiddenBy(inc, l0, th);
         await check(`dynamic hiding below ${th.toFixed(3)}%: the call paths below it are hidden (${all.length - visibleWant(hid0).length} of ${all.length}), each parent shows its exclusive value + its hidden children's inclusive values`, inc, exc, l0, hid0);
         await v.shot(h, `${fc.label}-dynamic-hiding`);
-        if (other < 0) { h.skip(fc.name('hiding after a selection change'), 'no second metric with values'); return; }
+        if (other < 0) {
+            h.skip(fc.name('hiding after a selection change'), 'no second metric with values');
+            // the later steps expect every call path shown
+            await fc.menu('call', root, 'no-hiding');
+            return;
+        }
         // a selection change: dynamic hiding recomputes with the new values
         await v.select('metric', other);
         how = defs.metrics[other].combine || 'sum';
