@@ -8,6 +8,7 @@ TRACE=testdata/cube/scalasca_trace.cube
 BGP=testdata/cube/scalasca-bgpBT_experiment1.cube
 MINMAX=testdata/views/minmax.cube
 CUBEX=testdata/cubex/scorep-9.0dev_time-p4-n2000-x1-r0_profile.cubex
+VALUES=testdata/cubex/cubelib-4.8.2_cube-values_example.cubex
 
 # the data of a page as JSON on stdout
 cat >"$TMP/data.py" <<'EOF'
@@ -20,7 +21,8 @@ json.dump(json.loads(m.group(1)), sys.stdout)
 EOF
 
 # the values of a page equal cube_dump -s json's (metric-inclusive,
-# call-exclusive, per thread), every metric, every call path and thread
+# call-exclusive, per thread), every metric, every call path and thread;
+# the components of COMPLEX, RATE and TAU_ATOMIC values give those numbers
 cat >"$TMP/values.py" <<'EOF'
 import base64, json, math, struct, sys, zlib
 d = json.load(open(sys.argv[1]))
@@ -37,6 +39,17 @@ for mi, v in d["values"].items():
     vals = struct.unpack("<%dd" % (len(data) // 8), data)
     assert len(vals) == len(rows) * nt, (mi, len(vals), len(rows), nt)
     table[int(mi)] = {r: vals[k * nt:(k + 1) * nt] for k, r in enumerate(rows)}
+    dtype = d["metrics"][int(mi)]["dtype"]
+    assert ("components" in v) == (dtype in ("COMPLEX", "RATE", "TAU_ATOMIC")), (mi, dtype)
+    if "components" in v:
+        comp = zlib.decompress(base64.b64decode(v["components"]))
+        comp = struct.unpack("<%dd" % (len(comp) // 8), comp)
+        assert len(comp) == 2 * len(vals), (mi, len(comp), len(vals))
+        for k, x in enumerate(vals):
+            a, b = comp[2 * k], comp[2 * k + 1]
+            n = (math.sqrt(a * a + b * b) if dtype == "COMPLEX" else
+                 (a / b if b else 0.0) if dtype == "RATE" else (b / a if a else 0.0))
+            assert n == x, (mi, k, a, b, n, x)
 checked = 0
 for row in dump:
     m = index[row["metric"]]
@@ -58,7 +71,7 @@ assert checked > 0
 print(checked)
 EOF
 
-for f in "$TRACE" "$MINMAX" "$CUBEX"; do
+for f in "$TRACE" "$MINMAX" "$VALUES" "$CUBEX"; do
     name=$(basename "$f")
     run cube_view -o "$TMP/page.html" "$f"
     expect_rc 0 "cube_view -o on $name exits 0"
