@@ -483,8 +483,9 @@ function testFormatColour() {
 }
 
 /* The served backend: cube_view --serve answers the pane queries, and the
- * same compute() gives the embedded numbers (within rounding). */
-async function testServed(file) {
+ * same compute() gives the embedded numbers (within rounding), for the
+ * first stored metric or for each metric named in `uniqs`. */
+async function testServed(file, uniqs) {
     const base = path.basename(file);
     if (typeof fetch !== 'function') {
         notOk(`${base}: served backend: this node has no fetch`);
@@ -511,9 +512,12 @@ async function testServed(file) {
         let queries = 0;
         const served = CubeModel.open(sdata, {token: u.searchParams.get('token'), base: u.origin,
                                               fetch: (q) => { queries++; return fetch(q); }});
-        const time = data.metrics.findIndex(x => x.kind === 'stored');
         const thread = data.system.findIndex(x => x.kind === 'thread');
         const process = data.system.findIndex(x => x.kind === 'process');
+        const machine = data.system.findIndex(x => x.kind === 'machine');
+        const ch = new Checker(`${base}: served compute() = embedded compute()` + (uniqs ? ` (${uniqs.join(', ')})` : ''));
+        for (const time of uniqs ? uniqs.map(u => data.metrics.findIndex(x => x.uniq === u))
+                                 : [data.metrics.findIndex(x => x.kind === 'stored')]) {
         const states = [
             {selection: {metric: [{id: time}], call: [{id: 0}]}},
             {selection: {metric: [{id: time, expanded: true}], call: [{id: 0, expanded: true}, {id: 1}]}, mode: {call: 'metricroot', system: 'peer'}},
@@ -523,8 +527,13 @@ async function testServed(file) {
             {order: ['metric', 'system', 'call'], selection: {metric: [{id: time}], system: [{id: process}, {id: thread}]}},
             {order: ['metric', 'system', 'call'], callTab: 'flat', selection: {metric: [{id: time, expanded: true}], system: [{id: process}]}},
             {order: ['system', 'call', 'metric'], selection: {system: [{id: 0}], call: [{id: 0}]}},
+            {order: ['metric', 'system', 'call'], selection: {metric: [{id: time}], system: [{id: machine}]}},
+            {order: ['metric', 'system', 'call'], callTab: 'flat', selection: {metric: [{id: time}], system: [{id: machine}]}},
+            {order: ['call', 'metric', 'system'], callTab: 'flat', selection: {metric: [{id: time}], flat: [{region: data.cnodes[0].region, part: 'incl'}]}},
+            {order: ['system', 'metric', 'call'], selection: {metric: [{id: time}], system: [{id: process}]}},
+            {order: ['call', 'system', 'metric'], selection: {call: [{id: 0, expanded: true}, {id: 1}], system: [{id: machine}]}},
+            {order: ['call', 'metric', 'system'], selection: {metric: [{id: time}], call: [{id: 0, expanded: true}, {id: 1}]}},
         ];
-        const ch = new Checker(`${base}: served compute() = embedded compute()`);
         for (const st of states) {
             const a = await embedded.compute(st), b = await served.compute(st);
             for (const p of ['metric', 'call', 'system'])
@@ -535,9 +544,14 @@ async function testServed(file) {
                             ch.cmp(`${JSON.stringify(st)} ${p}.${k}[${i}]`, Number.isNaN(a[p][k][i]) ? null : a[p][k][i], b[p][k][i], scale);
                     }
         }
+        }
         ch.report();
         const before = queries;
-        await served.compute(states[0]);
+        const again = {selection: {metric: [{id: data.metrics.findIndex(x => x.kind === 'stored')}], call: [{id: 0}]}};
+        await served.compute(again);
+        await served.compute(again);
+        queries = before;
+        await served.compute(again);
         if (queries === before) ok(`${base}: served answers are cached per query`);
         else notOk(`${base}: served answers are cached per query`, [`${queries - before} new queries`]);
     } catch (e) {
@@ -632,6 +646,8 @@ async function main() {
     if (!only.length || extra) {
         await testServed('testdata/cube/scorep-1.1_profile.cube');
         await testServed('testdata/cube/scalasca-bgpBT_experiment1.cube');
+        await testServed('testdata/cubex/cubelib-4.8.2_cube-values_example.cubex',
+                         ['RATE', 'TAU_ATOMIC', 'COMPLEX', 'UINT8', 'INT16', 'MAXDOUBLE']);
         await testPerformance();
     }
     console.log(`# ${checks} checks, ${failures} failed`);
