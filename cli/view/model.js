@@ -17,7 +17,9 @@
  *  - MAXDOUBLE values combine by maximum, MINDOUBLE by minimum, all others
  *    by sum (compensated, as the library sums); a call path without a row
  *    has no value of a maximum or minimum (NaN here) and 0 of a sum;
- *  - integer types narrower than 64 bits wrap modulo 2^bits;
+ *  - integer types narrower than 64 bits wrap modulo 2^bits (over all
+ *    threads too, but not where a process, node or machine adds its
+ *    threads' values);
  *  - COMPLEX, RATE and TAU_ATOMIC values combine by their components
  *    (re, im; main value, duration; count, sum) where the page carries
  *    them: along the call tree, over all threads, over all call paths and
@@ -914,7 +916,7 @@ var CubeModel = (function () {
             excl[i] = componentNumber(kind, a[i], b[i]);
             incl[i] = componentNumber(kind, ia[i], ib[i]);
         }
-        return {sum: excl, comp: new Float64Array(n), has: has, w: w, how: SUM, m: m,
+        return {sum: excl, comp: null, has: has, w: w, how: SUM, m: m,
                 excl: excl, incl: incl, kind: kind, a: a, b: b};
     };
 
