@@ -403,6 +403,12 @@ typedef struct {
     cube_view *root_aggr; /* the root metric, inclusive: the metric root */
     cube_view *sel_aggr;  /* the metric summed over threads: the metric selection */
     cube_flat *flat;      /* -r */
+    /* per thread, for a metric whose values do not combine as numbers
+     * (cube_metric_combines_numbers): the values printed over all threads
+     * as -t aggr prints them (and their flat profile with -r), the
+     * references of the call tree's (flat view's) value over all threads */
+    cube_view *main_aggr;
+    cube_flat *flat_aggr;
     double metric_root, metric_selection, external_root;
     double root;            /* --threshold: the metric's value over everything */
     double *thread_totals;  /* per thread, over all call paths (not aggregated) */
@@ -436,7 +442,9 @@ static void plan_free(plan *p)
         cube_view_free(m->incl_aggr);
         cube_view_free(m->root_aggr);
         cube_view_free(m->sel_aggr);
+        cube_view_free(m->main_aggr);
         cube_flat_free(m->flat);
+        cube_flat_free(m->flat_aggr);
         free(m->thread_totals);
         if (m->item_totals != m->thread_totals)
             free(m->item_totals);
@@ -457,6 +465,15 @@ static int needs_incl_aggr(const options *o)
         return 0;
     return (o->aggregate && o->mode == CUBE_MODE_OWN_ROOT_PERCENT) ||
            (!o->aggregate && o->mode == CUBE_MODE_CALL_ROOT_PERCENT);
+}
+
+/* Per thread, a reference that is a call path's (region part's) value
+ * over all threads: the call selection, and the flat view's call root. */
+static int needs_main_aggr(const options *o, const cube_metric *met)
+{
+    return !o->aggregate && !cube_metric_combines_numbers(met) &&
+           (o->mode == CUBE_MODE_CALL_SELECTION_PERCENT ||
+            (o->flat && o->mode == CUBE_MODE_CALL_ROOT_PERCENT));
 }
 
 static const cube_metric *root_metric(const cube_metric *m)
@@ -727,6 +744,12 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
             if (!m->incl_aggr)
                 return view_error(p, st.message);
         }
+        if (needs_main_aggr(o, m->met)) {
+            m->main_aggr = cube_view_create(defs, m->met, o->metric_flavour, main_call,
+                                            CUBE_VIEW_AGGREGATE, &st);
+            if (!m->main_aggr)
+                return view_error(p, st.message);
+        }
         if (o->mode != CUBE_MODE_ABSOLUTE) {
             m->sel_aggr = cube_view_create(defs, m->met, o->metric_flavour, CUBE_CALL_EXCLUSIVE,
                                            CUBE_VIEW_AGGREGATE, &st);
@@ -754,9 +777,10 @@ static int plan_init(plan *p, const options *o, const cube_t *defs, const char *
             const cube_metric *met = cube_get_metric(defs, mi);
             p->feed_start[mi] = k;
             for (size_t i = 0; i < n; i++) {
-                cube_view *views[4] = {p->metrics[i].main, p->metrics[i].incl_aggr,
-                                       p->metrics[i].root_aggr, p->metrics[i].sel_aggr};
-                for (int v = 0; v < 4; v++)
+                cube_view *views[5] = {p->metrics[i].main, p->metrics[i].incl_aggr,
+                                       p->metrics[i].root_aggr, p->metrics[i].sel_aggr,
+                                       p->metrics[i].main_aggr};
+                for (int v = 0; v < 5; v++)
                     if (views[v] && cube_view_wants(views[v], met)) {
                         if (pass)
                             p->feed[k] = views[v];
@@ -802,14 +826,16 @@ static int plan_finish(plan *p, const double *external_totals)
     size_t nmach = cube_num_machines(p->defs);
     for (size_t i = 0; i < p->num_metrics; i++) {
         metric_plan *m = &p->metrics[i];
-        cube_view *views[4] = {m->main, m->incl_aggr, m->root_aggr, m->sel_aggr};
-        for (int v = 0; v < 4; v++)
+        cube_view *views[5] = {m->main, m->incl_aggr, m->root_aggr, m->sel_aggr, m->main_aggr};
+        for (int v = 0; v < 5; v++)
             if (views[v] && cube_view_finish(views[v]) != 0)
                 return view_error(p, cube_view_error(views[v]));
         cube_status st;
         if (o->flat) {
             m->flat = cube_flat_create(m->main, &st);
             if (!m->flat)
+                return view_error(p, st.message);
+            if (m->main_aggr && !(m->flat_aggr = cube_flat_create(m->main_aggr, &st)))
                 return view_error(p, st.message);
         }
         m->metric_root = m->metric_selection = m->external_root = m->root = NAN;
@@ -1148,6 +1174,7 @@ typedef struct {
     double *none;       /* the row of "nothing contributed" */
     double *group;      /* per process, node or machine (by level index) */
     double *peers;      /* room for the peers of the modes */
+    double over_all;    /* the value over all threads (main_aggr), or NaN */
     row_refs refs;
 } slot;
 
@@ -1234,6 +1261,10 @@ static void slots_prepare(const printer *pr)
         slot *s = &pr->slots[k];
         combine_group(p, s->how, s->row, s->group);
         compute_row_refs(p, s->how, s->row, w, s->group, s->peers, &s->refs);
+        /* the call tree's value over all threads, not the threads' values
+         * combined, where these differ */
+        if (p->o->mode == CUBE_MODE_CALL_SELECTION_PERCENT && !isnan(s->over_all))
+            s->refs.sum = s->over_all;
     }
 }
 
@@ -1425,6 +1456,7 @@ static int print_calltree_rows(const plan *p, cli_table *t, size_t first, size_t
                 s->row = s->none;
             s->refs.call_root =
                 s->m->incl_aggr ? cube_view_value(s->m->incl_aggr, e->root, 0) : NAN;
+            s->over_all = s->m->main_aggr ? cube_view_value(s->m->main_aggr, e->cnode, 0) : NAN;
             if (!keep && !slot_below(p, s))
                 keep = 1;
         }
@@ -1458,10 +1490,14 @@ static int print_flat_rows(const plan *p, cli_table *t, size_t first, size_t cou
             s->row = cube_flat_row(s->m->flat, reg, parts[k % 3]);
             if (!s->row)
                 s->row = s->none;
+            s->over_all = s->m->flat_aggr ? cube_flat_value(s->m->flat_aggr, reg, parts[k % 3], 0)
+                                          : NAN;
         }
         for (size_t k = 0; k < pr.num_slots; k += 3) {
             /* the flat view's root of every part is the collapsed region */
-            double root = cube_combine_values(pr.slots[k].how, pr.slots[k + 1].row, w);
+            double root = pr.slots[k].m->flat_aggr
+                              ? pr.slots[k + 1].over_all
+                              : cube_combine_values(pr.slots[k].how, pr.slots[k + 1].row, w);
             for (int j = 0; j < 3; j++)
                 pr.slots[k + (size_t)j].refs.call_root = root;
             /* the threshold looks at the exclusive value, the first shown */

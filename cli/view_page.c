@@ -533,13 +533,60 @@ static void write_topologies(FILE *fp, const cube_t *c, const view_system_map *x
     fputc(']', fp);
 }
 
+/* The components a page needs of a value of a COMPLEX, RATE or
+ * TAU_ATOMIC metric, which the page combines itself: its number depends
+ * on two of them (real and imaginary part; main value and duration;
+ * TAU_ATOMIC's count and sum, not its minimum and maximum).  The
+ * positions of the two in the view's components, or -1 when the view
+ * keeps none. */
+static int page_components(const cube_view *v, size_t pick[2])
+{
+    size_t nc = cube_view_num_components(v);
+    if (nc == 2) {
+        pick[0] = 0;
+        pick[1] = 1;
+        return 0;
+    }
+    if (nc == 5) {
+        pick[0] = 0;
+        pick[1] = 3;
+        return 0;
+    }
+    return -1;
+}
+
+/* ,"components":"..." of a view that keeps components: per call path
+ * with a row and per thread the two components page_components picks,
+ * as float64, in the order of "data".  0 or -1 (deflate failed). */
+static int write_components(FILE *fp, packer *p, const cube_t *c, const cube_view *v)
+{
+    size_t pick[2];
+    if (page_components(v, pick) != 0)
+        return 0;
+    size_t ncn = cube_num_cnodes(c), width = cube_view_width(v), nc = cube_view_num_components(v);
+    packer_reset(p);
+    fputs("\",\"components\":\"", fp);
+    for (size_t i = 0; i < ncn; i++) {
+        const double *comp = cube_view_components(v, cube_get_cnode(c, i));
+        if (!comp)
+            continue;
+        for (size_t t = 0; t < width; t++) {
+            packer_double(p, comp[t * nc + pick[0]]);
+            packer_double(p, comp[t * nc + pick[1]]);
+        }
+    }
+    return packer_finish(p);
+}
+
 /* One metric's values: metric-inclusive, call-exclusive, per thread, the
  * call paths with a row; a maximum or minimum nothing contributed to
- * (cube_combine_neutral) as NaN. */
+ * (cube_combine_neutral) as NaN; the components of COMPLEX, RATE and
+ * TAU_ATOMIC values (write_components). */
 static int write_metric_values(FILE *fp, const cube_t *c, const cube_metric *m, int *first)
 {
     cube_status st;
-    cube_view *v = cube_view_compute(c, m, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE, 0, &st);
+    cube_view *v = cube_view_compute(c, m, CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE,
+                                     CUBE_VIEW_COMPONENTS, &st);
     if (!v) {
         cli_error("metric '%s': %s", cube_metric_uniq_name(m), st.message);
         return -1;
@@ -574,7 +621,7 @@ static int write_metric_values(FILE *fp, const cube_t *c, const cube_metric *m, 
             packer_double(p, how != CUBE_COMBINE_SUM && d == neutral ? NAN : d);
         }
     }
-    if (packer_finish(p) != 0)
+    if (packer_finish(p) != 0 || write_components(fp, p, c, v) != 0)
         rc = -1;
     deflateEnd(&p->z);
     free(p);

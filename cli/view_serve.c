@@ -67,6 +67,15 @@ typedef struct {
     double *agg[2][2];     /* per call path over all threads, as view[][] */
     unsigned char failed[2]; /* a view of this metric flavour cannot be made (derived) */
     unsigned char same;      /* no child metrics: flavour 1 is flavour 0 (kept once) */
+    /* A metric whose values over all threads are not its threads' values
+     * combined (cube_metric_combines_numbers: COMPLEX, RATE, TAU_ATOMIC,
+     * narrow integers): the aggregated views, what the call tree and the
+     * flat view show with no system selection on their left (cube_dump
+     * -t aggr), as view[][] and flat[]; NULL for every other metric. */
+    unsigned char apart;
+    cube_view *all_view[2][2];
+    cube_flat *all_flat[2];
+    double *all[2][2]; /* per call path, all_view[][]'s values */
 } metric_cache;
 
 typedef struct {
@@ -88,34 +97,51 @@ typedef struct {
  * The caches.
  * ------------------------------------------------------------------------ */
 
-static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
+/* The view of metric m in metric flavour mflav, call-exclusive or
+ * call-inclusive, per thread (flags 0: view[][]) or aggregated
+ * (CUBE_VIEW_AGGREGATE: all_view[][]), computed when first needed. */
+static const cube_view *cached_view(server *s, size_t m, int mflav, int excl, unsigned flags)
 {
     metric_cache *mc = &s->cache[m];
     mflav = mc->same ? 0 : mflav;
     if (mc->failed[mflav])
         return NULL;
-    if (!mc->view[mflav][excl]) {
+    cube_view **v = flags ? &mc->all_view[mflav][excl] : &mc->view[mflav][excl];
+    if (!*v) {
         cube_status st;
-        mc->view[mflav][excl] = cube_view_compute(
-            s->c, cube_get_metric(s->c, m), mflav ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
-            excl ? CUBE_CALL_EXCLUSIVE : CUBE_CALL_INCLUSIVE, 0, &st);
-        if (!mc->view[mflav][excl])
+        *v = cube_view_compute(s->c, cube_get_metric(s->c, m),
+                               mflav ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
+                               excl ? CUBE_CALL_EXCLUSIVE : CUBE_CALL_INCLUSIVE, flags, &st);
+        if (!*v)
             mc->failed[mflav] = 1;
     }
-    return mc->view[mflav][excl];
+    return *v;
+}
+
+static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
+{
+    return cached_view(s, m, mflav, excl, 0);
+}
+
+/* The flat profile of the call-exclusive view cached_view gives (flat[]
+ * or all_flat[]). */
+static const cube_flat *cached_flat(server *s, size_t m, int mflav, unsigned flags)
+{
+    metric_cache *mc = &s->cache[m];
+    mflav = mc->same ? 0 : mflav;
+    cube_flat **f = flags ? &mc->all_flat[mflav] : &mc->flat[mflav];
+    if (!*f) {
+        const cube_view *v = cached_view(s, m, mflav, 1, flags);
+        cube_status st;
+        if (v)
+            *f = cube_flat_create(v, &st);
+    }
+    return *f;
 }
 
 static const cube_flat *get_flat(server *s, size_t m, int mflav)
 {
-    metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    if (!mc->flat[mflav]) {
-        const cube_view *v = get_view(s, m, mflav, 1);
-        cube_status st;
-        if (v)
-            mc->flat[mflav] = cube_flat_create(v, &st);
-    }
-    return mc->flat[mflav];
+    return cached_flat(s, m, mflav, 0);
 }
 
 static const double *get_total(server *s, size_t m, int mflav)
@@ -159,6 +185,43 @@ static const double *get_agg(server *s, size_t m, int mflav, int excl)
     return mc->agg[mflav][excl];
 }
 
+/* The aggregated view of a metric that is apart (metric_cache). */
+static const cube_view *get_all_view(server *s, size_t m, int mflav, int excl)
+{
+    return cached_view(s, m, mflav, excl, CUBE_VIEW_AGGREGATE);
+}
+
+/* The flat profile over all threads: of the aggregated view of a metric
+ * that is apart, else the per-thread one (whose rows the caller
+ * combines). */
+static const cube_flat *get_all_flat(server *s, size_t m, int mflav)
+{
+    return cached_flat(s, m, mflav, s->cache[m].apart ? CUBE_VIEW_AGGREGATE : 0);
+}
+
+/* Per call path, the value over all threads that the call tree shows
+ * with no system selection on its left: the threads' values combined
+ * (get_agg), or the aggregated view's for a metric that is apart. */
+static const double *get_all(server *s, size_t m, int mflav, int excl)
+{
+    metric_cache *mc = &s->cache[m];
+    if (!mc->apart)
+        return get_agg(s, m, mflav, excl);
+    mflav = mc->same ? 0 : mflav;
+    if (!mc->all[mflav][excl]) {
+        const cube_view *v = get_all_view(s, m, mflav, excl);
+        if (!v)
+            return NULL;
+        double *a = malloc((s->nc + 1) * sizeof *a);
+        if (!a)
+            return NULL;
+        for (size_t i = 0; i < s->nc; i++)
+            a[i] = cube_view_value(v, cube_get_cnode(s->c, i), 0);
+        mc->all[mflav][excl] = a;
+    }
+    return mc->all[mflav][excl];
+}
+
 /* Everything a query can need, computed before the first one: the views
  * of every metric in both flavours along both trees, their flat profiles,
  * totals and sums over all threads.  Each (metric, metric flavour) is a
@@ -189,13 +252,19 @@ static void *precompute_worker(void *arg)
         get_agg(s, m, f, 1);
         get_flat(s, m, f);
         get_total(s, m, f);
+        get_all(s, m, f, 0);
+        get_all(s, m, f, 1);
+        get_all_flat(s, m, f);
     }
 }
 
 static void precompute(server *s)
 {
-    for (size_t m = 0; m < s->nm; m++)
-        s->cache[m].same = cube_metric_num_children(cube_get_metric(s->c, m)) == 0;
+    for (size_t m = 0; m < s->nm; m++) {
+        const cube_metric *met = cube_get_metric(s->c, m);
+        s->cache[m].same = cube_metric_num_children(met) == 0;
+        s->cache[m].apart = !cube_metric_combines_numbers(met);
+    }
     precompute_jobs jobs = {s, PTHREAD_MUTEX_INITIALIZER, 0};
     pthread_t worker[WORKERS_MAX];
     size_t want = s->ways, started = 0;
@@ -221,6 +290,11 @@ static void free_caches(server *s)
             free(s->cache[m].total[f]);
             free(s->cache[m].agg[f][0]);
             free(s->cache[m].agg[f][1]);
+            cube_flat_free(s->cache[m].all_flat[f]);
+            for (int e = 0; e < 2; e++) {
+                cube_view_free(s->cache[m].all_view[f][e]);
+                free(s->cache[m].all[f][e]);
+            }
         }
     }
     free(s->cache);
@@ -600,6 +674,30 @@ static int over_calls(server *s, const query *q, size_t m, int mflav, double *ou
             out[t] = combine2(how, out[t], row[t]);
     }
     return 0;
+}
+
+/* Metric m (flavour mflav), which is apart (metric_cache), over the call
+ * selection and all threads: each selected call path's (region part's)
+ * value over all threads as the call tree (flat view) shows it, added up
+ * (such metrics combine by sum).  NaN when the metric has no values. */
+static double over_calls_all(server *s, const query *q, size_t m, int mflav)
+{
+    double acc = 0;
+    for (size_t k = 0; k < q->nsel[DIM_CALL]; k++) {
+        const selection *sel = &q->sel[DIM_CALL][k];
+        if (q->flat_sel) {
+            const cube_flat *f = get_all_flat(s, m, mflav);
+            if (!f)
+                return NAN;
+            acc += cube_flat_value(f, cube_get_region(s->c, sel->id), flat_parts[sel->part], 0);
+        } else {
+            const double *a = get_all(s, m, mflav, sel->part);
+            if (!a)
+                return NAN;
+            acc += a[sel->id];
+        }
+    }
+    return acc;
 }
 
 /* The threads' values `vec` combined over the system selection, or over
@@ -988,9 +1086,12 @@ static int pane_metric(server *s, const query *q, answer *ans, double *vec, syst
     for (size_t m = 0; m < s->nm; m++) {
         cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
         for (int f = 0; f < 2; f++) {
-            ans->a[f][m] = over_calls(s, q, m, f, vec) != 0
-                               ? NAN
-                               : defined(how, over_system(s, q, how, vec, sums, NAN));
+            if (s->cache[m].apart && left_of_pane(q, DIM_CALL) && !left_of_pane(q, DIM_SYSTEM))
+                ans->a[f][m] = over_calls_all(s, q, m, f);
+            else
+                ans->a[f][m] = over_calls(s, q, m, f, vec) != 0
+                                   ? NAN
+                                   : defined(how, over_system(s, q, how, vec, sums, NAN));
         }
     }
     return 0;
@@ -1123,7 +1224,7 @@ static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
                 else if (!row)
                     val = defined(how, neutral);
                 else if (!left_of_pane(q, DIM_SYSTEM))
-                    val = defined(how, cube_combine_values(how, row, s->nt));
+                    val = defined(how, cube_combine_values(how, row, f ? cube_flat_width(f) : s->nt));
                 else
                     val = defined(how, over_system(s, q, how, row, &j->sums[w],
                                                    whole ? whole[i] : NAN));
@@ -1174,9 +1275,14 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
             size_t m = q->sel[DIM_METRIC][k].id;
             int mflav = q->sel[DIM_METRIC][k].part;
             j.how[k] = cube_metric_combine(cube_get_metric(s->c, m));
+            /* over all threads the values the call tree shows, for the
+             * whole system selected its threads' values combined */
             if (q->flat)
-                j.flat[p * nsel + k] = get_flat(s, m, mflav);
-            else if (!left_of_pane(q, DIM_SYSTEM) || sums->all)
+                j.flat[p * nsel + k] = left_of_pane(q, DIM_SYSTEM) ? get_flat(s, m, mflav)
+                                                                   : get_all_flat(s, m, mflav);
+            else if (!left_of_pane(q, DIM_SYSTEM))
+                j.agg[p * nsel + k] = get_all(s, m, mflav, p);
+            else if (sums->all)
                 j.agg[p * nsel + k] = get_agg(s, m, mflav, p);
             if (!q->flat && !j.agg[p * nsel + k]) {
                 j.view[p * nsel + k] = get_view(s, m, mflav, p);

@@ -17,7 +17,17 @@
  *  - MAXDOUBLE values combine by maximum, MINDOUBLE by minimum, all others
  *    by sum (compensated, as the library sums); a call path without a row
  *    has no value of a maximum or minimum (NaN here) and 0 of a sum;
- *  - integer types narrower than 64 bits wrap modulo 2^bits;
+ *  - integer types narrower than 64 bits wrap modulo 2^bits (over all
+ *    threads too, but not where a process, node or machine adds its
+ *    threads' values);
+ *  - COMPLEX, RATE and TAU_ATOMIC values combine by their components
+ *    (re, im; main value, duration; count, sum) where the page carries
+ *    them: along the call tree, over all threads, over all call paths and
+ *    into a parent metric's exclusive value; the value shown is the
+ *    number of the combined components (|re, im|, main / duration,
+ *    sum / count).  Everything else combines their numbers: the flat
+ *    profile, processes, nodes and machines (and so a call pane right of
+ *    a system selection), several selected nodes;
  *  - processes, nodes and machines combine their threads; an expanded one
  *    has no value of its own (NaN, shown as "-");
  *  - a pane left of the metric pane has no values (NaN): it would add up
@@ -170,6 +180,19 @@ var CubeModel = (function () {
                 a[i] = wrap(a[i], bits, signed);
     }
 
+    /* The number of a value from its two components (cubex_value_number):
+     * kind 1 COMPLEX (re, im), 2 RATE (main value, duration), 3
+     * TAU_ATOMIC (count, sum). */
+    var COMPONENT_KINDS = {'COMPLEX': 1, 'RATE': 2, 'TAU_ATOMIC': 3};
+    var DBL_MAX = 1.7976931348623157e308;
+    function componentNumber(kind, a, b) {
+        if (kind === 1)
+            return Math.sqrt(a * a + b * b);
+        if (kind === 2)
+            return b !== 0 ? a / b : a > 0 ? DBL_MAX : a < 0 ? -DBL_MAX : 0;
+        return a !== 0 ? b / a : 0;
+    }
+
     /* A combiner: a compensated (Neumaier) sum, or a maximum or minimum of
      * the values that are not NaN; NaN when a maximum or minimum saw none. */
     function Combiner(how) {
@@ -282,9 +305,11 @@ var CubeModel = (function () {
         this.msigned = new Uint8Array(nM);
         this.mparts = [];
         this.mroot = new Int32Array(nM);
+        this.mkind = new Uint8Array(nM); /* COMPONENT_KINDS, 0 for others */
         for (i = 0; i < nM; i++) {
             var m = metrics[i];
             this.mcombine[i] = combineOf(m);
+            this.mkind[i] = COMPONENT_KINDS[m.dtype] || 0;
             var it = INT_TYPES[m.dtype];
             if (it) {
                 this.mbits[i] = it[0];
@@ -410,9 +435,14 @@ var CubeModel = (function () {
         var values = this.data.values || {}, out = {}, pending = [];
         Object.keys(values).forEach(function (k) {
             var v = values[k], b = {cnodes: base64Bytes(v.cnodes), data: base64Bytes(v.data)};
+            var fields = ['cnodes', 'data'];
+            if (v.components) {
+                b.components = base64Bytes(v.components);
+                fields.push('components');
+            }
             out[k] = b;
             if (v.encoding === 'deflate')
-                ['cnodes', 'data'].forEach(function (f) {
+                fields.forEach(function (f) {
                     pending.push(inflateBytes(b[f]).then(function (x) { b[f] = x; }));
                 });
             else if (v.encoding)
@@ -443,7 +473,12 @@ var CubeModel = (function () {
             for (var r = 0; r < cn.length; r++)
                 rowOf[cn[r]] = r;
             this.rowOf.push(rowOf);
-            this.rows.push({cnodes: cn, data: data});
+            /* the two components of each value, beside data */
+            var comp = v.components && this.mkind[m] ? decodeFloat64(v.components) : null;
+            if (comp && comp.length !== 2 * data.length)
+                throw new Error('values of metric ' + m + ': ' + comp.length + ' components for ' +
+                                data.length + ' values');
+            this.rows.push({cnodes: cn, data: data, comp: comp});
         }
         this.aggCache = [];
         this.totalCache = [];
@@ -606,7 +641,7 @@ var CubeModel = (function () {
 
     /* The metric pane: every metric's value over the call paths and
      * threads chosen on its left. */
-    Model.prototype.metricPane = function (cf, sf) {
+    Model.prototype.metricPane = function (cf, sf, state, leftCall) {
         var nM = this.nM, incl = new Float64Array(nM), excl = new Float64Array(nM), m, i;
         if (!cf && !sf) {
             /* nothing selected on the left: the totals as cube_dump's
@@ -648,7 +683,35 @@ var CubeModel = (function () {
             }
             excl[m] = bad ? NaN : wrap(k.result(), this.mbits[m], this.msigned[m]);
         }
+        /* values that combine by components or wrap: from their views,
+         * as the system pane combines them */
+        for (m = 0; m < nM; m++)
+            if (!this.isDerived(m) && !this.isVoid(m) && !this.combinesNumbers(m)) {
+                incl[m] = this.selectionValue({m: m, excl: false}, state, leftCall, sf);
+                excl[m] = this.mparts[m].length ? this.selectionValue({m: m, excl: true}, state, leftCall, sf)
+                                                 : incl[m];
+            }
         return {incl: incl, excl: excl};
+    };
+
+    /* Selected metric s's value over the call selection (leftCall) and
+     * the threads of sf (null: all), as the system pane combines them:
+     * over all threads from the aggregated view, else each thread's
+     * number combined with the weights of sf. */
+    Model.prototype.selectionValue = function (s, state, leftCall, sf) {
+        var v = this.view(s, !!sf);
+        if (!v)
+            return NaN;
+        var tv = this.threadValues(v, state, leftCall);
+        if (!sf)
+            return tv[0];
+        var k = new Combiner(v.how);
+        for (var t = 0; t < tv.length; t++) {
+            var g = v.how === SUM ? sf.w[t] : sf.mask[t];
+            if (g)
+                k.add(v.how === SUM && g !== 1 ? g * tv[t] : tv[t]);
+        }
+        return k.result();
     };
 
     /* Metric m's stored value combined over the call paths of cf and the
@@ -746,6 +809,8 @@ var CubeModel = (function () {
         var terms = this.metricTerms(s);
         if (!terms)
             return null;
+        if (this.viewKind(s.m, terms))
+            return this.makeComponentView(s, terms, perThread);
         /* perThread: true, false, or one thread's column (a number) */
         var column = typeof perThread === 'number' ? perThread : -1;
         if (column >= 0)
@@ -786,6 +851,77 @@ var CubeModel = (function () {
         if (!perThread || how !== SUM)
             this.materialise(v);
         return v;
+    };
+
+    /* The kind of components a view of metric m over `terms` combines
+     * (COMPONENT_KINDS), or 0 when it combines numbers: every term must
+     * carry its components (libcube drops them for a view otherwise). */
+    Model.prototype.viewKind = function (m, terms) {
+        var kind = this.mkind[m];
+        if (!kind || !this.rows)
+            return 0;
+        for (var k = 0; k < terms.length; k++) {
+            var rw = this.rows[terms[k].m];
+            if (rw && !rw.comp)
+                return 0;
+        }
+        return kind;
+    };
+
+    /* cube_metric_combines_numbers: are metric m's values over several
+     * threads their numbers combined?  Not where they combine by
+     * components or wrap in a narrow integer type. */
+    Model.prototype.combinesNumbers = function (m) {
+        return !this.mbits[m] && !this.viewKind(m, [{m: m}]);
+    };
+
+    /* The view of a COMPLEX, RATE or TAU_ATOMIC selection (view_parts.c):
+     * per call path and column the two components added (the metric's,
+     * minus those of its parts), plainly as the library adds them; the
+     * inclusive components add each call path's into its parent in
+     * reverse index order; the numbers are those of the combined
+     * components.  Always materialised. */
+    Model.prototype.makeComponentView = function (s, terms, perThread) {
+        var column = typeof perThread === 'number' ? perThread : -1;
+        if (column >= 0)
+            perThread = false;
+        var m = s.m, kind = this.mkind[m], nC = this.nC, nT = this.nT, w = perThread ? nT : 1;
+        var t0 = column >= 0 ? column : 0, t1 = column >= 0 ? column + 1 : nT;
+        var n = nC * w, has = new Uint8Array(nC), a = new Float64Array(n), b = new Float64Array(n);
+        var r, t, c, i;
+        for (var k = 0; k < terms.length; k++) {
+            var rw = this.rows[terms[k].m], sign = terms[k].sign;
+            if (!rw)
+                continue;
+            var cn = rw.cnodes, comp = rw.comp;
+            for (r = 0; r < cn.length; r++) {
+                c = cn[r];
+                has[c] = 1;
+                var base = 2 * r * nT, at = c * w;
+                for (t = t0; t < t1; t++) {
+                    var j = perThread ? at + t : at;
+                    a[j] += sign * comp[base + 2 * t];
+                    b[j] += sign * comp[base + 2 * t + 1];
+                }
+            }
+        }
+        var ia = new Float64Array(a), ib = new Float64Array(b), par = this.cparent;
+        for (i = nC - 1; i >= 0; i--) {
+            var p = par[i];
+            if (p < 0)
+                continue;
+            for (t = 0; t < w; t++) {
+                ia[p * w + t] += ia[i * w + t];
+                ib[p * w + t] += ib[i * w + t];
+            }
+        }
+        var excl = new Float64Array(n), incl = new Float64Array(n);
+        for (i = 0; i < n; i++) {
+            excl[i] = componentNumber(kind, a[i], b[i]);
+            incl[i] = componentNumber(kind, ia[i], ib[i]);
+        }
+        return {sum: excl, comp: null, has: has, w: w, how: SUM, m: m,
+                excl: excl, incl: incl, kind: kind, a: a, b: b};
     };
 
     /* Every call path's folded exclusive and inclusive values. */
@@ -877,6 +1013,18 @@ var CubeModel = (function () {
      * index order, or their maximum or minimum. */
     Model.prototype.viewTotal = function (v) {
         var w = v.w, nC = this.nC, sum = new Float64Array(w), comp = new Float64Array(w), c, t;
+        if (v.kind) {
+            /* the components of every call path, then their number */
+            for (t = 0; t < w; t++) {
+                var ta = 0, tb = 0;
+                for (c = 0; c < nC; c++) {
+                    ta += v.a[c * w + t];
+                    tb += v.b[c * w + t];
+                }
+                sum[t] = componentNumber(v.kind, ta, tb);
+            }
+            return sum;
+        }
         if (v.how !== SUM) {
             sum.fill(NaN);
             for (c = 0; c < nC; c++)
@@ -1009,8 +1157,8 @@ var CubeModel = (function () {
         var out = {how: how}, bad = !msel.length, k, q, i, t;
         /* some threads: each thread's column on its own (the per-thread
          * view's numbers), combined thread by thread */
-        var columns = null;
-        if (sf && !allThreadsOnce(sf)) {
+        var columns = null, allOnce = sf && allThreadsOnce(sf);
+        if (sf) {
             columns = [];
             for (t = 0; t < sf.w.length; t++)
                 for (var rep = 0; rep < sf.w[t]; rep++)
@@ -1018,7 +1166,10 @@ var CubeModel = (function () {
         }
         for (k = 0; k < msel.length && !bad; k++) {
             var vals = {};
-            if (!columns) {
+            /* every thread once is the aggregated view, but not for values
+             * that combine by components or wrap: a system item combines
+             * the threads' numbers */
+            if (!columns || (allOnce && this.combinesNumbers(msel[k].m))) {
                 var v = this.view(msel[k], false);
                 if (!v) { bad = true; break; }
                 var src = flat ? this.viewFlat(v) : v;
@@ -1286,7 +1437,7 @@ var CubeModel = (function () {
         var cf = leftCall ? this.callFilter(state) : null;
         var sf = leftSystem ? this.systemFilter(state) : null;
         if (pane === 'metric')
-            return this.metricPane(cf, sf);
+            return this.metricPane(cf, sf, state, leftCall);
         var msel = this.metricFilter(state);
         if (pane === 'call')
             return this.callPane(msel, sf, flat);

@@ -112,6 +112,14 @@ typedef enum {
 /* How `met`'s values combine, from its dtype (exact, case-sensitive, as
  * CubeLib reads it); CUBE_COMBINE_SUM for NULL. */
 CUBE_API cube_combine_rule cube_metric_combine(const cube_metric *met);
+/* 1 when values of `met` combined (over threads, call paths or into a
+ * parent metric) are their numbers combined as cube_metric_combine says;
+ * 0 for COMPLEX, RATE and TAU_ATOMIC, which combine by their components,
+ * and for integer types narrower than 64 bits, whose combined value wraps
+ * in the type's range (see the top of this file).  A value of those over
+ * all threads is then an aggregated view's (CUBE_VIEW_AGGREGATE), not the
+ * threads' values combined. */
+CUBE_API int cube_metric_combines_numbers(const cube_metric *met);
 /* n values combined: the compensated sum (cube_compensated_sum), the
  * largest or the smallest; cube_combine_neutral(how) when n is 0
  * (nothing to combine). */
@@ -179,6 +187,11 @@ typedef struct cube_view cube_view;
  * or their maximum or minimum (cube_metric_combine).  Rows are then 1 value
  * wide instead of cube_num_threads(). */
 #define CUBE_VIEW_AGGREGATE 1u
+/* Keep, after cube_view_finish, the components of the values of a
+ * COMPLEX, RATE or TAU_ATOMIC metric (cube_view_components), for a reader
+ * that combines the rows further itself: the numbers of combined values
+ * are not the combined numbers.  Nothing is kept for other metrics. */
+#define CUBE_VIEW_COMPONENTS 2u
 
 /* A view of metric `met` of the experiment whose definitions are `defs`
  * (a cube_t from cube_read, from the writer API or from
@@ -245,6 +258,19 @@ CUBE_API size_t cube_view_num_rows(const cube_view *v);
 CUBE_API const double *const *cube_view_rows(const cube_view *v);
 CUBE_API const double *cube_view_row(const cube_view *v, const cube_cnode *cnode);
 CUBE_API double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i);
+/* How many components each value of a view made with CUBE_VIEW_COMPONENTS
+ * keeps, after cube_view_finish: 2 for a COMPLEX (real, imaginary part)
+ * or RATE metric (main value, duration), 5 for a TAU_ATOMIC metric
+ * (count, minimum, maximum, sum, sum of squares), where its rows came with
+ * their components (values read from a CUBE 4 file); 0 for every other
+ * view, whose values combine as numbers. */
+CUBE_API size_t cube_view_num_components(const cube_view *v);
+/* The components of call path `cnode`'s row in such a view:
+ * cube_view_width() values of cube_view_num_components() doubles each,
+ * value by value, combined as the view's numbers are (the number of each
+ * value is its row's value).  NULL for a call path without a row and for
+ * a view that keeps none.  Valid until cube_view_free. */
+CUBE_API const double *cube_view_components(const cube_view *v, const cube_cnode *cnode);
 /* The metric's value over all call paths (what the metric tree shows for
  * it): cube_view_width() values into `out`, each the sum of the
  * call-exclusive values of every call path (= the sum of the call-tree

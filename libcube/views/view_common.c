@@ -37,6 +37,14 @@ void view_integer_type(const cube_metric *met, unsigned *bits, int *is_signed)
     *is_signed = t.kind == CUBEX_INT8 || t.kind == CUBEX_INT16 || t.kind == CUBEX_INT32;
 }
 
+int cube_metric_combines_numbers(const cube_metric *met)
+{
+    unsigned bits;
+    int is_signed;
+    view_integer_type(met, &bits, &is_signed);
+    return !bits && !view_has_parts(met);
+}
+
 double view_wrap(double v, unsigned bits, int is_signed)
 {
     if (!isfinite(v))

@@ -26,7 +26,11 @@
  *
  * Memory: per call path with data, the components of every value of the
  * row (2 or 5 doubles a value), for the view's metric and each of its
- * child metrics that is a part; such metrics are rare and small.
+ * child metrics that is a part; such metrics are rare and small.  They
+ * are freed when the view is finished; with CUBE_VIEW_COMPONENTS the
+ * view keeps the combined components of its rows (the reader of the view
+ * combines them further, as a page that sums threads or call paths
+ * itself must).
  */
 #include "views/view_private.h"
 #include "cubex/binary_private.h"
@@ -51,6 +55,9 @@ struct view_parts {
     double *comp;    /* one value's components (scratch) */
     double *total;   /* after view_parts_finish: the view's total, width numbers */
     int dropped;     /* a row came without its components */
+    /* with CUBE_VIEW_COMPONENTS, after view_parts_finish: per call path
+     * with a row, the combined components of its values (width * nc) */
+    double **kept;
 };
 
 static int parts_type(const cube_metric *met, cubex_dtype *t)
@@ -79,6 +86,9 @@ void view_parts_free(struct view_parts *p)
         return;
     for (size_t j = 0; j < p->num; j++)
         free_rows(&p->m[j], p->ncnodes);
+    for (size_t i = 0; p->kept && i < p->ncnodes; i++)
+        free(p->kept[i]);
+    free(p->kept);
     free(p->m);
     free(p->comp);
     free(p->total);
@@ -113,6 +123,9 @@ int view_parts_new(cube_view *v)
     p->comp = malloc(p->nc * sizeof *p->comp);
     p->total = malloc((v->width ? v->width : 1) * sizeof *p->total);
     if (!p->m || !p->comp || !p->total)
+        return -1;
+    if ((v->flags & CUBE_VIEW_COMPONENTS) &&
+        !(p->kept = calloc(v->ncnodes ? v->ncnodes : 1, sizeof *p->kept)))
         return -1;
     p->m[p->num++] = (part_rows){met, model_stored_inclusive(met), NULL};
     for (size_t k = 0; n > 1 && k < met->num_children; k++)
@@ -292,6 +305,13 @@ int view_parts_finish(cube_view *v)
         }
         for (size_t t = 0; t < w; t++)
             v->rows[i][t] = cubex_value_number(p->type, res + t * nc);
+        if (p->kept) {
+            if (!(p->kept[i] = malloc((w ? w : 1) * nc * sizeof *res))) {
+                rc = -1;
+                break;
+            }
+            memcpy(p->kept[i], res, w * nc * sizeof *res);
+        }
     }
     /* the total: the metric's combined value "-" each part's */
     if (rc == 0) {
@@ -308,6 +328,15 @@ int view_parts_finish(cube_view *v)
     for (size_t j = 0; j < p->num; j++)
         free_rows(&p->m[j], v->ncnodes);
     return rc;
+}
+
+const double *view_parts_kept(const cube_view *v, size_t cnode, size_t *nc)
+{
+    const struct view_parts *p = v->parts;
+    if (!p || p->dropped || !p->kept)
+        return NULL;
+    *nc = p->nc;
+    return cnode < p->ncnodes ? p->kept[cnode] : NULL;
 }
 
 int view_parts_total(const cube_view *v, double *out)

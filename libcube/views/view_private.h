@@ -144,6 +144,10 @@ int view_parts_finish(cube_view *v);
 /* The view's total (cube_view_total) from the components: 1 with
  * cube_view_width() values in out, 0 when the view keeps numbers only. */
 int view_parts_total(const cube_view *v, double *out);
+/* With CUBE_VIEW_COMPONENTS, after view_parts_finish: the combined
+ * components of call path `cnode`'s row (width * *nc doubles, NULL
+ * without a row); NULL when the view keeps numbers only. */
+const double *view_parts_kept(const cube_view *v, size_t cnode, size_t *nc);
 void view_parts_free(struct view_parts *p);
 /* Is `met` of a type whose values combine by components (COMPLEX, RATE,
  * TAU_ATOMIC)? */

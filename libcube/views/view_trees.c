@@ -68,10 +68,11 @@ cube_view *cube_view_create(const cube_t *defs, const cube_metric *met,
                    "CUBE_CALL_EXCLUSIVE, CUBE_CALL_STORED)", (int)call_flavour);
         return NULL;
     }
-    if (flags & ~CUBE_VIEW_AGGREGATE) {
+    if (flags & ~(CUBE_VIEW_AGGREGATE | CUBE_VIEW_COMPONENTS)) {
         status_set(status, CUBE_EINVAL,
-                   "cube_view_create: unknown flags 0x%x (only CUBE_VIEW_AGGREGATE is defined)",
-                   flags & ~CUBE_VIEW_AGGREGATE);
+                   "cube_view_create: unknown flags 0x%x (only CUBE_VIEW_AGGREGATE and "
+                   "CUBE_VIEW_COMPONENTS are defined)",
+                   flags & ~(CUBE_VIEW_AGGREGATE | CUBE_VIEW_COMPONENTS));
         return NULL;
     }
     if (cube_metric_is_derived(met)) {
@@ -468,6 +469,23 @@ const double *cube_view_row(const cube_view *v, const cube_cnode *cnode)
     if (!v || v->finished != 1 || !cnode || cnode->index >= v->ncnodes)
         return NULL;
     return v->rows[cnode->index];
+}
+
+size_t cube_view_num_components(const cube_view *v)
+{
+    size_t nc = 0;
+    if (!v || v->finished != 1 || !v->parts)
+        return 0;
+    view_parts_kept(v, 0, &nc);
+    return nc;
+}
+
+const double *cube_view_components(const cube_view *v, const cube_cnode *cnode)
+{
+    size_t nc;
+    if (!v || v->finished != 1 || !v->parts || !cnode || cnode->index >= v->ncnodes)
+        return NULL;
+    return view_parts_kept(v, cnode->index, &nc);
 }
 
 double cube_view_value(const cube_view *v, const cube_cnode *cnode, size_t i)

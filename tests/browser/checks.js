@@ -7,8 +7,11 @@
 //   -t aggr     = the call pane (the flat profile with -r), with the metric
 //                 selected;
 //   sysroot and syssel per thread = the call pane in the order metric,
-//                 system, call with the thread selected; with -t aggr with
-//                 every machine selected.
+//                 system, call with the thread selected; --by=machine with
+//                 the machine selected (a machine combines its threads'
+//                 numbers, also of values that -t aggr combines by
+//                 components); with several machines -t aggr with every
+//                 machine selected.
 const { View, near, pageNumber, combine, floorOf } = require('./lib');
 const hiding = require('./checks_hiding');
 
@@ -358,14 +361,19 @@ class FileChecks {
                 this.compare(`order metric,system,call, thread 0 selected: call pane mode ${mode} = cube_dump -t 0 --mode=${mode}`,
                     rows, (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id));
             }
-            // every machine selected (collapsed) = cube_dump -t aggr
+            // every machine selected (collapsed) = cube_dump --by=machine
+            // (one machine) or -t aggr
             const machines = defs.system.map((s, i) => ({ s, i })).filter(({ s }) => s.kind === 'machine').map(({ i }) => i);
             for (const [k, i] of machines.entries()) { await v.setExpanded('system', i, false); await v.select('system', i, k > 0); }
+            const by = machines.length === 1 ? '--by=machine' : '-t aggr';
+            const over = (z, mode) => (machines.length === 1 ? new Map(h.dump(this.file, ['-m', mname, '--by=machine', '-x', 'incl',
+                '-z', z, `--mode=${this.dumpMode(mode)}`]).map((r) => [this.d.cnodeIndex.get(r.cnode_id), r.value]))
+                : this.aggr(m, 'incl', z, mode));
             for (const mode of ['sysroot', 'absolute']) {
                 await v.setMode('call', mode);
                 const rows = (await v.read('call')).filter((r) => !r.part);
-                const inc = this.aggr(m, 'incl', 'incl', mode), exc = this.aggr(m, 'incl', 'excl', mode);
-                this.compare(`order metric,system,call, every machine selected: call pane mode ${mode} = cube_dump -t aggr --mode=${mode}`,
+                const inc = over('incl', mode), exc = over('excl', mode);
+                this.compare(`order metric,system,call, every machine selected: call pane mode ${mode} = cube_dump ${by} --mode=${mode}`,
                     rows, (r) => (r.expanded && hasChildren(defs, r.id) ? exc : inc).get(r.id));
             }
             await v.setMode('call', 'absolute');

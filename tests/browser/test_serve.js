@@ -13,6 +13,8 @@ const { FileChecks, dumpDefs } = require('./checks');
 const FILES = [
     ['served-kojak', 'testdata/cube/kojak-expert_ctest-pomp.cube'],
     ['served-minmax', 'testdata/views/minmax.cube'],
+    // RATE: main / duration over all threads from the server's aggregated views
+    ['served-values-rate', 'testdata/cubex/cubelib-4.8.2_cube-values_example.cubex', { metric: 'RATE' }],
 ];
 const CLIENTS = 32;
 const REQUESTS_PER_CLIENT = 8;
@@ -164,7 +166,7 @@ async function concurrency(h, label, file, srv) {
 
 async function run(h) {
     if (!fs.existsSync(h.tool('cube_view'))) return;
-    for (const [label, file] of FILES) {
+    for (const [label, file, opts] of FILES) {
         if (process.env.BROWSER_ONLY && !new RegExp(process.env.BROWSER_ONLY).test(label)) continue;
         let srv;
         try {
@@ -177,7 +179,7 @@ async function run(h) {
         try {
             const opened = await h.open(srv.url);
             h.ok(true, `${label}: the served page opens and window.cubeViewReady resolves (${opened.openMs} ms)`);
-            await new FileChecks(h, new View(opened.page), file, label).run();
+            await new FileChecks(h, new View(opened.page), file, label, opts || {}).run();
             h.ok(opened.errors.length === 0, `${label}: no console errors, page errors or requests outside the page`, opened.errors.slice(0, 6));
             await opened.page.close();
         } catch (e) {

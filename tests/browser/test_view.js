@@ -24,6 +24,11 @@ const FILES = [
     ['cubex-derived', 'testdata/cubex/cubederive_scorep-1.1_profile.cubex', []],
     ['cubex-call-tree-test', 'testdata/cubex/scorep-8.4_call_tree_test.cubex', []],
     ['cubex-minimal', 'testdata/cubex/mkcubex_minimal.cubex', []],
+    // values that combine by their components (main / duration, the mean of
+    // all samples, |re, im|) over all threads and along the call tree
+    ['values-rate', 'testdata/cubex/cubelib-4.8.2_cube-values_example.cubex', [], { metric: 'RATE' }],
+    ['values-tau-atomic', 'testdata/cubex/cubelib-4.8.2_cube-values_example.cubex', [], { metric: 'TAU_ATOMIC' }],
+    ['values-complex', 'testdata/cubex/cubelib-4.8.2_cube-values_example.cubex', [], { metric: 'COMPLEX' }],
 ];
 
 // the pages whose topology display (tool bar, mouse, menu) is checked

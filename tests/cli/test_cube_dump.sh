@@ -311,6 +311,37 @@ assert rows("-t", "aggr", "--mode=metric-selection-percent") == rows("-t", "aggr
 EOF
 pycheck "cube_dump --mode: metricsel, ownroot, callsel, peer, peerdist, external, metricroot" \
     "$TMP/chk_modes.py" "$BIN/cube_dump" "$TRACE"
+# per thread, the call selection (and the flat view's call root) is the
+# value over all threads as -t aggr prints it, also where that is not the
+# threads' values added up: RATE (main / duration over all threads), UINT8
+# (wraps over all threads); the flat view's root is the region's inclusive
+# value of -r -t aggr
+cat >"$TMP/chk_modes_apart.py" <<'EOF'
+import csv, io, subprocess, sys
+dump, f = sys.argv[1], sys.argv[2]
+def rows(*args):
+    out = subprocess.run([dump, *args, f], capture_output=True, text=True, check=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+near = lambda a, b: abs(a - b) <= 1e-12 * max(1, abs(b))
+for m in ("RATE", "UINT8", "COMPLEX", "TAU_ATOMIC", "DOUBLE"):
+    for z in ("incl", "excl"):
+        over = {r["cnode_id"]: float(r["value"]) for r in rows("-m", m, "-t", "aggr", "-z", z)}
+        absolute = rows("-m", m, "-z", z)
+        sel = rows("-m", m, "-z", z, "--mode=callsel")
+        assert len(absolute) == len(sel) == 12
+        for a, s in zip(absolute, sel):
+            want = 100 * float(a["value"]) / over[a["cnode_id"]]
+            assert near(float(s["value"]), want), (m, z, a, s["value"], want)
+    flat = {r["region"]: float(r["inclusive"]) for r in rows("-m", m, "-r", "-t", "aggr")}
+    absolute = rows("-m", m, "-r")
+    root = rows("-m", m, "-r", "--mode=callroot")
+    for a, r in zip(absolute, root):
+        for k in ("exclusive", "inclusive", "subroutines"):
+            want = 100 * float(a[k]) / flat[a["region"]] if flat[a["region"]] else None
+            assert (r[k] == "" if want is None else near(float(r[k]), want)), (m, k, a, r[k], want)
+EOF
+pycheck "cube_dump --mode=callsel and -r --mode=callroot per thread: of the value -t aggr prints (RATE, UINT8, COMPLEX, TAU_ATOMIC, DOUBLE)" \
+    "$TMP/chk_modes_apart.py" "$BIN/cube_dump" testdata/cubex/cubelib-4.8.2_cube-values_example.cubex
 run cube_dump -m mpi -c 2 -t 0 --mode=syssel -s tsv "$TRACE"
 if [ "$(tail -n 1 "$TMP/out" | cut -f 10)" = 12.903790877892533 ]; then
     ok "cube_dump --mode=syssel: percent of the thread's total"

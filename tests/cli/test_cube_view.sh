@@ -8,6 +8,7 @@ TRACE=testdata/cube/scalasca_trace.cube
 BGP=testdata/cube/scalasca-bgpBT_experiment1.cube
 MINMAX=testdata/views/minmax.cube
 CUBEX=testdata/cubex/scorep-9.0dev_time-p4-n2000-x1-r0_profile.cubex
+VALUES=testdata/cubex/cubelib-4.8.2_cube-values_example.cubex
 
 # the data of a page as JSON on stdout
 cat >"$TMP/data.py" <<'EOF'
@@ -20,7 +21,8 @@ json.dump(json.loads(m.group(1)), sys.stdout)
 EOF
 
 # the values of a page equal cube_dump -s json's (metric-inclusive,
-# call-exclusive, per thread), every metric, every call path and thread
+# call-exclusive, per thread), every metric, every call path and thread;
+# the components of COMPLEX, RATE and TAU_ATOMIC values give those numbers
 cat >"$TMP/values.py" <<'EOF'
 import base64, json, math, struct, sys, zlib
 d = json.load(open(sys.argv[1]))
@@ -37,6 +39,17 @@ for mi, v in d["values"].items():
     vals = struct.unpack("<%dd" % (len(data) // 8), data)
     assert len(vals) == len(rows) * nt, (mi, len(vals), len(rows), nt)
     table[int(mi)] = {r: vals[k * nt:(k + 1) * nt] for k, r in enumerate(rows)}
+    dtype = d["metrics"][int(mi)]["dtype"]
+    assert ("components" in v) == (dtype in ("COMPLEX", "RATE", "TAU_ATOMIC")), (mi, dtype)
+    if "components" in v:
+        comp = zlib.decompress(base64.b64decode(v["components"]))
+        comp = struct.unpack("<%dd" % (len(comp) // 8), comp)
+        assert len(comp) == 2 * len(vals), (mi, len(comp), len(vals))
+        for k, x in enumerate(vals):
+            a, b = comp[2 * k], comp[2 * k + 1]
+            n = (math.sqrt(a * a + b * b) if dtype == "COMPLEX" else
+                 (a / b if b else 0.0) if dtype == "RATE" else (b / a if a else 0.0))
+            assert n == x, (mi, k, a, b, n, x)
 checked = 0
 for row in dump:
     m = index[row["metric"]]
@@ -58,7 +71,7 @@ assert checked > 0
 print(checked)
 EOF
 
-for f in "$TRACE" "$MINMAX" "$CUBEX"; do
+for f in "$TRACE" "$MINMAX" "$VALUES" "$CUBEX"; do
     name=$(basename "$f")
     run cube_view -o "$TMP/page.html" "$f"
     expect_rc 0 "cube_view -o on $name exits 0"
@@ -411,32 +424,49 @@ EOF
 python3 "$TMP/serve.py" "$BIN/cube_view" "$TRACE" 2>"$TMP/serve.err" ||
     { not_ok "cube_view --serve: the test script ran to its end"; sed 's/^/#   /' "$TMP/serve.err" | tail -5; }
 
+# what the served checks below share: the server started on an experiment
+# (under valgrind with VALGRIND=1), its page's data, its pane answers and
+# cube_dump's rows of the same experiment
+cat >"$TMP/served.py" <<'EOF'
+import json, os, re, subprocess, urllib.request
+class Served:
+    def __init__(self, prog, exp):
+        cmd = [prog, "--serve", exp]
+        if os.environ.get("VALGRIND") == "1":
+            cmd = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
+                   "--errors-for-leak-kinds=definite"] + cmd
+        self.prog, self.exp = prog, exp
+        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    def start(self):
+        self.base, self.token = self.p.stdout.readline().strip().split("/?token=")
+        page = urllib.request.urlopen("%s/?token=%s" % (self.base, self.token)).read().decode()
+        self.d = json.loads(re.search(r'id="cube-data">(.*?)</script>', page, re.S).group(1))
+        self.mi = {m["uniq"]: i for i, m in enumerate(self.d["metrics"])}
+        self.cid = {c["id"]: i for i, c in enumerate(self.d["cnodes"])}
+    def pane(self, q):
+        return json.load(urllib.request.urlopen("%s/api/pane?token=%s&%s" % (self.base, self.token, q), timeout=60))
+    def dump(self, *args):
+        out = subprocess.run([os.path.join(os.path.dirname(self.prog), "cube_dump"), "-s", "json"] + list(args)
+                             + [self.exp], stdout=subprocess.PIPE, check=True).stdout
+        return json.loads(out)
+    def stop(self, sig):
+        self.p.send_signal(sig)
+        return self.p.wait(timeout=120)
+EOF
+
 # --- --serve on maxima and minima: each metric's call pane as cube_dump
 # gives it (no value: null), and several selected metrics combined as they
 # combine (two maxima: the larger; a sum and a maximum: the sum)
 cat >"$TMP/serve_minmax.py" <<'EOF'
-import json, os, signal, subprocess, sys, urllib.request
-prog, exp = sys.argv[1], sys.argv[2]
-cmd = [prog, "--serve", exp]
-if os.environ.get("VALGRIND") == "1":
-    cmd = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
-           "--errors-for-leak-kinds=definite"] + cmd
-p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+import os, signal, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from served import Served
+server = Served(sys.argv[1], sys.argv[2])
 def check(cond, what):
     print(("ok - " if cond else "not ok - ") + "cube_view --serve minmax.cube: " + what)
 try:
-    base, token = p.stdout.readline().strip().split("/?token=")
-    def pane(q):
-        return json.load(urllib.request.urlopen("%s/api/pane?token=%s&%s" % (base, token, q), timeout=60))
-    def dump(*args):
-        out = subprocess.run([os.path.join(os.path.dirname(prog), "cube_dump"), "-s", "json"] + list(args) + [exp],
-                             stdout=subprocess.PIPE, check=True).stdout
-        return json.loads(out)
-    page = urllib.request.urlopen("%s/?token=%s" % (base, token)).read().decode()
-    import re
-    d = json.loads(re.search(r'id="cube-data">(.*?)</script>', page, re.S).group(1))
-    mi = {m["uniq"]: i for i, m in enumerate(d["metrics"])}
-    cid = {c["id"]: i for i, c in enumerate(d["cnodes"])}
+    server.start()
+    pane, dump, d, mi, cid = server.pane, server.dump, server.d, server.mi, server.cid
     def same(a, b):
         return (a is None and b is None) or (a is not None and b is not None and abs(a - b) <= 1e-9 * max(1, abs(b)))
     for u in ("peak", "max_t", "min_t", "time_in_max"):
@@ -458,9 +488,83 @@ try:
     both = pane("pane=call&msel=%d,%d" % (mi["time"], mi["time_in_max"]))
     check(all(same(z, x + y) for x, y, z in zip(a["incl"], b["incl"], both["incl"])), "two sums selected: the sum")
 finally:
-    p.send_signal(signal.SIGINT)
-    rc = p.wait(timeout=120)
+    rc = server.stop(signal.SIGINT)
 check(rc == 0, "SIGINT stops it with exit 0 (got %s)" % rc)
 EOF
 python3 "$TMP/serve_minmax.py" "$BIN/cube_view" "$MINMAX" 2>"$TMP/serve.err" ||
     { not_ok "cube_view --serve minmax.cube: the test script ran to its end"; sed 's/^/#   /' "$TMP/serve.err" | tail -5; }
+
+# --- --serve on one metric of each value type: every pane as cube_dump
+# gives it; COMPLEX, RATE and TAU_ATOMIC combine by their components over
+# all threads and along the call tree, a process or machine combines its
+# threads' numbers, narrow integers wrap over all threads
+cat >"$TMP/serve_values.py" <<'EOF'
+import os, signal, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from served import Served
+server = Served(sys.argv[1], sys.argv[2])
+def check(cond, what, bad=()):
+    print(("ok - " if cond else "not ok - ") + "cube_view --serve values example: " + what)
+    for b in list(bad)[:4]:
+        print("#   " + str(b))
+try:
+    server.start()
+    pane, dump, d, mi, cid = server.pane, server.dump, server.d, server.mi, server.cid
+    sysl = d["system"]
+    thr = {s["index"]: i for i, s in enumerate(sysl) if s["kind"] == "thread"}
+    prc = {s["index"]: i for i, s in enumerate(sysl) if s["kind"] == "process"}
+    mach = next(i for i, s in enumerate(sysl) if s["kind"] == "machine")
+    def same(a, b):
+        return (a is None and b is None) or (a is not None and b is not None and abs(a - b) <= 1e-12 * max(1, abs(b)))
+    stored = [m["uniq"] for m in d["metrics"] if m["kind"] == "stored"]
+    bad = {k: [] for k in ("call", "flat", "system", "machine", "metric")}
+    for u in stored:
+        m = mi[u]
+        for x, xs in (("incl", ""), ("excl", ":e")):
+            ans = pane("pane=call&msel=%d%s" % (m, xs))
+            for z in ("incl", "excl"):
+                for r in dump("-m", u, "-t", "aggr", "-x", x, "-z", z):
+                    if not same(ans[z][cid[r["cnode_id"]]], r["value"]):
+                        bad["call"].append((u, x, z, r["cnode_id"], ans[z][cid[r["cnode_id"]]], r["value"]))
+            ans = pane("pane=flat&msel=%d%s" % (m, xs))
+            for r in dump("-m", u, "-t", "aggr", "-x", x, "-r"):
+                for k, c in (("excl", "exclusive"), ("incl", "inclusive"), ("sub", "subroutines")):
+                    if not same(ans[k][r["region_id"]], r[c]):
+                        bad["flat"].append((u, x, c, r["region"], ans[k][r["region_id"]], r[c]))
+            for z, zs in (("incl", ""), ("excl", ":e")):
+                ans = pane("pane=system&msel=%d%s&csel=0%s" % (m, xs, zs))
+                for r in dump("-m", u, "-x", x, "-z", z, "-c", "0"):
+                    if not same(ans["incl"][thr[r["location"]]], r["value"]):
+                        bad["system"].append((u, x, z, "thread", r["location"], ans["incl"][thr[r["location"]]], r["value"]))
+                for r in dump("-m", u, "-x", x, "-z", z, "-c", "0", "--by=process"):
+                    if not same(ans["incl"][prc[r["process"]]], r["value"]):
+                        bad["system"].append((u, x, z, "process", r["process"], ans["incl"][prc[r["process"]]], r["value"]))
+                ans = pane("order=metric,system,call&pane=call&msel=%d%s&ssel=%d" % (m, xs, mach))
+                for r in dump("-m", u, "-x", x, "-z", z, "--by=machine"):
+                    if not same(ans[z][cid[r["cnode_id"]]], r["value"]):
+                        bad["machine"].append((u, x, z, r["cnode_id"], ans[z][cid[r["cnode_id"]]], r["value"]))
+    tree = pane("pane=metric")
+    for x in ("incl", "excl"):
+        for r in dump("-t", "aggr", "-z", "incl", "-c", "roots", "-x", x):
+            if d["metrics"][mi[r["metric"]]]["kind"] == "stored" and not same(tree[x][mi[r["metric"]]], r["value"]):
+                bad["metric"].append(("leftmost", x, r["metric"], tree[x][mi[r["metric"]]], r["value"]))
+        for c in d["cnodes"]:
+            for z, zs in (("incl", ""), ("excl", ":e")):
+                ans = pane("order=call,metric,system&pane=metric&csel=%d%s" % (cid[c["id"]], zs))
+                for r in dump("-t", "aggr", "-x", x, "-z", z, "-c", str(c["id"])):
+                    if d["metrics"][mi[r["metric"]]]["kind"] == "stored" and not same(ans[x][mi[r["metric"]]], r["value"]):
+                        bad["metric"].append((c["id"], x, z, r["metric"], ans[x][mi[r["metric"]]], r["value"]))
+    rate = mi["RATE"]
+    check(pane("pane=call&msel=%d" % rate)["incl"][0] == dump("-m", "RATE", "-t", "aggr", "-z", "incl", "-c", "0")[0]["value"],
+          "RATE's call pane at the root, collapsed: cube_dump -t aggr's value (main / duration over all)")
+    check(not bad["call"], "call pane of every metric, collapsed and expanded: cube_dump -t aggr", bad["call"])
+    check(not bad["flat"], "flat pane of every metric: cube_dump -r -t aggr", bad["flat"])
+    check(not bad["system"], "system pane of every metric, call path 0: threads and processes as cube_dump", bad["system"])
+    check(not bad["machine"], "call pane right of the machine selected, every metric: cube_dump --by=machine", bad["machine"])
+    check(not bad["metric"], "metric pane, leftmost and right of each call path: cube_dump -t aggr", bad["metric"])
+finally:
+    rc = server.stop(signal.SIGTERM)
+check(rc == 0, "SIGTERM stops it with exit 0 (got %s)" % rc)
+EOF
+python3 "$TMP/serve_values.py" "$BIN/cube_view" "$VALUES" 2>"$TMP/serve.err" ||
+    { not_ok "cube_view --serve values example: the test script ran to its end"; sed 's/^/#   /' "$TMP/serve.err" | tail -5; }

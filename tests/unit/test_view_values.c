@@ -327,6 +327,67 @@ static void test_structured_streamed(void **state)
     cube_reader_close(r);
 }
 
+/* CUBE_VIEW_COMPONENTS: the view keeps each row's combined components,
+ * whose numbers are the row's values, so that a program can combine them
+ * further: the per-thread call-exclusive components of RATE at main add
+ * up, over the threads and with those of foo and bar, to (4, 10), main's
+ * inclusive value 0.4 over all threads.  Which types combine as numbers. */
+static void test_components_kept(void **state)
+{
+    (void)state;
+    cube_t *c = read_ok(testdata(VALUES_EXAMPLE));
+    const char *kept[] = {"RATE", "COMPLEX", "TAU_ATOMIC"};
+    const size_t nc[] = {2, 2, 5};
+    size_t nt = cube_num_threads(c);
+    for (size_t k = 0; k < 3; k++) {
+        const cube_metric *m = metric(c, kept[k]);
+        assert_false(cube_metric_combines_numbers(m));
+        cube_view *v = view(c, m, CUBE_CALL_EXCLUSIVE, CUBE_VIEW_COMPONENTS);
+        assert_int_equal(cube_view_num_components(v), nc[k]);
+        double sum[2] = {0, 0};
+        for (size_t i = 0; i < cube_num_cnodes(c); i++) {
+            const cube_cnode *cn = cube_get_cnode(c, i);
+            const double *comp = cube_view_components(v, cn), *row = cube_view_row(v, cn);
+            assert_non_null(comp);
+            for (size_t t = 0; t < nt; t++) {
+                const double *x = comp + t * nc[k];
+                double a = x[0], b = nc[k] == 5 ? x[3] : x[1];
+                double n = k == 0 ? a / b : k == 1 ? sqrt(a * a + b * b) : b / a;
+                if (!(nc[k] == 5 && a == 0))
+                    assert_true(n == row[t]);
+                sum[0] += a;
+                sum[1] += b;
+            }
+        }
+        if (k == 0)
+            assert_true(near(sum[0] / sum[1], 0.4));
+        cube_view_free(v);
+        /* without the flag nothing is kept */
+        v = view(c, m, CUBE_CALL_EXCLUSIVE, 0);
+        assert_int_equal(cube_view_num_components(v), 0);
+        assert_null(cube_view_components(v, cube_get_cnode(c, 0)));
+        cube_view_free(v);
+    }
+    /* another type keeps none; the integers narrower than 64 bits wrap */
+    cube_view *v = view(c, metric(c, "DOUBLE"), CUBE_CALL_EXCLUSIVE, CUBE_VIEW_COMPONENTS);
+    assert_int_equal(cube_view_num_components(v), 0);
+    assert_null(cube_view_components(v, cube_get_cnode(c, 0)));
+    cube_view_free(v);
+    assert_true(cube_metric_combines_numbers(metric(c, "DOUBLE")));
+    assert_true(cube_metric_combines_numbers(metric(c, "UINT64")));
+    assert_true(cube_metric_combines_numbers(metric(c, "MAXDOUBLE")));
+    assert_true(cube_metric_combines_numbers(metric(c, "NDOUBLES10")));
+    assert_false(cube_metric_combines_numbers(metric(c, "UINT8")));
+    assert_false(cube_metric_combines_numbers(metric(c, "INT32")));
+    assert_true(cube_metric_combines_numbers(NULL));
+    /* an unknown flag is refused */
+    cube_status st;
+    assert_null(cube_view_compute(c, metric(c, "RATE"), CUBE_METRIC_INCLUSIVE, CUBE_CALL_EXCLUSIVE,
+                                  4u, &st));
+    assert_int_equal(st.code, CUBE_EINVAL);
+    cube_free(c);
+}
+
 /* Values without components (a model made through the API): the numbers
  * are added as they are. */
 static void test_structured_without_components(void **state)
@@ -356,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_structured_from_components),
         cmocka_unit_test(test_structured_streamed),
         cmocka_unit_test(test_structured_without_components),
+        cmocka_unit_test(test_components_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,9 @@
  *    (-z) selected; sysroot and syssel in the order metric, system, call
  *    with the thread selected (cube_dump's reading of them);
  *  - -t aggr: the call pane with the metric selected (sysroot, syssel:
- *    every machine selected in the system pane left of the call pane);
+ *    the machine selected in the system pane left of the call pane, which
+ *    is cube_dump --by=machine: a machine combines its threads' numbers,
+ *    also of values that combine by components over all threads);
  *  - -r: the flat profile, aggregated and per thread;
  *  - other dimension orders: the metric pane right of the call and system
  *    panes, and every pane left of the metric pane undefined.
@@ -40,7 +42,13 @@ const FILES = [
     'testdata/cubex/scorep-1.4_kripke-p8-d2-g32-r1_profile.cubex',
     'testdata/cubex/scorep-8.4_call_tree_test.cubex',
     'testdata/cubex/mkcubex_minimal.cubex',
+    'testdata/cubex/cubelib-4.8.2_cube-values_example.cubex',
 ];
+/* Files whose every metric is compared, in every check: one metric of
+ * each value type (integers that wrap, MINDOUBLE, MAXDOUBLE, RATE,
+ * TAU_ATOMIC and COMPLEX, which combine by components, NDOUBLES,
+ * HISTOGRAM, SCALE_FUNC). */
+const EVERY_METRIC = new Set(['testdata/cubex/cubelib-4.8.2_cube-values_example.cubex']);
 
 let failures = 0, checks = 0;
 function ok(name) { checks++; console.log('ok - ' + name); }
@@ -218,9 +226,13 @@ async function testFile(file) {
     }
     const maps = buildMaps(file, data);
     const model = CubeModel.open(data);
-    const metrics = pickMetrics(data, 8);
+    const every = EVERY_METRIC.has(file);
+    const metrics = pickMetrics(data, every ? Infinity : 8);
     const mlist = metrics.map(i => data.metrics[i].uniq).join(',');
     const machinesSel = maps.machines.map(id => ({id: id, expanded: false}));
+    /* the machine selected left of the call pane: cube_dump --by=machine
+     * (several machines: their sum, which -t aggr is for sums of numbers) */
+    const bySystem = maps.machines.length === 1 ? ['--by=machine'] : ['-t', 'aggr'];
     const t0 = Date.now();
 
     /* -t aggr: the call pane */
@@ -228,13 +240,14 @@ async function testFile(file) {
         const ch = new Checker(`${base}: call pane = cube_dump -t aggr --mode=${mode}`);
         for (const x of ['incl', 'excl'])
             for (const z of ['incl', 'excl']) {
-                const rows = dumpJson(['-t', 'aggr', '-x', x, '-z', z, '-m', mlist, modeArg(mode, file), file]);
+                const sys = mode === 'sysroot' || mode === 'syssel';
+                const rows = dumpJson((sys ? bySystem : ['-t', 'aggr']).concat(
+                    ['-x', x, '-z', z, '-m', mlist, modeArg(mode, file), file]));
                 const scale = scaleOf(rows, ['value']);
                 const byMetric = new Map();
                 for (const row of rows) {
                     const m = maps.metric.get(row.metric);
                     if (!byMetric.has(m)) {
-                        const sys = mode === 'sysroot' || mode === 'syssel';
                         const res = await model.compute({
                             order: sys ? ['metric', 'system', 'call'] : ['metric', 'call', 'system'],
                             mode: {call: mode},
@@ -253,7 +266,7 @@ async function testFile(file) {
      * the system pane with the thread selected) */
     const cnodes = pickCnodes(data, 5);
     const clist = cnodes.map(c => maps.cnodeId[c]).join(',');
-    const pm = metrics.slice(0, 4), pmlist = pm.map(i => data.metrics[i].uniq).join(',');
+    const pm = every ? metrics : metrics.slice(0, 4), pmlist = pm.map(i => data.metrics[i].uniq).join(',');
     for (const mode of MODES) {
         const ch = new Checker(`${base}: system pane per thread = cube_dump --mode=${mode}`);
         for (const x of ['incl', 'excl'])
@@ -294,7 +307,9 @@ async function testFile(file) {
     for (const mode of MODES) {
         const ch = new Checker(`${base}: flat profile = cube_dump -r --mode=${mode}`);
         for (const x of ['incl', 'excl']) {
-            const rows = dumpJson(['-r', '-t', 'aggr', '-x', x, '-m', mlist, modeArg(mode, file), file]);
+            const sys = mode === 'sysroot' || mode === 'syssel';
+            const rows = dumpJson(['-r'].concat(sys ? bySystem : ['-t', 'aggr'],
+                                                ['-x', x, '-m', mlist, modeArg(mode, file), file]));
             const scale = scaleOf(rows, ['exclusive', 'inclusive', 'subroutines']);
             const memo = new Map();
             const counter = {};
@@ -303,7 +318,6 @@ async function testFile(file) {
                 counter[m] = (counter[m] || 0);
                 const r = counter[m]++; /* regions come in index order */
                 if (!memo.has(m)) {
-                    const sys = mode === 'sysroot' || mode === 'syssel';
                     memo.set(m, (await model.compute({
                         order: sys ? ['metric', 'system', 'call'] : ['metric', 'call', 'system'],
                         callTab: 'flat', mode: {call: mode},
@@ -314,7 +328,7 @@ async function testFile(file) {
                     ch.cmp(`${row.metric} -x ${x} region ${row.region} ${col}`, row[col], memo.get(m)[part][r], scale);
             }
             /* per thread, a few regions */
-            const trows = dumpJson(['-r', '-x', x, '-m', pm.map(i => data.metrics[i].uniq).slice(0, 2).join(','),
+            const trows = dumpJson(['-r', '-x', x, '-m', pm.map(i => data.metrics[i].uniq).slice(0, every ? pm.length : 2).join(','),
                                     modeArg(mode, file), file]);
             const tscale = scaleOf(trows, ['exclusive', 'inclusive', 'subroutines']);
             const want = new Set(regions.map(r => data.regions[r].name));
@@ -511,8 +525,9 @@ function testFormatColour() {
 }
 
 /* The served backend: cube_view --serve answers the pane queries, and the
- * same compute() gives the embedded numbers (within rounding). */
-async function testServed(file) {
+ * same compute() gives the embedded numbers (within rounding), for the
+ * first stored metric or for each metric named in `uniqs`. */
+async function testServed(file, uniqs) {
     const base = path.basename(file);
     if (typeof fetch !== 'function') {
         notOk(`${base}: served backend: this node has no fetch`);
@@ -539,9 +554,12 @@ async function testServed(file) {
         let queries = 0;
         const served = CubeModel.open(sdata, {token: u.searchParams.get('token'), base: u.origin,
                                               fetch: (q) => { queries++; return fetch(q); }});
-        const time = data.metrics.findIndex(x => x.kind === 'stored');
         const thread = data.system.findIndex(x => x.kind === 'thread');
         const process = data.system.findIndex(x => x.kind === 'process');
+        const machine = data.system.findIndex(x => x.kind === 'machine');
+        const ch = new Checker(`${base}: served compute() = embedded compute()` + (uniqs ? ` (${uniqs.join(', ')})` : ''));
+        for (const time of uniqs ? uniqs.map(u => data.metrics.findIndex(x => x.uniq === u))
+                                 : [data.metrics.findIndex(x => x.kind === 'stored')]) {
         const states = [
             {selection: {metric: [{id: time}], call: [{id: 0}]}},
             {selection: {metric: [{id: time, expanded: true}], call: [{id: 0, expanded: true}, {id: 1}]}, mode: {call: 'metricroot', system: 'peer'}},
@@ -551,8 +569,13 @@ async function testServed(file) {
             {order: ['metric', 'system', 'call'], selection: {metric: [{id: time}], system: [{id: process}, {id: thread}]}},
             {order: ['metric', 'system', 'call'], callTab: 'flat', selection: {metric: [{id: time, expanded: true}], system: [{id: process}]}},
             {order: ['system', 'call', 'metric'], selection: {system: [{id: 0}], call: [{id: 0}]}},
+            {order: ['metric', 'system', 'call'], selection: {metric: [{id: time}], system: [{id: machine}]}},
+            {order: ['metric', 'system', 'call'], callTab: 'flat', selection: {metric: [{id: time}], system: [{id: machine}]}},
+            {order: ['call', 'metric', 'system'], callTab: 'flat', selection: {metric: [{id: time}], flat: [{region: data.cnodes[0].region, part: 'incl'}]}},
+            {order: ['system', 'metric', 'call'], selection: {metric: [{id: time}], system: [{id: process}]}},
+            {order: ['call', 'system', 'metric'], selection: {call: [{id: 0, expanded: true}, {id: 1}], system: [{id: machine}]}},
+            {order: ['call', 'metric', 'system'], selection: {metric: [{id: time}], call: [{id: 0, expanded: true}, {id: 1}]}},
         ];
-        const ch = new Checker(`${base}: served compute() = embedded compute()`);
         for (const st of states) {
             const a = await embedded.compute(st), b = await served.compute(st);
             for (const p of ['metric', 'call', 'system'])
@@ -563,9 +586,14 @@ async function testServed(file) {
                             ch.cmp(`${JSON.stringify(st)} ${p}.${k}[${i}]`, Number.isNaN(a[p][k][i]) ? null : a[p][k][i], b[p][k][i], scale);
                     }
         }
+        }
         ch.report();
         const before = queries;
-        await served.compute(states[0]);
+        const again = {selection: {metric: [{id: data.metrics.findIndex(x => x.kind === 'stored')}], call: [{id: 0}]}};
+        await served.compute(again);
+        await served.compute(again);
+        queries = before;
+        await served.compute(again);
         if (queries === before) ok(`${base}: served answers are cached per query`);
         else notOk(`${base}: served answers are cached per query`, [`${queries - before} new queries`]);
     } catch (e) {
@@ -660,6 +688,8 @@ async function main() {
     if (!only.length || extra) {
         await testServed('testdata/cube/scorep-1.1_profile.cube');
         await testServed('testdata/cube/scalasca-bgpBT_experiment1.cube');
+        await testServed('testdata/cubex/cubelib-4.8.2_cube-values_example.cubex',
+                         ['RATE', 'TAU_ATOMIC', 'COMPLEX', 'UINT8', 'INT16', 'MAXDOUBLE']);
         await testPerformance();
     }
     console.log(`# ${checks} checks, ${failures} failed`);
