@@ -24,9 +24,32 @@ const char *cli_tool(void)
     return tool;
 }
 
+/* where cli_error keeps the calling thread's message, or NULL: print it */
+static _Thread_local char **captured;
+
+void cli_error_capture(char **msg)
+{
+    captured = msg;
+    if (msg)
+        *msg = NULL;
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
+    if (captured) {
+        free(*captured);
+        va_start(ap, fmt);
+        int len = vsnprintf(NULL, 0, fmt, ap);
+        va_end(ap);
+        *captured = len < 0 ? NULL : malloc((size_t)len + 1);
+        if (*captured) {
+            va_start(ap, fmt);
+            vsnprintf(*captured, (size_t)len + 1, fmt, ap);
+            va_end(ap);
+        }
+        return;
+    }
     fprintf(stderr, "%s: ", tool);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

@@ -21,6 +21,13 @@ const char *cli_tool(void);
 
 /* "tool: message" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* From now until cli_error_capture(NULL), cli_error on the calling thread
+ * prints nothing and keeps its message (without the tool's name) in *msg,
+ * malloc'ed, replacing and freeing an earlier one: work done on several
+ * threads leaves its errors to the one thread that reports them, in order
+ * and one at a time.  Out of memory the message is NULL; *msg is set to
+ * NULL here. */
+void cli_error_capture(char **msg);
 /* Print `usage` to stderr with a pointer to --help, and exit 2. */
 _Noreturn void cli_usage_error(const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -206,7 +206,10 @@ static int build_data(const view_source *src, char **data, size_t *len)
     return rc;
 }
 
-/* Write the page (embedded values).  Exit status. */
+/* Write the page (embedded values).  Into a regular file it goes as it is
+ * produced (a temporary file, renamed when complete); standard output and
+ * an existing pipe or device get it only when it is complete and within
+ * the size, from memory.  Exit status. */
 static int write_page(const options *o, view_source *src)
 {
     unsigned long long overhead = view_page_overhead();
@@ -214,22 +217,41 @@ static int write_page(const options *o, view_source *src)
         refuse_size(o, overhead + values_estimate(src->c) / DEFLATE_HOPE, 1);
         return EXIT_TROUBLE;
     }
-    char *data;
-    size_t len;
-    if (build_data(src, &data, &len) != 0)
-        return EXIT_TROUBLE;
-    if (overhead + len > o->max_size) {
-        refuse_size(o, overhead + len, 0);
-        free(data);
-        return EXIT_TROUBLE;
-    }
     cli_output out;
-    if (cli_output_open(&out, o->output) != 0) {
-        free(data);
+    if (cli_output_open(&out, o->output) != 0)
+        return EXIT_TROUBLE;
+    struct stat st;
+    char *mem = NULL;
+    size_t mem_len = 0;
+    FILE *fp = out.fp;
+    /* a regular file other than standard output is a temporary file */
+    if ((strcmp(o->output, "-") == 0 || fstat(fileno(out.fp), &st) != 0 ||
+         !S_ISREG(st.st_mode)) &&
+        !(fp = open_memstream(&mem, &mem_len))) {
+        cli_error("out of memory");
+        cli_output_close(&out, 0);
         return EXIT_TROUBLE;
     }
-    int rc = view_write_page(out.fp, data, len);
-    free(data);
+    unsigned long long unwritten = 0;
+    src->max_size = o->max_size;
+    src->unwritten = &unwritten;
+    int rc = view_write_page_of(fp, src);
+    off_t size = ftello(fp);
+    if (fp != out.fp) {
+        if (fclose(fp) != 0 && rc == 0) {
+            cli_error("out of memory");
+            rc = -1;
+        }
+        size = (off_t)mem_len;
+    }
+    /* a failed ftello leaves the size to the write error it comes with */
+    if (rc == 0 && size >= 0 && (unsigned long long)size + unwritten > o->max_size) {
+        refuse_size(o, (unsigned long long)size + unwritten, 0);
+        rc = -1;
+    }
+    if (rc == 0 && fp != out.fp)
+        fwrite(mem, 1, mem_len, out.fp);
+    free(mem);
     return cli_output_close(&out, rc == 0) == 0 ? EXIT_OK : EXIT_TROUBLE;
 }
 

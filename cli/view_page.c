@@ -3,6 +3,9 @@
  * it.  See view_page.h; the format of the document is described in
  * cube_view(1), DATA.
  */
+/* fopencookie: a stream into memory that grows without open_memstream's
+ * copying and clearing of the whole buffer each time it doubles */
+#define _GNU_SOURCE
 #include "view_page.h"
 
 #include "cli_common.h"
@@ -10,10 +13,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* The page's files, compiled in (tools/embed.c). */
@@ -99,10 +105,12 @@ typedef struct {
     char out[16384]; /* written in large pieces: one fwrite per group is slow */
 } base64;
 
+static const char base64_digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
 static void base64_group(base64 *b)
 {
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char *digits = base64_digits;
     unsigned long w = (unsigned long)b->in[0] << 16;
     if (b->n > 1)
         w |= (unsigned long)b->in[1] << 8;
@@ -132,11 +140,35 @@ static void base64_flush(base64 *b)
 
 static void base64_bytes(base64 *b, const unsigned char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        b->in[b->n++] = p[i];
+    const unsigned char *end = p + n;
+    /* a group begun before */
+    while (b->n && p < end) {
+        b->in[b->n++] = *p++;
         if (b->n == 3)
             base64_group(b);
     }
+    /* whole groups straight from the input, as many as out has room for */
+    while (end - p >= 3) {
+        size_t groups = (size_t)(end - p) / 3, room = (sizeof b->out - b->len) / 4;
+        if (!room) {
+            fwrite(b->out, 1, b->len, b->fp);
+            b->len = 0;
+            continue;
+        }
+        if (groups > room)
+            groups = room;
+        char *o = b->out + b->len;
+        for (size_t g = 0; g < groups; g++, p += 3, o += 4) {
+            unsigned long w = (unsigned long)p[0] << 16 | (unsigned long)p[1] << 8 | p[2];
+            o[0] = base64_digits[w >> 18];
+            o[1] = base64_digits[(w >> 12) & 63];
+            o[2] = base64_digits[(w >> 6) & 63];
+            o[3] = base64_digits[w & 63];
+        }
+        b->len += 4 * groups;
+    }
+    while (p < end)
+        b->in[b->n++] = *p++;
 }
 
 /* ------------------------------------------------------------------------
@@ -635,17 +667,255 @@ static int write_metric_values(FILE *fp, const cube_t *c, const cube_metric *m, 
     return 0;
 }
 
-static int write_values(FILE *fp, const cube_t *c)
+/* ------------------------------------------------------------------------
+ * The values on several threads.  Each stored metric's part of the
+ * document (write_metric_values) is a job.  The main thread writes the
+ * definitions, then the parts in metric order: a part nobody has begun
+ * when its turn comes it writes straight into the page; otherwise it
+ * takes the lowest job not begun while it waits.  Worker threads (as many
+ * as processors besides the main thread) take the highest job not begun,
+ * writing into memory, from the moment the experiment is read.  Jobs are
+ * taken at most `window` ahead of the part being written, which bounds
+ * the memory.  The page is the same bytes as written by one thread.  A
+ * job's error is kept (cli_error_capture) and printed by the main thread
+ * when the job's turn comes: the first failing metric's one line, as one
+ * thread would.
+ * ------------------------------------------------------------------------ */
+
+enum { VALUE_WORKERS_MAX = 8 };
+
+typedef enum { JOB_WAITING, JOB_TAKEN, JOB_DONE, JOB_FAILED } job_state;
+
+typedef struct {
+    const cube_metric *m;
+    job_state state;
+    char *text; /* a part written into memory, len bytes */
+    size_t len;
+    char *error; /* the failure's message (NULL: out of memory) */
+} values_job;
+
+typedef struct {
+    const cube_t *c;
+    values_job *job;
+    size_t n, written, window;
+    size_t waiting; /* jobs not begun */
+    int stop;       /* the main thread is done with the jobs: take no more */
+    pthread_mutex_t lock;
+    pthread_cond_t changed; /* a job finished, a part was written, or stop */
+    pthread_t worker[VALUE_WORKERS_MAX];
+    size_t workers;
+} values_pipeline;
+
+/* A job's part in memory, written through a stream (fopencookie). */
+typedef struct {
+    char *text;
+    size_t len, room;
+} memory_part;
+
+static ssize_t memory_part_write(void *cookie, const char *bytes, size_t n)
+{
+    memory_part *m = cookie;
+    if (n > m->room - m->len) {
+        size_t room = m->room ? m->room : 65536;
+        while (n > room - m->len) {
+            if (room > SIZE_MAX / 2)
+                return -1;
+            room *= 2;
+        }
+        char *grown = realloc(m->text, room);
+        if (!grown)
+            return -1;
+        m->text = grown;
+        m->room = room;
+    }
+    memcpy(m->text + m->len, bytes, n);
+    m->len += n;
+    return (ssize_t)n;
+}
+
+/* Take a job (lock held): the lowest (from_top 0) or highest job not
+ * begun within the window; n when there is none. */
+static size_t take_job(values_pipeline *pl, int from_top)
+{
+    size_t end = pl->written + pl->window < pl->n ? pl->written + pl->window : pl->n;
+    if (pl->stop)
+        return pl->n;
+    for (size_t i = pl->written; i < end; i++) {
+        size_t k = from_top ? end - 1 - (i - pl->written) : i;
+        if (pl->job[k].state == JOB_WAITING) {
+            pl->job[k].state = JOB_TAKEN;
+            pl->waiting--;
+            return k;
+        }
+    }
+    return pl->n;
+}
+
+/* Run job k (taken under the lock, run without it) into `fp`, or into
+ * memory when fp is NULL.  0, or -1 with the error kept in the job. */
+static int run_job(values_pipeline *pl, size_t k, FILE *fp)
+{
+    values_job *j = &pl->job[k];
+    char *error = NULL;
+    memory_part part = {NULL, 0, 0};
+    cli_error_capture(&error);
+    int first = k == 0, rc = -1;
+    FILE *out = fp ? fp
+                   : fopencookie(&part, "w",
+                                 (cookie_io_functions_t){NULL, memory_part_write, NULL, NULL});
+    if (!out)
+        cli_error("out of memory");
+    else
+        rc = write_metric_values(out, pl->c, j->m, &first);
+    if (out && !fp) {
+        int bad = ferror(out);
+        if ((fclose(out) != 0 || bad) && rc == 0) {
+            cli_error("out of memory");
+            rc = -1;
+        }
+    }
+    cli_error_capture(NULL);
+    if (rc != 0) {
+        free(part.text);
+        part.text = NULL;
+        part.len = 0;
+    }
+    pthread_mutex_lock(&pl->lock);
+    j->text = part.text;
+    j->len = part.len;
+    j->error = error;
+    j->state = rc == 0 ? JOB_DONE : JOB_FAILED;
+    pthread_cond_broadcast(&pl->changed);
+    pthread_mutex_unlock(&pl->lock);
+    return rc;
+}
+
+static void *values_worker(void *arg)
+{
+    values_pipeline *pl = arg;
+    pthread_mutex_lock(&pl->lock);
+    while (!pl->stop && pl->waiting) {
+        size_t k = take_job(pl, 1);
+        if (k == pl->n) {
+            pthread_cond_wait(&pl->changed, &pl->lock);
+            continue;
+        }
+        pthread_mutex_unlock(&pl->lock);
+        run_job(pl, k, NULL);
+        pthread_mutex_lock(&pl->lock);
+    }
+    pthread_mutex_unlock(&pl->lock);
+    return NULL;
+}
+
+/* The jobs of the stored metrics, and the workers started on them (none
+ * started: the main thread runs every job).  NULL after printing the
+ * error. */
+static values_pipeline *values_start(const cube_t *c)
+{
+    values_pipeline *pl = calloc(1, sizeof *pl);
+    if (!pl || !(pl->job = calloc(cube_num_metrics(c) + 1, sizeof *pl->job))) {
+        free(pl);
+        cli_error("out of memory");
+        return NULL;
+    }
+    pl->c = c;
+    for (size_t i = 0; i < cube_num_metrics(c); i++) {
+        const cube_metric *m = cube_get_metric(c, i);
+        if (!cube_metric_is_void(m) && !cube_metric_is_derived(m))
+            pl->job[pl->n++].m = m;
+    }
+    pl->waiting = pl->n;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t want = cpus <= 1 ? 0 : cpus > VALUE_WORKERS_MAX ? VALUE_WORKERS_MAX : (size_t)cpus - 1;
+    if (want > pl->n)
+        want = pl->n;
+    pl->window = 2 * (want + 1);
+    pthread_mutex_init(&pl->lock, NULL);
+    pthread_cond_init(&pl->changed, NULL);
+    while (pl->workers < want &&
+           pthread_create(&pl->worker[pl->workers], NULL, values_worker, pl) == 0)
+        pl->workers++;
+    return pl;
+}
+
+/* Stop the workers (a job begun is finished first) and free everything. */
+static void values_end(values_pipeline *pl)
+{
+    if (!pl)
+        return;
+    pthread_mutex_lock(&pl->lock);
+    pl->stop = 1;
+    pthread_cond_broadcast(&pl->changed);
+    pthread_mutex_unlock(&pl->lock);
+    for (size_t i = 0; i < pl->workers; i++)
+        pthread_join(pl->worker[i], NULL);
+    for (size_t k = 0; k < pl->n; k++) {
+        free(pl->job[k].text);
+        free(pl->job[k].error);
+    }
+    pthread_cond_destroy(&pl->changed);
+    pthread_mutex_destroy(&pl->lock);
+    free(pl->job);
+    free(pl);
+}
+
+/* The "values" object: the jobs' parts in order.  Once the stream has
+ * passed s->max_size bytes, the parts are only counted into *s->unwritten
+ * (the page is refused).  0, or -1 after printing the first failed job's
+ * error. */
+static int write_values(FILE *fp, values_pipeline *pl, const view_source *s)
 {
     key(fp, "values", 0);
     fputc('{', fp);
-    int first = 1;
-    for (size_t i = 0; i < cube_num_metrics(c); i++) {
-        const cube_metric *m = cube_get_metric(c, i);
-        if (cube_metric_is_void(m) || cube_metric_is_derived(m))
-            continue;
-        if (write_metric_values(fp, c, m, &first) != 0)
+    int over = 0;
+    for (size_t k = 0; k < pl->n; k++) {
+        values_job *j = &pl->job[k];
+        if (!over && s->max_size) {
+            off_t at = ftello(fp);
+            over = at >= 0 && (unsigned long long)at > s->max_size;
+        }
+        pthread_mutex_lock(&pl->lock);
+        int direct = 0;
+        while (j->state != JOB_DONE && j->state != JOB_FAILED) {
+            size_t mine = pl->n;
+            if (j->state == JOB_WAITING && !over) {
+                /* its turn: straight into the page */
+                j->state = JOB_TAKEN;
+                pl->waiting--;
+                mine = k;
+                direct = 1;
+            } else
+                mine = take_job(pl, 0);
+            if (mine == pl->n) {
+                pthread_cond_wait(&pl->changed, &pl->lock);
+                continue;
+            }
+            pthread_mutex_unlock(&pl->lock);
+            run_job(pl, mine, mine == k && direct ? fp : NULL);
+            pthread_mutex_lock(&pl->lock);
+        }
+        pthread_mutex_unlock(&pl->lock);
+        if (j->state == JOB_FAILED) {
+            cli_error("%s", j->error ? j->error : "out of memory");
             return -1;
+        }
+        if (!direct) {
+            if (!over && s->max_size) {
+                off_t at = ftello(fp);
+                over = at >= 0 && (unsigned long long)at + j->len > s->max_size;
+            }
+            if (over)
+                *s->unwritten += j->len;
+            else
+                fwrite(j->text, 1, j->len, fp);
+        }
+        pthread_mutex_lock(&pl->lock);
+        free(j->text);
+        j->text = NULL;
+        pl->written = k + 1;
+        pthread_cond_broadcast(&pl->changed);
+        pthread_mutex_unlock(&pl->lock);
     }
     fputc('}', fp);
     return 0;
@@ -731,6 +1001,11 @@ int view_write_data(FILE *fp, const view_source *s)
 {
     const cube_t *c = s->c;
     view_system_map x = {0};
+    /* the values are being written into memory while the definitions go
+     * out */
+    values_pipeline *pl = NULL;
+    if (!s->served && !(pl = values_start(c)))
+        return -1;
     fputs("{\"format\":1", fp);
     key_string(fp, "file", s->file);
     key(fp, "served", 0);
@@ -743,8 +1018,9 @@ int view_write_data(FILE *fp, const view_source *s)
     if (rc == 0) {
         write_topologies(fp, c, &x);
         if (!s->served)
-            rc = write_values(fp, c);
+            rc = write_values(fp, pl, s);
     }
+    values_end(pl);
     if (rc == 0) {
         write_external(fp, s);
         write_stat(fp, s);
@@ -758,8 +1034,10 @@ int view_write_data(FILE *fp, const view_source *s)
  * The page: page.html with its three marker lines replaced.
  * ------------------------------------------------------------------------ */
 
-/* Write (fp not NULL) or only count the page's bytes. */
-static size_t assemble(FILE *fp, const char *data, size_t len)
+/* Write (fp not NULL) or only count the page's bytes.  With `src` the
+ * data is written into the page as view_write_data produces it (not
+ * counted; *rc set to its result), otherwise it is `data`. */
+static size_t assemble(FILE *fp, const char *data, size_t len, const view_source *src, int *rc)
 {
     static const struct {
         const char *marker, *open, *close;
@@ -790,7 +1068,10 @@ static size_t assemble(FILE *fp, const char *data, size_t len)
             total += o + lens[k] + (size_t)nl_needed + cl;
             if (fp) {
                 fwrite(parts[k].open, 1, o, fp);
-                fwrite(bodies[k], 1, lens[k], fp);
+                if (k == 1 && src)
+                    *rc = view_write_data(fp, src);
+                else
+                    fwrite(bodies[k], 1, lens[k], fp);
                 if (nl_needed)
                     fputc('\n', fp);
                 fwrite(parts[k].close, 1, cl, fp);
@@ -807,11 +1088,18 @@ static size_t assemble(FILE *fp, const char *data, size_t len)
 
 size_t view_page_overhead(void)
 {
-    return assemble(NULL, "", 0);
+    return assemble(NULL, "", 0, NULL, NULL);
 }
 
 int view_write_page(FILE *fp, const char *data, size_t len)
 {
-    assemble(fp, data, len);
+    assemble(fp, data, len, NULL, NULL);
     return ferror(fp) ? -1 : 0;
+}
+
+int view_write_page_of(FILE *fp, const view_source *s)
+{
+    int rc = 0;
+    assemble(fp, "", 0, s, &rc);
+    return rc;
 }

@@ -23,6 +23,10 @@ typedef struct {
     const char *stat_file;
     const char *dir;           /* the experiment's folder, where relative source files are
                                   looked up after the current one */
+    unsigned long long max_size;  /* not 0: once the stream has passed this many bytes, the
+                                     values are only counted into *unwritten, not written
+                                     (a page that large is refused) */
+    unsigned long long *unwritten;
 } view_source;
 
 /* Write the data document to `fp`: the definitions, and unless served the
@@ -31,6 +35,13 @@ typedef struct {
  * "\u003c", so that it never ends the <script> element it goes into, and
  * U+2028 and U+2029 are escaped.  0, or -1 after printing the error. */
 int view_write_data(FILE *fp, const view_source *s);
+
+/* Write the page with the data document of `s` in it, written as it is
+ * produced (see view_write_data; the values of the stored metrics are
+ * produced on as many threads as there are processors).  0, or -1 after
+ * printing the error; a write error is left to the caller, who reports
+ * it when closing the stream. */
+int view_write_page_of(FILE *fp, const view_source *s);
 
 /* The bytes the page adds to the data (HTML, style, scripts). */
 size_t view_page_overhead(void);

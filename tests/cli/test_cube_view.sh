@@ -236,6 +236,34 @@ run cube_view --max-size="$size" -o "$TMP/exact.html" "$CUBEX"
 expect_rc 0 "cube_view --max-size equal to a page's size writes it"
 run cube_view --max-size=12X "$TRACE"
 expect_rc 2 "cube_view --max-size=12X is a usage error"
+# a page found too large only once written (its values deflate less than
+# the first estimate hopes): the values past the limit are counted, not
+# written, and the message gives the page's whole size
+full=$(wc -c <"$TMP/stdout.html")
+limit=$((full * 3 / 4))
+echo old >"$TMP/keep.html"
+run cube_view --max-size="$limit" -o "$TMP/keep.html" "$TRACE"
+if [ "$rc" = 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+    grep -q "would take $full bytes, more than --max-size=$limit;" "$TMP/err"; then
+    ok "cube_view --max-size below the written page: refused with the page's whole size ($full)"
+else
+    not_ok "cube_view --max-size below the written page: refused with the page's whole size ($full)"
+    sed 's/^/#   /' "$TMP/err" | head -3
+fi
+if [ "$(ls "$TMP" | grep -c '^keep\.html')" = 1 ] && [ "$(cat "$TMP/keep.html")" = old ]; then
+    ok "cube_view --max-size below the written page: the output is left as it was, no temporary file"
+else
+    not_ok "cube_view --max-size below the written page: the output is left as it was, no temporary file"
+fi
+run cube_view --max-size="$limit" "$TRACE"
+if [ "$rc" = 2 ] && [ ! -s "$TMP/out" ] && grep -q "would take $full bytes" "$TMP/err"; then
+    ok "cube_view --max-size below the page to standard output: refused, nothing written"
+else
+    not_ok "cube_view --max-size below the page to standard output: refused, nothing written"
+fi
+run cube_view --max-size="$full" -o "$TMP/exact.html" "$TRACE"
+expect_file_eq "$TMP/stdout.html" "$TMP/exact.html" \
+    "cube_view: the page written to a file is the page written to standard output (110 metrics)"
 
 # --- -o: written to a temporary file and renamed; no temporary file left
 mkdir "$TMP/outdir"
