@@ -32,6 +32,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <microhttpd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -48,7 +51,7 @@ enum { WORKERS_MAX = 8 };
  * before (a selection clicked back), and the answer of a large call tree
  * takes longer to format than to compute.  Bounded in count and bytes. */
 enum { ANSWERS_MAX = 8 };
-#define ANSWER_BYTES_MAX ((size_t)256 * 1024 * 1024)
+#define ANSWER_BYTES_MAX ((size_t)64 * 1024 * 1024)
 typedef struct {
     char *key[ANSWERS_MAX];
     char *body[ANSWERS_MAX];
@@ -59,14 +62,25 @@ typedef struct {
 } answer_cache;
 static const char *const dim_names[] = {"metric", "call", "system"};
 
-/* What is computed for one metric, when first needed. */
+/* A view's values per thread, column by column: the values of thread t
+ * are col[t * nc .. t * nc + nc), one per call path, so that the values
+ * of a few selected threads are a few stretches of memory read from the
+ * start to the end (a view's rows lie apart, and a row is read whole
+ * for one value).  has[i]: the view has a row for call path i (where not,
+ * the columns hold cube_combine_neutral). */
 typedef struct {
-    cube_view *view[2][2]; /* [metric flavour][0: call-inclusive, 1: call-exclusive] */
-    cube_flat *flat[2];    /* from the call-exclusive view */
-    double *total[2];      /* per thread, over all call paths */
-    double *agg[2][2];     /* per call path over all threads, as view[][] */
-    unsigned char failed[2]; /* a view of this metric flavour cannot be made (derived) */
-    unsigned char same;      /* no child metrics: flavour 1 is flavour 0 (kept once) */
+    double *col;
+    unsigned char *has;
+} thread_columns;
+
+/* What is kept of one metric, computed before the first query. */
+typedef struct {
+    thread_columns cols[2][2]; /* [metric flavour][0: call-inclusive, 1: call-exclusive] */
+    cube_flat *flat[2];        /* from the call-exclusive view */
+    double *total[2];          /* per thread, over all call paths */
+    double *agg[2][2];         /* per call path over all threads, as cols[][] */
+    unsigned char failed[2];   /* no view of this metric flavour (derived) */
+    unsigned char same;        /* no child metrics: flavour 1 is flavour 0 (kept once) */
 } metric_cache;
 
 typedef struct {
@@ -88,87 +102,90 @@ typedef struct {
  * The caches.
  * ------------------------------------------------------------------------ */
 
-static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
+/* What is kept of metric m in flavour mflav, for the queries, which only
+ * read it; NULL where the metric has no values in that flavour
+ * (derived). */
+static const metric_cache *kept(const server *s, size_t m, int *mflav)
 {
-    metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    if (mc->failed[mflav])
-        return NULL;
-    if (!mc->view[mflav][excl]) {
-        cube_status st;
-        mc->view[mflav][excl] = cube_view_compute(
-            s->c, cube_get_metric(s->c, m), mflav ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
-            excl ? CUBE_CALL_EXCLUSIVE : CUBE_CALL_INCLUSIVE, 0, &st);
-        if (!mc->view[mflav][excl])
-            mc->failed[mflav] = 1;
-    }
-    return mc->view[mflav][excl];
+    const metric_cache *mc = &s->cache[m];
+    *mflav = mc->same ? 0 : *mflav;
+    return mc->failed[*mflav] ? NULL : mc;
 }
 
-static const cube_flat *get_flat(server *s, size_t m, int mflav)
+static const thread_columns *get_cols(const server *s, size_t m, int mflav, int excl)
 {
-    metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    if (!mc->flat[mflav]) {
-        const cube_view *v = get_view(s, m, mflav, 1);
-        cube_status st;
-        if (v)
-            mc->flat[mflav] = cube_flat_create(v, &st);
-    }
-    return mc->flat[mflav];
+    const metric_cache *mc = kept(s, m, &mflav);
+    return mc ? &mc->cols[mflav][excl] : NULL;
 }
 
-static const double *get_total(server *s, size_t m, int mflav)
+static const cube_flat *get_flat(const server *s, size_t m, int mflav)
 {
-    metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    if (!mc->total[mflav]) {
-        const cube_view *v = get_view(s, m, mflav, 1);
-        if (!v)
-            return NULL;
-        double *t = malloc((s->nt + 1) * sizeof *t);
-        cube_status st;
-        if (t && cube_view_total(v, t, &st) != 0) {
-            free(t);
-            t = NULL;
-        }
-        mc->total[mflav] = t;
-    }
-    return mc->total[mflav];
+    const metric_cache *mc = kept(s, m, &mflav);
+    return mc ? mc->flat[mflav] : NULL;
 }
 
-/* Per call path, the values of view[mflav][excl] combined over all
- * threads (cube_combine_neutral where the view has no row). */
-static const double *get_agg(server *s, size_t m, int mflav, int excl)
+/* Per thread, over all call paths. */
+static const double *get_total(const server *s, size_t m, int mflav)
+{
+    const metric_cache *mc = kept(s, m, &mflav);
+    return mc ? mc->total[mflav] : NULL;
+}
+
+/* Per call path, the values combined over all threads
+ * (cube_combine_neutral where the view has no row). */
+static const double *get_agg(const server *s, size_t m, int mflav, int excl)
+{
+    const metric_cache *mc = kept(s, m, &mflav);
+    return mc ? mc->agg[mflav][excl] : NULL;
+}
+
+/* What a query needs of view v (metric m, flavour f, along the call tree
+ * exclusive or not) into the cache: its columns, the sums over all
+ * threads, and of the call-exclusive view the flat profile and totals.
+ * The view itself is freed afterwards: the columns are its values.  0,
+ * or -1 when out of memory. */
+static int keep_view(server *s, size_t m, int f, int excl, const cube_view *v)
 {
     metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    if (!mc->agg[mflav][excl]) {
-        const cube_view *v = get_view(s, m, mflav, excl);
-        if (!v)
-            return NULL;
-        double *a = malloc((s->nc + 1) * sizeof *a);
-        if (!a)
-            return NULL;
-        cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
-        const double *const *rows = cube_view_rows(v);
-        for (size_t i = 0; i < s->nc; i++)
-            a[i] = rows[i] ? cube_combine_values(how, rows[i], s->nt) : cube_combine_neutral(how);
-        mc->agg[mflav][excl] = a;
+    size_t nc = s->nc, nt = s->nt;
+    cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+    double neutral = cube_combine_neutral(how);
+    if (nc && nt > SIZE_MAX / sizeof(double) / nc - 1)
+        return -1;
+    thread_columns *tc = &mc->cols[f][excl];
+    tc->col = malloc((nt * nc + 1) * sizeof *tc->col);
+    tc->has = malloc(nc + 1);
+    double *agg = mc->agg[f][excl] = malloc((nc + 1) * sizeof *agg);
+    if (!tc->col || !tc->has || !agg)
+        return -1;
+    const double *const *rows = cube_view_rows(v);
+    for (size_t i = 0; i < nc; i++) {
+        const double *row = rows[i];
+        tc->has[i] = row != NULL;
+        agg[i] = row ? cube_combine_values(how, row, nt) : neutral;
+        for (size_t t = 0; t < nt; t++)
+            tc->col[t * nc + i] = row ? row[t] : neutral;
     }
-    return mc->agg[mflav][excl];
+    if (!excl)
+        return 0;
+    cube_status st;
+    if (!(mc->flat[f] = cube_flat_create(v, &st)) ||
+        !(mc->total[f] = malloc((nt + 1) * sizeof *mc->total[f])))
+        return -1;
+    return cube_view_total(v, mc->total[f], &st);
 }
 
 /* Everything a query can need, computed before the first one: the views
- * of every metric in both flavours along both trees, their flat profiles,
- * totals and sums over all threads.  Each (metric, metric flavour) is a
- * job of its own that fills only its own part of the cache, and the
- * experiment is only read (const cube_t), so the jobs run on s->ways
- * threads; the daemon starts when they are all done. */
+ * of every metric in both flavours along both trees, kept as columns,
+ * their flat profiles, totals and sums over all threads.  Each (metric,
+ * metric flavour) is a job of its own that fills only its own part of
+ * the cache, and the experiment is only read (const cube_t), so the jobs
+ * run on s->ways threads; the daemon starts when they are all done. */
 typedef struct {
     server *s;
     pthread_mutex_t lock;
-    size_t next; /* the next job: metric next / 2, flavour next % 2 */
+    size_t next;  /* the next job: metric next / 2, flavour next % 2 */
+    int short_of_memory;
 } precompute_jobs;
 
 static void *precompute_worker(void *arg)
@@ -182,21 +199,36 @@ static void *precompute_worker(void *arg)
         if (job >= 2 * s->nm)
             return NULL;
         size_t m = job / 2;
-        int f = (int)(job % 2);
+        int f = (int)(job % 2), oom = 0;
         if (f && s->cache[m].same)
             continue;
-        get_agg(s, m, f, 0);
-        get_agg(s, m, f, 1);
-        get_flat(s, m, f);
-        get_total(s, m, f);
+        for (int excl = 0; excl < 2 && !oom; excl++) {
+            cube_status st;
+            cube_view *v = cube_view_compute(
+                s->c, cube_get_metric(s->c, m), f ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
+                excl ? CUBE_CALL_EXCLUSIVE : CUBE_CALL_INCLUSIVE, 0, &st);
+            if (!v) {
+                oom = st.code == CUBE_ENOMEM;
+                s->cache[m].failed[f] = 1; /* derived: no values */
+                break;
+            }
+            oom = keep_view(s, m, f, excl, v) != 0;
+            cube_view_free(v);
+        }
+        if (oom) {
+            pthread_mutex_lock(&jobs->lock);
+            jobs->short_of_memory = 1;
+            pthread_mutex_unlock(&jobs->lock);
+        }
     }
 }
 
-static void precompute(server *s)
+/* 0, or -1 when out of memory. */
+static int precompute(server *s)
 {
     for (size_t m = 0; m < s->nm; m++)
         s->cache[m].same = cube_metric_num_children(cube_get_metric(s->c, m)) == 0;
-    precompute_jobs jobs = {s, PTHREAD_MUTEX_INITIALIZER, 0};
+    precompute_jobs jobs = {s, PTHREAD_MUTEX_INITIALIZER, 0, 0};
     pthread_t worker[WORKERS_MAX];
     size_t want = s->ways, started = 0;
     if (want > 2 * s->nm)
@@ -209,18 +241,27 @@ static void precompute(server *s)
     for (size_t i = 0; i < started; i++)
         pthread_join(worker[i], NULL);
     pthread_mutex_destroy(&jobs.lock);
+    if (jobs.short_of_memory)
+        return -1;
+#if defined(__GLIBC__)
+    /* the views' rows, freed in the workers' arenas, back to the system:
+     * else they stay in the server's resident memory as long as it runs */
+    malloc_trim(0);
+#endif
+    return 0;
 }
 
 static void free_caches(server *s)
 {
     for (size_t m = 0; s->cache && m < s->nm; m++) {
         for (int f = 0; f < 2; f++) {
-            cube_view_free(s->cache[m].view[f][0]);
-            cube_view_free(s->cache[m].view[f][1]);
+            for (int excl = 0; excl < 2; excl++) {
+                free(s->cache[m].cols[f][excl].col);
+                free(s->cache[m].cols[f][excl].has);
+                free(s->cache[m].agg[f][excl]);
+            }
             cube_flat_free(s->cache[m].flat[f]);
             free(s->cache[m].total[f]);
-            free(s->cache[m].agg[f][0]);
-            free(s->cache[m].agg[f][1]);
         }
     }
     free(s->cache);
@@ -580,24 +621,32 @@ static int over_calls(server *s, const query *q, size_t m, int mflav, double *ou
     double neutral = cube_combine_neutral(how);
     for (size_t t = 0; t < s->nt; t++)
         out[t] = neutral;
-    for (size_t k = 0; k < q->nsel[DIM_CALL]; k++) {
-        const selection *sel = &q->sel[DIM_CALL][k];
-        const double *row;
-        if (q->flat_sel) {
-            const cube_flat *f = get_flat(s, m, mflav);
-            if (!f)
-                return -1;
-            row = cube_flat_row(f, cube_get_region(s->c, sel->id), flat_parts[sel->part]);
-        } else {
-            const cube_view *v = get_view(s, m, mflav, sel->part);
-            if (!v)
-                return -1;
-            row = cube_view_row(v, cube_get_cnode(s->c, sel->id));
+    if (q->flat_sel) {
+        const cube_flat *f = get_flat(s, m, mflav);
+        if (!f)
+            return -1;
+        for (size_t k = 0; k < q->nsel[DIM_CALL]; k++) {
+            const selection *sel = &q->sel[DIM_CALL][k];
+            const double *row =
+                cube_flat_row(f, cube_get_region(s->c, sel->id), flat_parts[sel->part]);
+            for (size_t t = 0; row && t < s->nt; t++)
+                out[t] = combine2(how, out[t], row[t]);
         }
-        if (!row)
-            continue;
-        for (size_t t = 0; t < s->nt; t++)
-            out[t] = combine2(how, out[t], row[t]);
+        return 0;
+    }
+    /* along each thread's columns: the selected call paths' values in
+     * the order of the selection */
+    const thread_columns *tc[2] = {get_cols(s, m, mflav, 0), get_cols(s, m, mflav, 1)};
+    if (!tc[0] || !tc[1])
+        return -1;
+    for (size_t t = 0; t < s->nt; t++) {
+        double acc = out[t];
+        for (size_t k = 0; k < q->nsel[DIM_CALL]; k++) {
+            const selection *sel = &q->sel[DIM_CALL][k];
+            if (tc[sel->part]->has[sel->id])
+                acc = combine2(how, acc, tc[sel->part]->col[t * s->nc + sel->id]);
+        }
+        out[t] = acc;
     }
     return 0;
 }
@@ -612,7 +661,7 @@ typedef struct {
     /* the plan: item k of the system selection combines the threads
      * threads[start[k] .. start[k + 1]) in this order; NULL: none */
     size_t *threads, *start;
-    double *gather; /* room for the values of one item's threads */
+    double *gather; /* room for the values of one item's threads, or of a row */
     /* per selected item: it is every thread in index order, whose value
      * the sums over all threads hold (combined in the same order) */
     unsigned char *whole;
@@ -676,9 +725,8 @@ static int plan_system(server *s, const query *q, system_sums *sums)
         return 0;
     sums->threads = malloc((total + 1) * sizeof *sums->threads);
     sums->start = malloc((nsel + 1) * sizeof *sums->start);
-    sums->gather = malloc((s->nt + 1) * sizeof *sums->gather);
     sums->whole = calloc(nsel + 1, 1);
-    if (!sums->threads || !sums->start || !sums->gather || !sums->whole)
+    if (!sums->threads || !sums->start || !sums->whole)
         return -1;
     size_t at = 0;
     for (size_t k = 0; k < nsel; k++) {
@@ -1002,19 +1050,6 @@ static void fill(double *a, size_t n, double v)
         a[i] = v;
 }
 
-/* A hint to bring the memory at p into the cache; nothing where the
- * compiler has no such builtin. */
-enum { PREFETCH_AHEAD = 8 };
-static void prefetch(const void *p)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    if (p)
-        __builtin_prefetch(p);
-#else
-    (void)p;
-#endif
-}
-
 /* ------------------------------------------------------------------------
  * Large answers split over threads: the call tree's rows and the numbers
  * of an answer are independent of each other, and everything they read
@@ -1073,7 +1108,7 @@ typedef struct {
     const query *q;
     answer *ans;
     size_t nsel;
-    const cube_view **view;
+    const thread_columns **cols;
     const cube_flat **flat;
     const double **agg;
     const double **whole; /* the sums over all threads, for whole items of the system selection */
@@ -1083,11 +1118,178 @@ typedef struct {
     system_sums *sums; /* per range */
 } call_rows;
 
+/* Call paths per block of the column walk: its values stay in the
+ * processor's cache while the selected threads' columns stream by. */
+enum { BLOCK = 2048 };
+
+/* out[i] combined with c[0][i], then c[1][i], ... c[ncols - 1][i], as
+ * combine2 combines, for i < n; a sum four columns at a time. */
+static void combine_columns(cube_combine_rule how, double *restrict out, const double *const *c,
+                            size_t ncols, size_t n)
+{
+    size_t k = 0;
+    if (how == CUBE_COMBINE_SUM) {
+        for (; k + 4 <= ncols; k += 4) {
+            const double *restrict c0 = c[k], *restrict c1 = c[k + 1], *restrict c2 = c[k + 2],
+                                   *restrict c3 = c[k + 3];
+            for (size_t i = 0; i < n; i++)
+                out[i] = (((out[i] + c0[i]) + c1[i]) + c2[i]) + c3[i];
+        }
+        for (; k < ncols; k++) {
+            const double *restrict c0 = c[k];
+            for (size_t i = 0; i < n; i++)
+                out[i] += c0[i];
+        }
+        return;
+    }
+    for (; k < ncols; k++) {
+        const double *restrict c0 = c[k];
+        if (how == CUBE_COMBINE_MAX)
+            for (size_t i = 0; i < n; i++)
+                out[i] = out[i] > c0[i] ? out[i] : c0[i];
+        else
+            for (size_t i = 0; i < n; i++)
+                out[i] = out[i] < c0[i] ? out[i] : c0[i];
+    }
+}
+
+/* Columns waiting to be combined into a block, in the order of the
+ * selection. */
+enum { BATCH_MAX = 16 };
+typedef struct {
+    const double *c[BATCH_MAX];
+    size_t n;
+} column_batch;
+
+static void batch_flush(column_batch *b, cube_combine_rule how, double *out, size_t n)
+{
+    combine_columns(how, out, b->c, b->n, n);
+    b->n = 0;
+}
+
+static void batch_add(column_batch *b, const double *c, cube_combine_rule how, double *out, size_t n)
+{
+    b->c[b->n++] = c;
+    if (b->n == BATCH_MAX)
+        batch_flush(b, how, out, n);
+}
+
+/* One item's value over its threads' columns c[t0 .. t1) (t1 - t0 >= 2)
+ * as cube_combine_values gives it from the thread values in this order:
+ * a compensated sum (Neumaier's, written without a branch on the data),
+ * or a maximum or minimum from the first value on; into v[n].  comp: room
+ * for n values. */
+static void combine_item(cube_combine_rule how, const double *col, size_t nc, const size_t *threads,
+                         size_t t0, size_t t1, double *restrict v, double *restrict comp, size_t n)
+{
+    if (how == CUBE_COMBINE_SUM) {
+        fill(v, n, 0.0);
+        fill(comp, n, 0.0);
+        for (size_t t = t0; t < t1; t++) {
+            const double *restrict c = col + threads[t] * nc;
+            for (size_t i = 0; i < n; i++) {
+                double x = v[i], y = x + c[i];
+                int x_larger = fabs(x) >= fabs(c[i]);
+                double big = x_larger ? x : c[i], small = x_larger ? c[i] : x;
+                comp[i] += (big - y) + small;
+                v[i] = y;
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            v[i] = isfinite(v[i]) ? v[i] + comp[i] : v[i];
+        return;
+    }
+    /* the earlier value only where the later is not larger (smaller), as
+     * cube_combine_values keeps it: not combine_columns, which keeps the
+     * later only where the earlier is not larger (NaN, -0 and +0 differ) */
+    memcpy(v, col + threads[t0] * nc, n * sizeof *v);
+    for (size_t t = t0 + 1; t < t1; t++) {
+        const double *restrict c = col + threads[t] * nc;
+        if (how == CUBE_COMBINE_MAX)
+            for (size_t i = 0; i < n; i++)
+                v[i] = c[i] > v[i] ? c[i] : v[i];
+        else
+            for (size_t i = 0; i < n; i++)
+                v[i] = c[i] < v[i] ? c[i] : v[i];
+    }
+}
+
+/* For the call paths [from, from + n) (n <= BLOCK) of columns tc, whose
+ * metric combines by `how`: their values over the system selection into
+ * out[n], exactly as over_system gives them from each call path's row, a
+ * block at a time instead of a row at a time.  whole: the sums over all
+ * threads (or NULL).
+ *
+ * An item of one thread adds its value v to the selection's sum, where
+ * over_system adds cube_combine_values of it, v + 0.0 (it only turns -0
+ * into +0): the same, as the sum, which starts at +0, is never -0 in
+ * rounding to nearest, and x + 0 = x + -0 for every x but -0.  So such
+ * items and whole ones are columns combined in a batch. */
+static void columns_over_system(const call_rows *j, const thread_columns *tc,
+                                cube_combine_rule how, const double *whole, size_t from,
+                                size_t n, size_t w, double *out)
+{
+    const server *s = j->s;
+    const query *q = j->q;
+    system_sums *sums = &j->sums[w];
+    size_t nc = s->nc, nsel = q->nsel[DIM_SYSTEM];
+    const selection *sel = q->sel[DIM_SYSTEM];
+    const double *col = tc->col + from;
+    int threads_only = 1;
+    for (size_t k = 0; k < nsel; k++) {
+        const view_system_item *it = &s->sys[sel[k].id];
+        threads_only &= it->kind == VIEW_THREAD;
+        if (sums->threads && sel[k].part && it->kind != VIEW_THREAD) {
+            fill(out, n, NAN); /* as over_system */
+            return;
+        }
+    }
+    if (!sums->threads && !threads_only) {
+        /* nodes within nodes: the system tree combined for each row */
+        for (size_t i = 0; i < n; i++) {
+            for (size_t t = 0; t < s->nt; t++)
+                sums->gather[t] = col[t * nc + i];
+            out[i] = over_system(j->s, q, how, sums->gather, sums, whole ? whole[from + i] : NAN);
+        }
+        return;
+    }
+    fill(out, n, cube_combine_neutral(how));
+    column_batch batch;
+    batch.n = 0;
+    if (!sums->threads) { /* threads only: their values one after the other */
+        for (size_t k = 0; k < nsel; k++)
+            batch_add(&batch, col + s->sys[sel[k].id].index * nc, how, out, n);
+        batch_flush(&batch, how, out, n);
+        return;
+    }
+    /* the plan: each item's threads combined as cube_combine_values does,
+     * the whole system from the sums over all threads */
+    double v[BLOCK], comp[BLOCK];
+    for (size_t k = 0; k < nsel; k++) {
+        size_t t0 = sums->start[k], t1 = sums->start[k + 1];
+        if (sums->whole[k] && whole)
+            batch_add(&batch, whole + from, how, out, n);
+        else if (t1 - t0 == 1)
+            batch_add(&batch, col + sums->threads[t0] * nc, how, out, n);
+        else {
+            batch_flush(&batch, how, out, n);
+            if (t0 == t1) /* no thread: nothing combined */
+                fill(v, n, cube_combine_neutral(how));
+            else
+                combine_item(how, col, nc, sums->threads, t0, t1, v, comp, n);
+            const double *one = v;
+            combine_columns(how, out, &one, 1, n);
+        }
+    }
+    batch_flush(&batch, how, out, n);
+}
+
 static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
 {
     call_rows *j = ctx;
     server *s = j->s;
     const query *q = j->q;
+    double out[BLOCK];
     for (int p = 0; p < j->ans->parts; p++) {
         double *a = j->ans->a[p];
         fill(a + from, to - from, 0);
@@ -1096,7 +1298,7 @@ static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
         for (size_t k = 0; k < j->nsel; k++) {
             cube_combine_rule how = j->how[k];
             double neutral = cube_combine_neutral(how);
-            const cube_view *v = j->view[p * j->nsel + k];
+            const thread_columns *tc = j->cols[p * j->nsel + k];
             const cube_flat *f = j->flat[p * j->nsel + k];
             const double *agg = j->agg[p * j->nsel + k];
             const double *whole = j->whole[p * j->nsel + k];
@@ -1105,28 +1307,28 @@ static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
                     add_value(&a[i], &j->first[i], defined(how, agg[i]), j->how_sel);
                 continue;
             }
-            const double *const *rows = v ? cube_view_rows(v) : NULL;
-            for (size_t i = from; i < to; i++) {
-                const double *row = NULL;
-                if (f)
-                    row = cube_flat_row(f, cube_get_region(s->c, i), flat_parts[p]);
-                else if (v) {
-                    row = rows[i];
-                    /* rows are apart in memory: ask for one a few ahead
-                     * while this one is combined */
-                    if (i + PREFETCH_AHEAD < to)
-                        prefetch(rows[i + PREFETCH_AHEAD]);
+            if (tc) { /* right of the system pane */
+                for (size_t b = from; b < to; b += BLOCK) {
+                    size_t n = to - b < BLOCK ? to - b : BLOCK;
+                    columns_over_system(j, tc, how, whole, b, n, w, out);
+                    for (size_t i = 0; i < n; i++)
+                        add_value(&a[b + i], &j->first[b + i],
+                                  defined(how, tc->has[b + i] ? out[i] : neutral), j->how_sel);
                 }
+                continue;
+            }
+            for (size_t i = from; i < to; i++) {
+                const double *row = f ? cube_flat_row(f, cube_get_region(s->c, i), flat_parts[p])
+                                      : NULL;
                 double val;
-                if (!v && !f)
+                if (!f)
                     val = NAN;
                 else if (!row)
                     val = defined(how, neutral);
                 else if (!left_of_pane(q, DIM_SYSTEM))
                     val = defined(how, cube_combine_values(how, row, s->nt));
                 else
-                    val = defined(how, over_system(s, q, how, row, &j->sums[w],
-                                                   whole ? whole[i] : NAN));
+                    val = defined(how, over_system(s, q, how, row, &j->sums[w], NAN));
                 add_value(&a[i], &j->first[i], val, j->how_sel);
             }
         }
@@ -1161,14 +1363,13 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
 {
     size_t nsel = q->nsel[DIM_METRIC], ways = split_ways(s, ans->n), ready = 1;
     size_t slots = (size_t)ans->parts * nsel + 1;
-    call_rows j = {s, q, ans, nsel, calloc(slots, sizeof(cube_view *)),
+    call_rows j = {s, q, ans, nsel, calloc(slots, sizeof(thread_columns *)),
                    calloc(slots, sizeof(cube_flat *)), calloc(slots, sizeof(double *)),
                    calloc(slots, sizeof(double *)), calloc(nsel + 1, sizeof(cube_combine_rule)), selection_rule(s, q),
                    calloc(ans->n + 1, sizeof(int)), calloc(ways, sizeof(system_sums))};
     int rc = -1;
-    if (!j.view || !j.flat || !j.agg || !j.whole || !j.how || !j.first || !j.sums)
+    if (!j.cols || !j.flat || !j.agg || !j.whole || !j.how || !j.first || !j.sums)
         goto done;
-    /* the views are looked up here: a lookup may compute one */
     for (int p = 0; p < ans->parts; p++) {
         for (size_t k = 0; k < nsel; k++) {
             size_t m = q->sel[DIM_METRIC][k].id;
@@ -1179,7 +1380,7 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
             else if (!left_of_pane(q, DIM_SYSTEM) || sums->all)
                 j.agg[p * nsel + k] = get_agg(s, m, mflav, p);
             if (!q->flat && !j.agg[p * nsel + k]) {
-                j.view[p * nsel + k] = get_view(s, m, mflav, p);
+                j.cols[p * nsel + k] = get_cols(s, m, mflav, p);
                 if (sums->any_whole)
                     j.whole[p * nsel + k] = get_agg(s, m, mflav, p);
             }
@@ -1197,7 +1398,7 @@ done:
     if (j.sums && ready < ways)
         sums_free(&j.sums[ready]);
     free(j.sums);
-    free(j.view);
+    free(j.cols);
     free(j.flat);
     free(j.agg);
     free(j.whole);
@@ -1311,9 +1512,10 @@ static char *answer_query(server *s, const query *q, size_t *len)
     system_sums sums = {malloc((cube_num_processes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_machines(s->c) + 1) * sizeof(double)), NULL, NULL,
-                        NULL, NULL, 0, 0};
+                        malloc((s->nt + 1) * sizeof(double)), NULL, 0, 0};
     char *out = NULL;
-    int ok = vec && sums.process && sums.node && sums.machine && plan_system(s, q, &sums) == 0;
+    int ok = vec && sums.process && sums.node && sums.machine && sums.gather &&
+             plan_system(s, q, &sums) == 0;
     for (int p = 0; p < ans.parts && ok; p++)
         ok = (ans.a[p] = malloc((ans.n + 1) * sizeof(double))) != NULL;
     if (ok) {
@@ -1488,7 +1690,11 @@ int view_serve(const cube_t *c, const char *page, size_t len, unsigned port)
     }
 
     make_tree_values(&s);
-    precompute(&s);
+    if (precompute(&s) != 0) {
+        cli_error("out of memory");
+        free_caches(&s);
+        return -1;
+    }
 
     /* SIGINT and SIGTERM (and SIGHUP) are waited for by this thread; the
      * daemon's thread inherits the mask and never sees them */
