@@ -11,13 +11,14 @@
  * with {"error": "..."} for a bad parameter.
  *
  * The experiment is read once.  Values come from libcube's views, per
- * thread: one view per (metric, metric flavour, call flavour), one flat
- * profile, one row of totals and the sums over all threads per (metric,
- * metric flavour), all computed before the URL is printed (precompute),
- * so that no query waits for a view.  The daemon runs one thread of its
- * own that answers the requests one after the other, so the caches need
- * no lock; a large answer is split over short-lived threads that only
- * read.  The main thread waits for SIGINT or SIGTERM, then stops the
+ * thread: one view per (metric, metric flavour, call flavour), kept as a
+ * column per thread, one flat profile, one row of totals and the sums
+ * over all threads per (metric, metric flavour), all computed before the
+ * URL is printed (precompute), so that no query waits for a view and
+ * queries only read them.  The daemon runs one thread of its own that
+ * answers the requests one after the other, so the cache of answers
+ * needs no lock; a large answer is split over short-lived threads that
+ * only read.  The main thread waits for SIGINT or SIGTERM, then stops the
  * daemon and frees everything.
  */
 #include "view_serve.h"
