@@ -48,6 +48,23 @@
 enum { DIM_METRIC, DIM_CALL, DIM_SYSTEM };
 enum { WORKERS_MAX = 8 };
 
+/* The JSON text of an answer, shared by the cache of answers and the
+ * responses that send it (an answer of a large call tree is megabytes):
+ * freed when the last of them lets it go.  Only the daemon's thread
+ * takes and lets go of answers, so the count needs no lock. */
+typedef struct {
+    size_t refs;
+    size_t len;
+    char text[];
+} shared_answer;
+
+static void answer_release(void *cls)
+{
+    shared_answer *a = cls;
+    if (a && --a->refs == 0)
+        free(a);
+}
+
 /* The last answers, by their query: a page asks again for what it showed
  * before (a selection clicked back), and the answer of a large call tree
  * takes longer to format than to compute.  Bounded in count and bytes. */
@@ -55,7 +72,7 @@ enum { ANSWERS_MAX = 8 };
 #define ANSWER_BYTES_MAX ((size_t)64 * 1024 * 1024)
 typedef struct {
     char *key[ANSWERS_MAX];
-    char *body[ANSWERS_MAX];
+    shared_answer *body[ANSWERS_MAX];
     size_t len[ANSWERS_MAX];
     unsigned long long used[ANSWERS_MAX]; /* when last used (0: empty) */
     unsigned long long clock;
@@ -271,31 +288,29 @@ static void free_caches(server *s)
     free(s->sys);
     for (size_t i = 0; i < ANSWERS_MAX; i++) {
         free(s->answers.key[i]);
-        free(s->answers.body[i]);
+        answer_release(s->answers.body[i]);
     }
 }
 
-/* A copy of the cached answer to `key` (malloc'ed, *len bytes), or NULL. */
-static char *answer_lookup(answer_cache *a, const char *key, size_t *len)
+/* The cached answer to `key`, one more reference taken, or NULL. */
+static shared_answer *answer_lookup(answer_cache *a, const char *key)
 {
     for (size_t i = 0; i < ANSWERS_MAX; i++) {
         if (a->key[i] && strcmp(a->key[i], key) == 0) {
-            char *copy = malloc(a->len[i] + 1);
-            if (!copy)
-                return NULL;
-            memcpy(copy, a->body[i], a->len[i]);
-            *len = a->len[i];
             a->used[i] = ++a->clock;
-            return copy;
+            a->body[i]->refs++;
+            return a->body[i];
         }
     }
     return NULL;
 }
 
-/* Keep a copy of an answer, dropping the least recently used ones to stay
- * within the bounds; nothing when it does not fit or memory is short. */
-static void answer_store(answer_cache *a, const char *key, const char *body, size_t len)
+/* Keep an answer (one more reference), dropping the least recently used
+ * ones to stay within the bounds; nothing when it does not fit or memory
+ * is short. */
+static void answer_store(answer_cache *a, const char *key, shared_answer *body)
 {
+    size_t len = body->len;
     if (len > ANSWER_BYTES_MAX / 2)
         return;
     for (;;) {
@@ -307,15 +322,12 @@ static void answer_store(answer_cache *a, const char *key, const char *body, siz
                 oldest = i;
         }
         if (free_slot < ANSWERS_MAX && a->bytes + len <= ANSWER_BYTES_MAX) {
-            char *k = strdup(key), *b = malloc(len + 1);
-            if (!k || !b) {
-                free(k);
-                free(b);
+            char *k = strdup(key);
+            if (!k)
                 return;
-            }
-            memcpy(b, body, len);
+            body->refs++;
             a->key[free_slot] = k;
-            a->body[free_slot] = b;
+            a->body[free_slot] = body;
             a->len[free_slot] = len;
             a->used[free_slot] = ++a->clock;
             a->bytes += len;
@@ -323,8 +335,9 @@ static void answer_store(answer_cache *a, const char *key, const char *body, siz
         }
         a->bytes -= a->len[oldest];
         free(a->key[oldest]);
-        free(a->body[oldest]);
-        a->key[oldest] = a->body[oldest] = NULL;
+        answer_release(a->body[oldest]);
+        a->key[oldest] = NULL;
+        a->body[oldest] = NULL;
         a->used[oldest] = 0;
     }
 }
@@ -1479,20 +1492,20 @@ static void format_range(void *ctx, size_t from, size_t to, size_t w)
     j->len[w] = (size_t)(o - j->text[w]);
 }
 
-/* The JSON text of an answer (malloc'ed, *len bytes), or NULL (out of
- * memory). */
-static char *format_answer(const server *s, const query *q, const answer *ans, size_t *len)
+/* The JSON text of an answer (one reference), or NULL (out of memory). */
+static shared_answer *format_answer(const server *s, const query *q, const answer *ans)
 {
     static const char *const panes[] = {"metric", "call", "system"};
     static const char *const keys[] = {"incl", "excl", "sub"};
     size_t ways = split_ways(s, ans->n), room = ans->n / ways + 2;
-    char *out = malloc(64 + (size_t)ans->parts * (16 + ans->n * (NUMBER_MAX + 1)));
+    size_t most = 64 + (size_t)ans->parts * (16 + ans->n * (NUMBER_MAX + 1));
+    shared_answer *out = malloc(sizeof *out + most);
     format_job j;
     memset(&j, 0, sizeof j);
     int ok = out != NULL;
     for (size_t w = 0; w < ways && ok; w++)
         ok = (j.text[w] = malloc(room * (NUMBER_MAX + 1))) != NULL;
-    char *o = out;
+    char *o = out ? out->text : NULL;
     if (ok) {
         o += sprintf(o, "{\"pane\":\"%s\"", q->flat ? "flat" : panes[q->dim_of_pane]);
         for (int p = 0; p < ans->parts; p++) {
@@ -1506,7 +1519,11 @@ static char *format_answer(const server *s, const query *q, const answer *ans, s
             *o++ = ']';
         }
         memcpy(o, "}\n", 3);
-        *len = (size_t)(o + 2 - out);
+        out->refs = 1;
+        out->len = (size_t)(o + 2 - out->text);
+        /* the room not used back (the cache keeps the answer) */
+        shared_answer *fit = realloc(out, sizeof *out + out->len + 1);
+        out = fit ? fit : out;
     } else {
         free(out);
         out = NULL;
@@ -1516,9 +1533,8 @@ static char *format_answer(const server *s, const query *q, const answer *ans, s
     return out;
 }
 
-/* The JSON answer of a query (malloc'ed, *len bytes), or NULL (out of
- * memory). */
-static char *answer_query(server *s, const query *q, size_t *len)
+/* The JSON answer of a query (one reference), or NULL (out of memory). */
+static shared_answer *answer_query(server *s, const query *q)
 {
     answer ans = {{NULL, NULL, NULL}, 0, q->flat ? 3 : 2};
     ans.n = q->dim_of_pane == DIM_METRIC ? s->nm
@@ -1530,7 +1546,7 @@ static char *answer_query(server *s, const query *q, size_t *len)
                         malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_machines(s->c) + 1) * sizeof(double)), NULL, NULL,
                         malloc((s->nt + 1) * sizeof(double)), NULL, 0, 0};
-    char *out = NULL;
+    shared_answer *out = NULL;
     int ok = vec && sums.process && sums.node && sums.machine && sums.gather &&
              plan_system(s, q, &sums) == 0;
     for (int p = 0; p < ans.parts && ok; p++)
@@ -1549,7 +1565,7 @@ static char *answer_query(server *s, const query *q, size_t *len)
         }
     }
     if (ok)
-        out = format_answer(s, q, &ans, len);
+        out = format_answer(s, q, &ans);
     for (int p = 0; p < 3; p++)
         free(ans.a[p]);
     free(vec);
@@ -1567,15 +1583,12 @@ static char *answer_query(server *s, const query *q, size_t *len)
  * HTTP.
  * ------------------------------------------------------------------------ */
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
-                             char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+/* Send response r (NULL: out of memory) with the headers of every answer. */
+static enum MHD_Result send_response(struct MHD_Connection *conn, unsigned status,
+                                     const char *type, struct MHD_Response *r)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
-    if (!r) {
-        if (mode == MHD_RESPMEM_MUST_FREE)
-            free(body);
+    if (!r)
         return MHD_NO;
-    }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
@@ -1587,6 +1600,26 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const
     enum MHD_Result rc = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
     return rc;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
+                             char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+    if (!r && mode == MHD_RESPMEM_MUST_FREE)
+        free(body);
+    return send_response(conn, status, type, r);
+}
+
+/* An answer sent without a copy: the response holds the reference taken
+ * for it and lets it go when it is done. */
+static enum MHD_Result reply_answer(struct MHD_Connection *conn, shared_answer *a)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer_with_free_callback_cls(a->len, a->text, answer_release, a);
+    if (!r)
+        answer_release(a);
+    return send_response(conn, MHD_HTTP_OK, "application/json", r);
 }
 
 static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *text)
@@ -1649,14 +1682,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         query_free(&q);
         return reply_error(conn, q.error);
     }
-    size_t len = 0;
-    char *body = answer_lookup(&s->answers, q.key, &len);
-    if (!body && (body = answer_query(s, &q, &len)))
-        answer_store(&s->answers, q.key, body, len);
+    shared_answer *body = answer_lookup(&s->answers, q.key);
+    if (!body && (body = answer_query(s, &q)))
+        answer_store(&s->answers, q.key, body);
     query_free(&q);
     if (!body)
         return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-    return reply(conn, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE);
+    return reply_answer(conn, body);
 }
 
 /* 32 hex digits from /dev/urandom.  0 or -1. */
