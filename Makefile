@@ -14,7 +14,8 @@
 #   make install-lib  the library alone: libcube.a/.so, headers, libcube.pc,
 #                   man3 and man5 pages
 #   SANITIZE=1      build and test with AddressSanitizer + UBSan (in build/sanitize)
-#   make check-tsan the tests that run threads, under ThreadSanitizer (in build/tsan)
+#   make check-tsan the tests that run threads and cube_view (-o, --serve with
+#                   8 clients), under ThreadSanitizer (in build/tsan)
 #   make check-browser  cube_view's pages in Debian's headless Chromium, driven
 #                   by playwright-core from npm (tests/browser; no browser
 #                   download); the details in $(BUILD)/check-browser.log,
@@ -355,14 +356,17 @@ browser-modules:
 
 # The unit tests that run threads of their own or of the library (the
 # concurrency test, the algebra's read-ahead workers, the LinkTest
-# analysis's second thread), built with -fsanitize=thread in build/tsan and
-# run by tests/tsan.sh, which fails on any ThreadSanitizer report.
+# analysis's second thread), and cube_view (-o, and --serve with its
+# threads at load and per answer, 8 clients at once: tests/tsan_cube_view.sh),
+# built with -fsanitize=thread in build/tsan and run by tests/tsan.sh, which
+# fails on any ThreadSanitizer report.
 TSAN_TESTS := test_concurrency test_algebra test_algebra_cube4 test_linktest_stats
+TSAN_SCRIPTS := tests/tsan_cube_view.sh
 .PHONY: check-tsan tsan-run
 check-tsan: deps-check
 	@$(MAKE) --no-print-directory TSAN=1 tsan-run
-tsan-run: $(addprefix $(BUILD)/tests/,$(TSAN_TESTS))
-	@sh tests/tsan.sh $(BUILD) $(addprefix $(BUILD)/tests/,$(TSAN_TESTS))
+tsan-run: $(addprefix $(BUILD)/tests/,$(TSAN_TESTS)) $(BUILD)/bin/cube_view $(GEN_BIN)
+	@sh tests/tsan.sh $(BUILD) $(addprefix $(BUILD)/tests/,$(TSAN_TESTS)) $(TSAN_SCRIPTS)
 
 # --- demo and benchmarks --------------------------------------------------
 demo: deps

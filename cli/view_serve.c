@@ -11,13 +11,16 @@
  * with {"error": "..."} for a bad parameter.
  *
  * The experiment is read once.  Values come from libcube's views, per
- * thread: one view per (metric, metric flavour, call flavour), one flat
- * profile, one row of totals and the sums over all threads per (metric,
- * metric flavour), all computed before the URL is printed (precompute),
- * so that no query waits for a view.  The daemon runs one thread of its
- * own that answers the requests one after the other, so the caches need
- * no lock; a large answer is split over short-lived threads that only
- * read.  The main thread waits for SIGINT or SIGTERM, then stops the
+ * thread: one view per (metric, metric flavour, call flavour), kept as a
+ * column per thread, one flat profile, one row of totals and the sums
+ * over all threads per (metric, metric flavour), and for a metric whose
+ * values over all threads are not its threads' values combined (RATE,
+ * COMPLEX, ...) the aggregated views' values and flat profile, all
+ * computed before the URL is printed (precompute), so that no query
+ * waits for a view and queries only read them.  The daemon runs one thread of its own that
+ * answers the requests one after the other, so the cache of answers
+ * needs no lock; a large answer is split over short-lived threads that
+ * only read.  The main thread waits for SIGINT or SIGTERM, then stops the
  * daemon and frees everything.
  */
 #include "view_serve.h"
@@ -32,6 +35,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <microhttpd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -44,14 +50,31 @@
 enum { DIM_METRIC, DIM_CALL, DIM_SYSTEM };
 enum { WORKERS_MAX = 8 };
 
+/* The JSON text of an answer, shared by the cache of answers and the
+ * responses that send it (an answer of a large call tree is megabytes):
+ * freed when the last of them lets it go.  Only the daemon's thread
+ * takes and lets go of answers, so the count needs no lock. */
+typedef struct {
+    size_t refs;
+    size_t len;
+    char text[];
+} shared_answer;
+
+static void answer_release(void *cls)
+{
+    shared_answer *a = cls;
+    if (a && --a->refs == 0)
+        free(a);
+}
+
 /* The last answers, by their query: a page asks again for what it showed
  * before (a selection clicked back), and the answer of a large call tree
  * takes longer to format than to compute.  Bounded in count and bytes. */
 enum { ANSWERS_MAX = 8 };
-#define ANSWER_BYTES_MAX ((size_t)256 * 1024 * 1024)
+#define ANSWER_BYTES_MAX ((size_t)64 * 1024 * 1024)
 typedef struct {
     char *key[ANSWERS_MAX];
-    char *body[ANSWERS_MAX];
+    shared_answer *body[ANSWERS_MAX];
     size_t len[ANSWERS_MAX];
     unsigned long long used[ANSWERS_MAX]; /* when last used (0: empty) */
     unsigned long long clock;
@@ -59,23 +82,33 @@ typedef struct {
 } answer_cache;
 static const char *const dim_names[] = {"metric", "call", "system"};
 
-/* What is computed for one metric, when first needed. */
+/* A view's values per thread, column by column: the values of thread t
+ * are col[t * nc .. t * nc + nc), one per call path, so that the values
+ * of a few selected threads are a few stretches of memory read from the
+ * start to the end (a view's rows lie apart, and a row is read whole
+ * for one value).  has[i]: the view has a row for call path i (where not,
+ * the columns hold cube_combine_neutral). */
 typedef struct {
-    cube_view *view[2][2]; /* [metric flavour][0: call-inclusive, 1: call-exclusive] */
-    cube_flat *flat[2];    /* from the call-exclusive view */
-    double *total[2];      /* per thread, over all call paths */
-    double *agg[2][2];     /* per call path over all threads, as view[][] */
-    unsigned char failed[2]; /* a view of this metric flavour cannot be made (derived) */
-    unsigned char same;      /* no child metrics: flavour 1 is flavour 0 (kept once) */
+    double *col;
+    unsigned char *has;
+} thread_columns;
+
+/* What is kept of one metric, computed before the first query. */
+typedef struct {
+    thread_columns cols[2][2]; /* [metric flavour][0: call-inclusive, 1: call-exclusive] */
+    cube_flat *flat[2];        /* from the call-exclusive view */
+    double *total[2];          /* per thread, over all call paths */
+    double *agg[2][2];         /* per call path over all threads, as cols[][] */
+    unsigned char failed[2];   /* no view of this metric flavour (derived) */
+    unsigned char same;        /* no child metrics: flavour 1 is flavour 0 (kept once) */
     /* A metric whose values over all threads are not its threads' values
      * combined (cube_metric_combines_numbers: COMPLEX, RATE, TAU_ATOMIC,
-     * narrow integers): the aggregated views, what the call tree and the
-     * flat view show with no system selection on their left (cube_dump
-     * -t aggr), as view[][] and flat[]; NULL for every other metric. */
+     * narrow integers): of its aggregated views, what the call tree and
+     * the flat view show with no system selection on their left (cube_dump
+     * -t aggr), as agg[][] and flat[]; NULL for every other metric. */
     unsigned char apart;
-    cube_view *all_view[2][2];
-    cube_flat *all_flat[2];
-    double *all[2][2]; /* per call path, all_view[][]'s values */
+    double *all[2][2];      /* per call path, the aggregated view's values */
+    cube_flat *all_flat[2]; /* from the aggregated call-exclusive view */
 } metric_cache;
 
 typedef struct {
@@ -97,141 +130,126 @@ typedef struct {
  * The caches.
  * ------------------------------------------------------------------------ */
 
-/* The view of metric m in metric flavour mflav, call-exclusive or
- * call-inclusive, per thread (flags 0: view[][]) or aggregated
- * (CUBE_VIEW_AGGREGATE: all_view[][]), computed when first needed. */
-static const cube_view *cached_view(server *s, size_t m, int mflav, int excl, unsigned flags)
+/* What is kept of metric m in flavour mflav, for the queries, which only
+ * read it; NULL where the metric has no values in that flavour
+ * (derived). */
+static const metric_cache *kept(const server *s, size_t m, int *mflav)
+{
+    const metric_cache *mc = &s->cache[m];
+    *mflav = mc->same ? 0 : *mflav;
+    return mc->failed[*mflav] ? NULL : mc;
+}
+
+static const thread_columns *get_cols(const server *s, size_t m, int mflav, int excl)
+{
+    const metric_cache *mc = kept(s, m, &mflav);
+    return mc ? &mc->cols[mflav][excl] : NULL;
+}
+
+static const cube_flat *get_flat(const server *s, size_t m, int mflav)
+{
+    const metric_cache *mc = kept(s, m, &mflav);
+    return mc ? mc->flat[mflav] : NULL;
+}
+
+/* Per thread, over all call paths. */
+static const double *get_total(const server *s, size_t m, int mflav)
+{
+    const metric_cache *mc = kept(s, m, &mflav);
+    return mc ? mc->total[mflav] : NULL;
+}
+
+/* Per call path, the values combined over all threads
+ * (cube_combine_neutral where the view has no row). */
+static const double *get_agg(const server *s, size_t m, int mflav, int excl)
+{
+    const metric_cache *mc = kept(s, m, &mflav);
+    return mc ? mc->agg[mflav][excl] : NULL;
+}
+
+/* What a query needs of view v (metric m, flavour f, along the call tree
+ * exclusive or not) into the cache: its columns, the sums over all
+ * threads, and of the call-exclusive view the flat profile and totals.
+ * The view itself is freed afterwards: the columns are its values.  0,
+ * or -1 when out of memory. */
+static int keep_view(server *s, size_t m, int f, int excl, const cube_view *v)
 {
     metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    if (mc->failed[mflav])
-        return NULL;
-    cube_view **v = flags ? &mc->all_view[mflav][excl] : &mc->view[mflav][excl];
-    if (!*v) {
-        cube_status st;
-        *v = cube_view_compute(s->c, cube_get_metric(s->c, m),
-                               mflav ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
-                               excl ? CUBE_CALL_EXCLUSIVE : CUBE_CALL_INCLUSIVE, flags, &st);
-        if (!*v)
-            mc->failed[mflav] = 1;
+    size_t nc = s->nc, nt = s->nt;
+    cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
+    double neutral = cube_combine_neutral(how);
+    if (nc && nt > SIZE_MAX / sizeof(double) / nc - 1)
+        return -1;
+    thread_columns *tc = &mc->cols[f][excl];
+    tc->col = malloc((nt * nc + 1) * sizeof *tc->col);
+    tc->has = malloc(nc + 1);
+    double *agg = mc->agg[f][excl] = malloc((nc + 1) * sizeof *agg);
+    if (!tc->col || !tc->has || !agg)
+        return -1;
+    const double *const *rows = cube_view_rows(v);
+    for (size_t i = 0; i < nc; i++) {
+        const double *row = rows[i];
+        tc->has[i] = row != NULL;
+        agg[i] = row ? cube_combine_values(how, row, nt) : neutral;
+        for (size_t t = 0; t < nt; t++)
+            tc->col[t * nc + i] = row ? row[t] : neutral;
     }
-    return *v;
+    if (!excl)
+        return 0;
+    cube_status st;
+    if (!(mc->flat[f] = cube_flat_create(v, &st)) ||
+        !(mc->total[f] = malloc((nt + 1) * sizeof *mc->total[f])))
+        return -1;
+    return cube_view_total(v, mc->total[f], &st);
 }
 
-static const cube_view *get_view(server *s, size_t m, int mflav, int excl)
-{
-    return cached_view(s, m, mflav, excl, 0);
-}
-
-/* The flat profile of the call-exclusive view cached_view gives (flat[]
- * or all_flat[]). */
-static const cube_flat *cached_flat(server *s, size_t m, int mflav, unsigned flags)
+/* What a query needs of the aggregated view v of a metric that is apart
+ * (metric m, flavour f, along the call tree exclusive or not): its value
+ * per call path, and of the call-exclusive view the flat profile.  The
+ * view itself is freed afterwards.  0, or -1 when out of memory. */
+static int keep_all_view(server *s, size_t m, int f, int excl, const cube_view *v)
 {
     metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    cube_flat **f = flags ? &mc->all_flat[mflav] : &mc->flat[mflav];
-    if (!*f) {
-        const cube_view *v = cached_view(s, m, mflav, 1, flags);
-        cube_status st;
-        if (v)
-            *f = cube_flat_create(v, &st);
-    }
-    return *f;
-}
-
-static const cube_flat *get_flat(server *s, size_t m, int mflav)
-{
-    return cached_flat(s, m, mflav, 0);
-}
-
-static const double *get_total(server *s, size_t m, int mflav)
-{
-    metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    if (!mc->total[mflav]) {
-        const cube_view *v = get_view(s, m, mflav, 1);
-        if (!v)
-            return NULL;
-        double *t = malloc((s->nt + 1) * sizeof *t);
-        cube_status st;
-        if (t && cube_view_total(v, t, &st) != 0) {
-            free(t);
-            t = NULL;
-        }
-        mc->total[mflav] = t;
-    }
-    return mc->total[mflav];
-}
-
-/* Per call path, the values of view[mflav][excl] combined over all
- * threads (cube_combine_neutral where the view has no row). */
-static const double *get_agg(server *s, size_t m, int mflav, int excl)
-{
-    metric_cache *mc = &s->cache[m];
-    mflav = mc->same ? 0 : mflav;
-    if (!mc->agg[mflav][excl]) {
-        const cube_view *v = get_view(s, m, mflav, excl);
-        if (!v)
-            return NULL;
-        double *a = malloc((s->nc + 1) * sizeof *a);
-        if (!a)
-            return NULL;
-        cube_combine_rule how = cube_metric_combine(cube_get_metric(s->c, m));
-        const double *const *rows = cube_view_rows(v);
-        for (size_t i = 0; i < s->nc; i++)
-            a[i] = rows[i] ? cube_combine_values(how, rows[i], s->nt) : cube_combine_neutral(how);
-        mc->agg[mflav][excl] = a;
-    }
-    return mc->agg[mflav][excl];
-}
-
-/* The aggregated view of a metric that is apart (metric_cache). */
-static const cube_view *get_all_view(server *s, size_t m, int mflav, int excl)
-{
-    return cached_view(s, m, mflav, excl, CUBE_VIEW_AGGREGATE);
+    double *a = mc->all[f][excl] = malloc((s->nc + 1) * sizeof *a);
+    if (!a)
+        return -1;
+    for (size_t i = 0; i < s->nc; i++)
+        a[i] = cube_view_value(v, cube_get_cnode(s->c, i), 0);
+    cube_status st;
+    if (excl && !(mc->all_flat[f] = cube_flat_create(v, &st)))
+        return -1;
+    return 0;
 }
 
 /* The flat profile over all threads: of the aggregated view of a metric
  * that is apart, else the per-thread one (whose rows the caller
  * combines). */
-static const cube_flat *get_all_flat(server *s, size_t m, int mflav)
+static const cube_flat *get_all_flat(const server *s, size_t m, int mflav)
 {
-    return cached_flat(s, m, mflav, s->cache[m].apart ? CUBE_VIEW_AGGREGATE : 0);
+    const metric_cache *mc = kept(s, m, &mflav);
+    return !mc ? NULL : mc->apart ? mc->all_flat[mflav] : mc->flat[mflav];
 }
 
 /* Per call path, the value over all threads that the call tree shows
  * with no system selection on its left: the threads' values combined
  * (get_agg), or the aggregated view's for a metric that is apart. */
-static const double *get_all(server *s, size_t m, int mflav, int excl)
+static const double *get_all(const server *s, size_t m, int mflav, int excl)
 {
-    metric_cache *mc = &s->cache[m];
-    if (!mc->apart)
-        return get_agg(s, m, mflav, excl);
-    mflav = mc->same ? 0 : mflav;
-    if (!mc->all[mflav][excl]) {
-        const cube_view *v = get_all_view(s, m, mflav, excl);
-        if (!v)
-            return NULL;
-        double *a = malloc((s->nc + 1) * sizeof *a);
-        if (!a)
-            return NULL;
-        for (size_t i = 0; i < s->nc; i++)
-            a[i] = cube_view_value(v, cube_get_cnode(s->c, i), 0);
-        mc->all[mflav][excl] = a;
-    }
-    return mc->all[mflav][excl];
+    const metric_cache *mc = kept(s, m, &mflav);
+    return !mc ? NULL : mc->apart ? mc->all[mflav][excl] : mc->agg[mflav][excl];
 }
 
 /* Everything a query can need, computed before the first one: the views
- * of every metric in both flavours along both trees, their flat profiles,
- * totals and sums over all threads.  Each (metric, metric flavour) is a
- * job of its own that fills only its own part of the cache, and the
- * experiment is only read (const cube_t), so the jobs run on s->ways
- * threads; the daemon starts when they are all done. */
+ * of every metric in both flavours along both trees, kept as columns,
+ * their flat profiles, totals and sums over all threads.  Each (metric,
+ * metric flavour) is a job of its own that fills only its own part of
+ * the cache, and the experiment is only read (const cube_t), so the jobs
+ * run on s->ways threads; the daemon starts when they are all done. */
 typedef struct {
     server *s;
     pthread_mutex_t lock;
-    size_t next; /* the next job: metric next / 2, flavour next % 2 */
+    size_t next;  /* the next job: metric next / 2, flavour next % 2 */
+    int short_of_memory;
 } precompute_jobs;
 
 static void *precompute_worker(void *arg)
@@ -245,27 +263,44 @@ static void *precompute_worker(void *arg)
         if (job >= 2 * s->nm)
             return NULL;
         size_t m = job / 2;
-        int f = (int)(job % 2);
+        int f = (int)(job % 2), oom = 0;
         if (f && s->cache[m].same)
             continue;
-        get_agg(s, m, f, 0);
-        get_agg(s, m, f, 1);
-        get_flat(s, m, f);
-        get_total(s, m, f);
-        get_all(s, m, f, 0);
-        get_all(s, m, f, 1);
-        get_all_flat(s, m, f);
+        /* the views per thread, then, for a metric that is apart, the
+         * aggregated ones */
+        int passes = s->cache[m].apart ? 4 : 2;
+        for (int pass = 0; pass < passes && !oom; pass++) {
+            int excl = pass % 2;
+            unsigned flags = pass < 2 ? 0 : CUBE_VIEW_AGGREGATE;
+            cube_status st;
+            cube_view *v = cube_view_compute(
+                s->c, cube_get_metric(s->c, m), f ? CUBE_METRIC_EXCLUSIVE : CUBE_METRIC_INCLUSIVE,
+                excl ? CUBE_CALL_EXCLUSIVE : CUBE_CALL_INCLUSIVE, flags, &st);
+            if (!v) {
+                oom = st.code == CUBE_ENOMEM;
+                s->cache[m].failed[f] = 1; /* derived: no values */
+                break;
+            }
+            oom = (flags ? keep_all_view(s, m, f, excl, v) : keep_view(s, m, f, excl, v)) != 0;
+            cube_view_free(v);
+        }
+        if (oom) {
+            pthread_mutex_lock(&jobs->lock);
+            jobs->short_of_memory = 1;
+            pthread_mutex_unlock(&jobs->lock);
+        }
     }
 }
 
-static void precompute(server *s)
+/* 0, or -1 when out of memory. */
+static int precompute(server *s)
 {
     for (size_t m = 0; m < s->nm; m++) {
         const cube_metric *met = cube_get_metric(s->c, m);
         s->cache[m].same = cube_metric_num_children(met) == 0;
         s->cache[m].apart = !cube_metric_combines_numbers(met);
     }
-    precompute_jobs jobs = {s, PTHREAD_MUTEX_INITIALIZER, 0};
+    precompute_jobs jobs = {s, PTHREAD_MUTEX_INITIALIZER, 0, 0};
     pthread_t worker[WORKERS_MAX];
     size_t want = s->ways, started = 0;
     if (want > 2 * s->nm)
@@ -278,23 +313,30 @@ static void precompute(server *s)
     for (size_t i = 0; i < started; i++)
         pthread_join(worker[i], NULL);
     pthread_mutex_destroy(&jobs.lock);
+    if (jobs.short_of_memory)
+        return -1;
+#if defined(__GLIBC__)
+    /* the views' rows, freed in the workers' arenas, back to the system:
+     * else they stay in the server's resident memory as long as it runs */
+    malloc_trim(0);
+#endif
+    return 0;
 }
 
 static void free_caches(server *s)
 {
     for (size_t m = 0; s->cache && m < s->nm; m++) {
         for (int f = 0; f < 2; f++) {
-            cube_view_free(s->cache[m].view[f][0]);
-            cube_view_free(s->cache[m].view[f][1]);
+            for (int excl = 0; excl < 2; excl++) {
+                free(s->cache[m].cols[f][excl].col);
+                free(s->cache[m].cols[f][excl].has);
+                free(s->cache[m].agg[f][excl]);
+            }
             cube_flat_free(s->cache[m].flat[f]);
             free(s->cache[m].total[f]);
-            free(s->cache[m].agg[f][0]);
-            free(s->cache[m].agg[f][1]);
+            for (int excl = 0; excl < 2; excl++)
+                free(s->cache[m].all[f][excl]);
             cube_flat_free(s->cache[m].all_flat[f]);
-            for (int e = 0; e < 2; e++) {
-                cube_view_free(s->cache[m].all_view[f][e]);
-                free(s->cache[m].all[f][e]);
-            }
         }
     }
     free(s->cache);
@@ -303,31 +345,29 @@ static void free_caches(server *s)
     free(s->sys);
     for (size_t i = 0; i < ANSWERS_MAX; i++) {
         free(s->answers.key[i]);
-        free(s->answers.body[i]);
+        answer_release(s->answers.body[i]);
     }
 }
 
-/* A copy of the cached answer to `key` (malloc'ed, *len bytes), or NULL. */
-static char *answer_lookup(answer_cache *a, const char *key, size_t *len)
+/* The cached answer to `key`, one more reference taken, or NULL. */
+static shared_answer *answer_lookup(answer_cache *a, const char *key)
 {
     for (size_t i = 0; i < ANSWERS_MAX; i++) {
         if (a->key[i] && strcmp(a->key[i], key) == 0) {
-            char *copy = malloc(a->len[i] + 1);
-            if (!copy)
-                return NULL;
-            memcpy(copy, a->body[i], a->len[i]);
-            *len = a->len[i];
             a->used[i] = ++a->clock;
-            return copy;
+            a->body[i]->refs++;
+            return a->body[i];
         }
     }
     return NULL;
 }
 
-/* Keep a copy of an answer, dropping the least recently used ones to stay
- * within the bounds; nothing when it does not fit or memory is short. */
-static void answer_store(answer_cache *a, const char *key, const char *body, size_t len)
+/* Keep an answer (one more reference), dropping the least recently used
+ * ones to stay within the bounds; nothing when it does not fit or memory
+ * is short. */
+static void answer_store(answer_cache *a, const char *key, shared_answer *body)
 {
+    size_t len = body->len;
     if (len > ANSWER_BYTES_MAX / 2)
         return;
     for (;;) {
@@ -339,15 +379,12 @@ static void answer_store(answer_cache *a, const char *key, const char *body, siz
                 oldest = i;
         }
         if (free_slot < ANSWERS_MAX && a->bytes + len <= ANSWER_BYTES_MAX) {
-            char *k = strdup(key), *b = malloc(len + 1);
-            if (!k || !b) {
-                free(k);
-                free(b);
+            char *k = strdup(key);
+            if (!k)
                 return;
-            }
-            memcpy(b, body, len);
+            body->refs++;
             a->key[free_slot] = k;
-            a->body[free_slot] = b;
+            a->body[free_slot] = body;
             a->len[free_slot] = len;
             a->used[free_slot] = ++a->clock;
             a->bytes += len;
@@ -355,8 +392,9 @@ static void answer_store(answer_cache *a, const char *key, const char *body, siz
         }
         a->bytes -= a->len[oldest];
         free(a->key[oldest]);
-        free(a->body[oldest]);
-        a->key[oldest] = a->body[oldest] = NULL;
+        answer_release(a->body[oldest]);
+        a->key[oldest] = NULL;
+        a->body[oldest] = NULL;
         a->used[oldest] = 0;
     }
 }
@@ -654,24 +692,32 @@ static int over_calls(server *s, const query *q, size_t m, int mflav, double *ou
     double neutral = cube_combine_neutral(how);
     for (size_t t = 0; t < s->nt; t++)
         out[t] = neutral;
-    for (size_t k = 0; k < q->nsel[DIM_CALL]; k++) {
-        const selection *sel = &q->sel[DIM_CALL][k];
-        const double *row;
-        if (q->flat_sel) {
-            const cube_flat *f = get_flat(s, m, mflav);
-            if (!f)
-                return -1;
-            row = cube_flat_row(f, cube_get_region(s->c, sel->id), flat_parts[sel->part]);
-        } else {
-            const cube_view *v = get_view(s, m, mflav, sel->part);
-            if (!v)
-                return -1;
-            row = cube_view_row(v, cube_get_cnode(s->c, sel->id));
+    if (q->flat_sel) {
+        const cube_flat *f = get_flat(s, m, mflav);
+        if (!f)
+            return -1;
+        for (size_t k = 0; k < q->nsel[DIM_CALL]; k++) {
+            const selection *sel = &q->sel[DIM_CALL][k];
+            const double *row =
+                cube_flat_row(f, cube_get_region(s->c, sel->id), flat_parts[sel->part]);
+            for (size_t t = 0; row && t < s->nt; t++)
+                out[t] = combine2(how, out[t], row[t]);
         }
-        if (!row)
-            continue;
-        for (size_t t = 0; t < s->nt; t++)
-            out[t] = combine2(how, out[t], row[t]);
+        return 0;
+    }
+    /* along each thread's columns: the selected call paths' values in
+     * the order of the selection */
+    const thread_columns *tc[2] = {get_cols(s, m, mflav, 0), get_cols(s, m, mflav, 1)};
+    if (!tc[0] || !tc[1])
+        return -1;
+    for (size_t t = 0; t < s->nt; t++) {
+        double acc = out[t];
+        for (size_t k = 0; k < q->nsel[DIM_CALL]; k++) {
+            const selection *sel = &q->sel[DIM_CALL][k];
+            if (tc[sel->part]->has[sel->id])
+                acc = combine2(how, acc, tc[sel->part]->col[t * s->nc + sel->id]);
+        }
+        out[t] = acc;
     }
     return 0;
 }
@@ -710,7 +756,7 @@ typedef struct {
     /* the plan: item k of the system selection combines the threads
      * threads[start[k] .. start[k + 1]) in this order; NULL: none */
     size_t *threads, *start;
-    double *gather; /* room for the values of one item's threads */
+    double *gather; /* room for the values of one item's threads, or of a row */
     /* per selected item: it is every thread in index order, whose value
      * the sums over all threads hold (combined in the same order) */
     unsigned char *whole;
@@ -774,9 +820,8 @@ static int plan_system(server *s, const query *q, system_sums *sums)
         return 0;
     sums->threads = malloc((total + 1) * sizeof *sums->threads);
     sums->start = malloc((nsel + 1) * sizeof *sums->start);
-    sums->gather = malloc((s->nt + 1) * sizeof *sums->gather);
     sums->whole = calloc(nsel + 1, 1);
-    if (!sums->threads || !sums->start || !sums->gather || !sums->whole)
+    if (!sums->threads || !sums->start || !sums->whole)
         return -1;
     size_t at = 0;
     for (size_t k = 0; k < nsel; k++) {
@@ -868,13 +913,29 @@ static const uint64_t powers_of_ten[19] = {
     10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
     1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u};
 
-/* The n decimal digits of u (n > 0, u < 10^n, leading zeros written). */
+/* Exactly 8 decimal digits of v (v < 10^8, leading zeros written): two
+ * halves of four digits, whose divisions do not wait for each other. */
+static void put_8_digits(char *p, uint32_t v)
+{
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(p, digit_pairs + 2 * (hi / 100), 2);
+    memcpy(p + 2, digit_pairs + 2 * (hi % 100), 2);
+    memcpy(p + 4, digit_pairs + 2 * (lo / 100), 2);
+    memcpy(p + 6, digit_pairs + 2 * (lo % 100), 2);
+}
+
+/* The n decimal digits of u (n > 0, u < 10^n, leading zeros written):
+ * eight at a time from the end, the rest in pairs; 17 digits take two
+ * divisions of the 64-bit number instead of eight in a row. */
 static void put_digits(char *p, uint64_t u, int n)
 {
-    for (; n >= 2; n -= 2, u /= 100)
-        memcpy(p + n - 2, digit_pairs + 2 * (u % 100), 2);
+    for (; n > 8; n -= 8, u /= 100000000u)
+        put_8_digits(p + n - 8, (uint32_t)(u % 100000000u));
+    uint32_t v = (uint32_t)u;
+    for (; n >= 2; n -= 2, v /= 100)
+        memcpy(p + n - 2, digit_pairs + 2 * (v % 100), 2);
     if (n)
-        p[0] = (char)('0' + u);
+        p[0] = (char)('0' + v);
 }
 
 /* The 128-bit product of a and b, as hi * 2^64 + lo. */
@@ -1103,19 +1164,6 @@ static void fill(double *a, size_t n, double v)
         a[i] = v;
 }
 
-/* A hint to bring the memory at p into the cache; nothing where the
- * compiler has no such builtin. */
-enum { PREFETCH_AHEAD = 8 };
-static void prefetch(const void *p)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    if (p)
-        __builtin_prefetch(p);
-#else
-    (void)p;
-#endif
-}
-
 /* ------------------------------------------------------------------------
  * Large answers split over threads: the call tree's rows and the numbers
  * of an answer are independent of each other, and everything they read
@@ -1174,7 +1222,7 @@ typedef struct {
     const query *q;
     answer *ans;
     size_t nsel;
-    const cube_view **view;
+    const thread_columns **cols;
     const cube_flat **flat;
     const double **agg;
     const double **whole; /* the sums over all threads, for whole items of the system selection */
@@ -1184,11 +1232,178 @@ typedef struct {
     system_sums *sums; /* per range */
 } call_rows;
 
+/* Call paths per block of the column walk: its values stay in the
+ * processor's cache while the selected threads' columns stream by. */
+enum { BLOCK = 2048 };
+
+/* out[i] combined with c[0][i], then c[1][i], ... c[ncols - 1][i], as
+ * combine2 combines, for i < n; a sum four columns at a time. */
+static void combine_columns(cube_combine_rule how, double *restrict out, const double *const *c,
+                            size_t ncols, size_t n)
+{
+    size_t k = 0;
+    if (how == CUBE_COMBINE_SUM) {
+        for (; k + 4 <= ncols; k += 4) {
+            const double *restrict c0 = c[k], *restrict c1 = c[k + 1], *restrict c2 = c[k + 2],
+                                   *restrict c3 = c[k + 3];
+            for (size_t i = 0; i < n; i++)
+                out[i] = (((out[i] + c0[i]) + c1[i]) + c2[i]) + c3[i];
+        }
+        for (; k < ncols; k++) {
+            const double *restrict c0 = c[k];
+            for (size_t i = 0; i < n; i++)
+                out[i] += c0[i];
+        }
+        return;
+    }
+    for (; k < ncols; k++) {
+        const double *restrict c0 = c[k];
+        if (how == CUBE_COMBINE_MAX)
+            for (size_t i = 0; i < n; i++)
+                out[i] = out[i] > c0[i] ? out[i] : c0[i];
+        else
+            for (size_t i = 0; i < n; i++)
+                out[i] = out[i] < c0[i] ? out[i] : c0[i];
+    }
+}
+
+/* Columns waiting to be combined into a block, in the order of the
+ * selection. */
+enum { BATCH_MAX = 16 };
+typedef struct {
+    const double *c[BATCH_MAX];
+    size_t n;
+} column_batch;
+
+static void batch_flush(column_batch *b, cube_combine_rule how, double *out, size_t n)
+{
+    combine_columns(how, out, b->c, b->n, n);
+    b->n = 0;
+}
+
+static void batch_add(column_batch *b, const double *c, cube_combine_rule how, double *out, size_t n)
+{
+    b->c[b->n++] = c;
+    if (b->n == BATCH_MAX)
+        batch_flush(b, how, out, n);
+}
+
+/* One item's value over its threads' columns c[t0 .. t1) (t1 - t0 >= 2)
+ * as cube_combine_values gives it from the thread values in this order:
+ * a compensated sum (Neumaier's, written without a branch on the data),
+ * or a maximum or minimum from the first value on; into v[n].  comp: room
+ * for n values. */
+static void combine_item(cube_combine_rule how, const double *col, size_t nc, const size_t *threads,
+                         size_t t0, size_t t1, double *restrict v, double *restrict comp, size_t n)
+{
+    if (how == CUBE_COMBINE_SUM) {
+        fill(v, n, 0.0);
+        fill(comp, n, 0.0);
+        for (size_t t = t0; t < t1; t++) {
+            const double *restrict c = col + threads[t] * nc;
+            for (size_t i = 0; i < n; i++) {
+                double x = v[i], y = x + c[i];
+                int x_larger = fabs(x) >= fabs(c[i]);
+                double big = x_larger ? x : c[i], small = x_larger ? c[i] : x;
+                comp[i] += (big - y) + small;
+                v[i] = y;
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            v[i] = isfinite(v[i]) ? v[i] + comp[i] : v[i];
+        return;
+    }
+    /* the earlier value only where the later is not larger (smaller), as
+     * cube_combine_values keeps it: not combine_columns, which keeps the
+     * later only where the earlier is not larger (NaN, -0 and +0 differ) */
+    memcpy(v, col + threads[t0] * nc, n * sizeof *v);
+    for (size_t t = t0 + 1; t < t1; t++) {
+        const double *restrict c = col + threads[t] * nc;
+        if (how == CUBE_COMBINE_MAX)
+            for (size_t i = 0; i < n; i++)
+                v[i] = c[i] > v[i] ? c[i] : v[i];
+        else
+            for (size_t i = 0; i < n; i++)
+                v[i] = c[i] < v[i] ? c[i] : v[i];
+    }
+}
+
+/* For the call paths [from, from + n) (n <= BLOCK) of columns tc, whose
+ * metric combines by `how`: their values over the system selection into
+ * out[n], exactly as over_system gives them from each call path's row, a
+ * block at a time instead of a row at a time.  whole: the sums over all
+ * threads (or NULL).
+ *
+ * An item of one thread adds its value v to the selection's sum, where
+ * over_system adds cube_combine_values of it, v + 0.0 (it only turns -0
+ * into +0): the same, as the sum, which starts at +0, is never -0 in
+ * rounding to nearest, and x + 0 = x + -0 for every x but -0.  So such
+ * items and whole ones are columns combined in a batch. */
+static void columns_over_system(const call_rows *j, const thread_columns *tc,
+                                cube_combine_rule how, const double *whole, size_t from,
+                                size_t n, size_t w, double *out)
+{
+    const server *s = j->s;
+    const query *q = j->q;
+    system_sums *sums = &j->sums[w];
+    size_t nc = s->nc, nsel = q->nsel[DIM_SYSTEM];
+    const selection *sel = q->sel[DIM_SYSTEM];
+    const double *col = tc->col + from;
+    int threads_only = 1;
+    for (size_t k = 0; k < nsel; k++) {
+        const view_system_item *it = &s->sys[sel[k].id];
+        threads_only &= it->kind == VIEW_THREAD;
+        if (sums->threads && sel[k].part && it->kind != VIEW_THREAD) {
+            fill(out, n, NAN); /* as over_system */
+            return;
+        }
+    }
+    if (!sums->threads && !threads_only) {
+        /* nodes within nodes: the system tree combined for each row */
+        for (size_t i = 0; i < n; i++) {
+            for (size_t t = 0; t < s->nt; t++)
+                sums->gather[t] = col[t * nc + i];
+            out[i] = over_system(j->s, q, how, sums->gather, sums, whole ? whole[from + i] : NAN);
+        }
+        return;
+    }
+    fill(out, n, cube_combine_neutral(how));
+    column_batch batch;
+    batch.n = 0;
+    if (!sums->threads) { /* threads only: their values one after the other */
+        for (size_t k = 0; k < nsel; k++)
+            batch_add(&batch, col + s->sys[sel[k].id].index * nc, how, out, n);
+        batch_flush(&batch, how, out, n);
+        return;
+    }
+    /* the plan: each item's threads combined as cube_combine_values does,
+     * the whole system from the sums over all threads */
+    double v[BLOCK], comp[BLOCK];
+    for (size_t k = 0; k < nsel; k++) {
+        size_t t0 = sums->start[k], t1 = sums->start[k + 1];
+        if (sums->whole[k] && whole)
+            batch_add(&batch, whole + from, how, out, n);
+        else if (t1 - t0 == 1)
+            batch_add(&batch, col + sums->threads[t0] * nc, how, out, n);
+        else {
+            batch_flush(&batch, how, out, n);
+            if (t0 == t1) /* no thread: nothing combined */
+                fill(v, n, cube_combine_neutral(how));
+            else
+                combine_item(how, col, nc, sums->threads, t0, t1, v, comp, n);
+            const double *one = v;
+            combine_columns(how, out, &one, 1, n);
+        }
+    }
+    batch_flush(&batch, how, out, n);
+}
+
 static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
 {
     call_rows *j = ctx;
     server *s = j->s;
     const query *q = j->q;
+    double out[BLOCK];
     for (int p = 0; p < j->ans->parts; p++) {
         double *a = j->ans->a[p];
         fill(a + from, to - from, 0);
@@ -1197,7 +1412,7 @@ static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
         for (size_t k = 0; k < j->nsel; k++) {
             cube_combine_rule how = j->how[k];
             double neutral = cube_combine_neutral(how);
-            const cube_view *v = j->view[p * j->nsel + k];
+            const thread_columns *tc = j->cols[p * j->nsel + k];
             const cube_flat *f = j->flat[p * j->nsel + k];
             const double *agg = j->agg[p * j->nsel + k];
             const double *whole = j->whole[p * j->nsel + k];
@@ -1206,28 +1421,28 @@ static void call_rows_range(void *ctx, size_t from, size_t to, size_t w)
                     add_value(&a[i], &j->first[i], defined(how, agg[i]), j->how_sel);
                 continue;
             }
-            const double *const *rows = v ? cube_view_rows(v) : NULL;
-            for (size_t i = from; i < to; i++) {
-                const double *row = NULL;
-                if (f)
-                    row = cube_flat_row(f, cube_get_region(s->c, i), flat_parts[p]);
-                else if (v) {
-                    row = rows[i];
-                    /* rows are apart in memory: ask for one a few ahead
-                     * while this one is combined */
-                    if (i + PREFETCH_AHEAD < to)
-                        prefetch(rows[i + PREFETCH_AHEAD]);
+            if (tc) { /* right of the system pane */
+                for (size_t b = from; b < to; b += BLOCK) {
+                    size_t n = to - b < BLOCK ? to - b : BLOCK;
+                    columns_over_system(j, tc, how, whole, b, n, w, out);
+                    for (size_t i = 0; i < n; i++)
+                        add_value(&a[b + i], &j->first[b + i],
+                                  defined(how, tc->has[b + i] ? out[i] : neutral), j->how_sel);
                 }
+                continue;
+            }
+            for (size_t i = from; i < to; i++) {
+                const double *row = f ? cube_flat_row(f, cube_get_region(s->c, i), flat_parts[p])
+                                      : NULL;
                 double val;
-                if (!v && !f)
+                if (!f)
                     val = NAN;
                 else if (!row)
                     val = defined(how, neutral);
                 else if (!left_of_pane(q, DIM_SYSTEM))
-                    val = defined(how, cube_combine_values(how, row, f ? cube_flat_width(f) : s->nt));
+                    val = defined(how, cube_combine_values(how, row, cube_flat_width(f)));
                 else
-                    val = defined(how, over_system(s, q, how, row, &j->sums[w],
-                                                   whole ? whole[i] : NAN));
+                    val = defined(how, over_system(s, q, how, row, &j->sums[w], NAN));
                 add_value(&a[i], &j->first[i], val, j->how_sel);
             }
         }
@@ -1262,14 +1477,13 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
 {
     size_t nsel = q->nsel[DIM_METRIC], ways = split_ways(s, ans->n), ready = 1;
     size_t slots = (size_t)ans->parts * nsel + 1;
-    call_rows j = {s, q, ans, nsel, calloc(slots, sizeof(cube_view *)),
+    call_rows j = {s, q, ans, nsel, calloc(slots, sizeof(thread_columns *)),
                    calloc(slots, sizeof(cube_flat *)), calloc(slots, sizeof(double *)),
                    calloc(slots, sizeof(double *)), calloc(nsel + 1, sizeof(cube_combine_rule)), selection_rule(s, q),
                    calloc(ans->n + 1, sizeof(int)), calloc(ways, sizeof(system_sums))};
     int rc = -1;
-    if (!j.view || !j.flat || !j.agg || !j.whole || !j.how || !j.first || !j.sums)
+    if (!j.cols || !j.flat || !j.agg || !j.whole || !j.how || !j.first || !j.sums)
         goto done;
-    /* the views are looked up here: a lookup may compute one */
     for (int p = 0; p < ans->parts; p++) {
         for (size_t k = 0; k < nsel; k++) {
             size_t m = q->sel[DIM_METRIC][k].id;
@@ -1285,7 +1499,7 @@ static int pane_call(server *s, const query *q, answer *ans, system_sums *sums)
             else if (sums->all)
                 j.agg[p * nsel + k] = get_agg(s, m, mflav, p);
             if (!q->flat && !j.agg[p * nsel + k]) {
-                j.view[p * nsel + k] = get_view(s, m, mflav, p);
+                j.cols[p * nsel + k] = get_cols(s, m, mflav, p);
                 if (sums->any_whole)
                     j.whole[p * nsel + k] = get_agg(s, m, mflav, p);
             }
@@ -1303,7 +1517,7 @@ done:
     if (j.sums && ready < ways)
         sums_free(&j.sums[ready]);
     free(j.sums);
-    free(j.view);
+    free(j.cols);
     free(j.flat);
     free(j.agg);
     free(j.whole);
@@ -1367,20 +1581,20 @@ static void format_range(void *ctx, size_t from, size_t to, size_t w)
     j->len[w] = (size_t)(o - j->text[w]);
 }
 
-/* The JSON text of an answer (malloc'ed, *len bytes), or NULL (out of
- * memory). */
-static char *format_answer(const server *s, const query *q, const answer *ans, size_t *len)
+/* The JSON text of an answer (one reference), or NULL (out of memory). */
+static shared_answer *format_answer(const server *s, const query *q, const answer *ans)
 {
     static const char *const panes[] = {"metric", "call", "system"};
     static const char *const keys[] = {"incl", "excl", "sub"};
     size_t ways = split_ways(s, ans->n), room = ans->n / ways + 2;
-    char *out = malloc(64 + (size_t)ans->parts * (16 + ans->n * (NUMBER_MAX + 1)));
+    size_t most = 64 + (size_t)ans->parts * (16 + ans->n * (NUMBER_MAX + 1));
+    shared_answer *out = malloc(sizeof *out + most);
     format_job j;
     memset(&j, 0, sizeof j);
     int ok = out != NULL;
     for (size_t w = 0; w < ways && ok; w++)
         ok = (j.text[w] = malloc(room * (NUMBER_MAX + 1))) != NULL;
-    char *o = out;
+    char *o = out ? out->text : NULL;
     if (ok) {
         o += sprintf(o, "{\"pane\":\"%s\"", q->flat ? "flat" : panes[q->dim_of_pane]);
         for (int p = 0; p < ans->parts; p++) {
@@ -1394,7 +1608,11 @@ static char *format_answer(const server *s, const query *q, const answer *ans, s
             *o++ = ']';
         }
         memcpy(o, "}\n", 3);
-        *len = (size_t)(o + 2 - out);
+        out->refs = 1;
+        out->len = (size_t)(o + 2 - out->text);
+        /* the room not used back (the cache keeps the answer) */
+        shared_answer *fit = realloc(out, sizeof *out + out->len + 1);
+        out = fit ? fit : out;
     } else {
         free(out);
         out = NULL;
@@ -1404,9 +1622,8 @@ static char *format_answer(const server *s, const query *q, const answer *ans, s
     return out;
 }
 
-/* The JSON answer of a query (malloc'ed, *len bytes), or NULL (out of
- * memory). */
-static char *answer_query(server *s, const query *q, size_t *len)
+/* The JSON answer of a query (one reference), or NULL (out of memory). */
+static shared_answer *answer_query(server *s, const query *q)
 {
     answer ans = {{NULL, NULL, NULL}, 0, q->flat ? 3 : 2};
     ans.n = q->dim_of_pane == DIM_METRIC ? s->nm
@@ -1417,9 +1634,10 @@ static char *answer_query(server *s, const query *q, size_t *len)
     system_sums sums = {malloc((cube_num_processes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_nodes(s->c) + 1) * sizeof(double)),
                         malloc((cube_num_machines(s->c) + 1) * sizeof(double)), NULL, NULL,
-                        NULL, NULL, 0, 0};
-    char *out = NULL;
-    int ok = vec && sums.process && sums.node && sums.machine && plan_system(s, q, &sums) == 0;
+                        malloc((s->nt + 1) * sizeof(double)), NULL, 0, 0};
+    shared_answer *out = NULL;
+    int ok = vec && sums.process && sums.node && sums.machine && sums.gather &&
+             plan_system(s, q, &sums) == 0;
     for (int p = 0; p < ans.parts && ok; p++)
         ok = (ans.a[p] = malloc((ans.n + 1) * sizeof(double))) != NULL;
     if (ok) {
@@ -1436,7 +1654,7 @@ static char *answer_query(server *s, const query *q, size_t *len)
         }
     }
     if (ok)
-        out = format_answer(s, q, &ans, len);
+        out = format_answer(s, q, &ans);
     for (int p = 0; p < 3; p++)
         free(ans.a[p]);
     free(vec);
@@ -1454,15 +1672,12 @@ static char *answer_query(server *s, const query *q, size_t *len)
  * HTTP.
  * ------------------------------------------------------------------------ */
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
-                             char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+/* Send response r (NULL: out of memory) with the headers of every answer. */
+static enum MHD_Result send_response(struct MHD_Connection *conn, unsigned status,
+                                     const char *type, struct MHD_Response *r)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
-    if (!r) {
-        if (mode == MHD_RESPMEM_MUST_FREE)
-            free(body);
+    if (!r)
         return MHD_NO;
-    }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
@@ -1474,6 +1689,26 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const
     enum MHD_Result rc = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
     return rc;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
+                             char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+    if (!r && mode == MHD_RESPMEM_MUST_FREE)
+        free(body);
+    return send_response(conn, status, type, r);
+}
+
+/* An answer sent without a copy: the response holds the reference taken
+ * for it and lets it go when it is done. */
+static enum MHD_Result reply_answer(struct MHD_Connection *conn, shared_answer *a)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer_with_free_callback_cls(a->len, a->text, answer_release, a);
+    if (!r)
+        answer_release(a);
+    return send_response(conn, MHD_HTTP_OK, "application/json", r);
 }
 
 static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *text)
@@ -1536,14 +1771,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         query_free(&q);
         return reply_error(conn, q.error);
     }
-    size_t len = 0;
-    char *body = answer_lookup(&s->answers, q.key, &len);
-    if (!body && (body = answer_query(s, &q, &len)))
-        answer_store(&s->answers, q.key, body, len);
+    shared_answer *body = answer_lookup(&s->answers, q.key);
+    if (!body && (body = answer_query(s, &q)))
+        answer_store(&s->answers, q.key, body);
     query_free(&q);
     if (!body)
         return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-    return reply(conn, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE);
+    return reply_answer(conn, body);
 }
 
 /* 32 hex digits from /dev/urandom.  0 or -1. */
@@ -1594,7 +1828,11 @@ int view_serve(const cube_t *c, const char *page, size_t len, unsigned port)
     }
 
     make_tree_values(&s);
-    precompute(&s);
+    if (precompute(&s) != 0) {
+        cli_error("out of memory");
+        free_caches(&s);
+        return -1;
+    }
 
     /* SIGINT and SIGTERM (and SIGHUP) are waited for by this thread; the
      * daemon's thread inherits the mask and never sees them */

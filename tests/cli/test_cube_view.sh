@@ -423,6 +423,19 @@ try:
         thr = {r["cnode_id"]: r["value"] for r in dump("-m", uniq, "-z", "incl", "-t", "0")}
         check(all(close(ans["incl"][cid[c]], proc[c] + thr[c]) for c in proc),
               "order metric,system,call: process 1 and thread 0 of process 0 selected: their sum, metric %s" % uniq)
+    # six threads of three processes selected one by one: per call path
+    # their values added in the order selected, exactly
+    picked = (5, 0, 13, 7, 21, 2)
+    per = {t: {r["cnode_id"]: r["value"] for r in dump("-m", "time", "-z", "excl", "-t", str(t))} for t in picked}
+    ans = pane("order=metric,system,call&pane=call&msel=%d&ssel=%s"
+               % (mi["time"], ",".join(str(sid("thread", t)) for t in picked)))
+    good = len(per[0]) == len(d["cnodes"])
+    for c in per[0]:
+        want = 0.0
+        for t in picked:
+            want += per[t][c]
+        good = good and ans["excl"][cid[c]] == want
+    check(good, "order metric,system,call: six threads selected: their values added in the order selected, exactly")
     # the metric pane, leftmost: each metric's total (collapsed) and own part (expanded)
     ans = pane("pane=metric")
     good = True
