@@ -2,9 +2,10 @@
 # cube_view built with -fsanitize=thread, run by tests/tsan.sh (make
 # check-tsan) with its TSAN_OPTIONS and address-space randomization off:
 #   - cube_view -o on a shipped experiment with several metrics and
-#     topologies, and on a generated one with enough call paths (20000) that
+#     topologies, on one with every kind of value, and on a generated one with enough call paths (20000) that
 #     the work is shared by threads;
-#   - cube_view --serve on the generated experiment (views computed at load
+#   - cube_view --serve on the generated experiment and on the values
+#     example (views computed at load
 #     on threads, large answers split over threads) with 8 clients at once,
 #     each asking every pane in every order of the panes, twice, over the
 #     loopback address, then SIGTERM.
@@ -18,6 +19,9 @@ BUILD=$1
 BIN=$BUILD/bin
 GEN=$BUILD/perf/gen_cube
 SHIPPED=testdata/cube/scalasca-bgpBT_experiment1.cube
+# COMPLEX, RATE, TAU_ATOMIC and narrow integers: their components written
+# by the page's workers, their aggregated views computed at load
+VALUES=testdata/cubex/cubelib-4.8.2_cube-values_example.cubex
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
@@ -31,7 +35,7 @@ if ! "$GEN" --cnodes 20000 --metrics 3 --threads 8 --threads-per-process 4 --see
     exit 1
 fi
 
-for f in "$SHIPPED" "$TMP/big.cube"; do
+for f in "$SHIPPED" "$VALUES" "$TMP/big.cube"; do
     rm -f "$TMP/page.html"
     "$BIN/cube_view" --max-size=1G -o "$TMP/page.html" "$f" 2>"$TMP/err"
     rc=$?
@@ -43,11 +47,12 @@ for f in "$SHIPPED" "$TMP/big.cube"; do
     fi
 done
 
-python3 - "$BIN/cube_view" "$TMP/big.cube" <<'EOF'
-import json, re, signal, subprocess, sys, threading, urllib.error, urllib.request
+for f in "$TMP/big.cube" "$VALUES"; do
+python3 - "$BIN/cube_view" "$f" <<'EOF'
+import json, os, re, signal, subprocess, sys, threading, urllib.error, urllib.request
 prog, exp = sys.argv[1], sys.argv[2]
 def check(cond, what):
-    print(("ok - " if cond else "not ok - ") + "cube_view --serve: " + what)
+    print(("ok - " if cond else "not ok - ") + "cube_view --serve " + os.path.basename(exp) + ": " + what)
 p = subprocess.Popen([prog, "--serve", exp], stdout=subprocess.PIPE, text=True)
 try:
     base, token = p.stdout.readline().strip().split("/?token=")
@@ -56,26 +61,27 @@ try:
     d = json.loads(re.search(r'id="cube-data">(.*?)</script>', page, re.S).group(1))
     kind = lambda k: [i for i, s in enumerate(d["system"]) if s["kind"] == k]
     thr, proc, mach = kind("thread"), kind("process"), kind("machine")
-    nm, nc = len(d["metrics"]), len(d["cnodes"])
+    nm, nc, nr = len(d["metrics"]), len(d["cnodes"]), len(d["regions"])
     def queries(c):
         """Client c's queries: every pane in every order of the panes
         that gives it values, some shared with other clients (answered
         from the server's cache), some its own."""
         m, t = c % nm, thr[c % len(thr)]
+        j = nc - 1 - c % nc  # a second call path, 0 when there is none
         return ["pane=metric",
                 "order=metric,call,system&pane=call&msel=%d" % m,
                 "order=metric,call,system&pane=flat&msel=0,%d:e" % (nm - 1),
-                "order=metric,call,system&pane=system&msel=%d&csel=%d" % (m, c + 1),
+                "order=metric,call,system&pane=system&msel=%d&csel=%d" % (m, (c + 1) % nc),
                 "order=metric,system,call&pane=system&msel=%d:e" % m,
                 "order=metric,system,call&pane=call&msel=0,1&ssel=%d,%d" % (t, thr[(c + 1) % len(thr)]),
                 "order=metric,system,call&pane=call&msel=%d&ssel=%d" % (m, proc[c % len(proc)]),
                 "order=metric,system,call&pane=call&msel=0:e&ssel=%d" % mach[0],
                 "order=system,metric,call&pane=flat&ssel=%d&msel=%d" % (t, m),
                 "order=system,metric,call&pane=metric&ssel=%d" % t,
-                "order=call,metric,system&pane=metric&csel=0,%d:e" % (nc - 1 - c),
-                "order=call,metric,system&pane=system&csel=%d&msel=%d" % (c, m),
-                "order=call,system,metric&pane=metric&csel=%d&ssel=%d" % (c, t),
-                "order=system,call,metric&pane=metric&ssel=%d&fsel=%d:s" % (t, c)]
+                "order=call,metric,system&pane=metric&csel=%s" % ("0,%d:e" % j if j else "0:e"),
+                "order=call,metric,system&pane=system&csel=%d&msel=%d" % (c % nc, m),
+                "order=call,system,metric&pane=metric&csel=%d&ssel=%d" % (c % nc, t),
+                "order=system,call,metric&pane=metric&ssel=%d&fsel=%d:s" % (t, c % nr)]
     answers, bad, lock = {}, [], threading.Lock()
     def client(c):
         for _ in range(2):
@@ -107,3 +113,4 @@ finally:
         rc = "hung"
 check(rc == 0, "SIGTERM: exit 0 (got %s; 66: the sanitizer reported something)" % rc)
 EOF
+done
