@@ -233,7 +233,7 @@ EMBED_BIN  := $(BUILD)/host/embed
 VIEW_FILES := cli/view/page.html cli/view/view.css cli/view/model.js \
               $(sort $(wildcard cli/view/ui*.js)) cli/view/open.js
 VIEW_ASSETS_C := $(BUILD)/gen/view_assets.c
-VIEW_OBJ   := $(BUILD)/obj/cli/view_page.o $(BUILD)/obj/cli/view_serve.o \
+VIEW_OBJ   := $(BUILD)/obj/cli/view_page.o $(BUILD)/obj/cli/view_serve.o $(BUILD)/obj/cli/view_number.o \
               $(BUILD)/obj/gen/view_assets.o
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)

@@ -183,29 +183,6 @@ static void refuse_size(const options *o, unsigned long long size, int at_least)
               o->input, at_least ? "at least " : "", size, o->max_size, o->input);
 }
 
-/* The data document of the page in memory (malloc'ed into *data, *len
- * bytes).  0, or -1 after printing the error. */
-static int build_data(const view_source *src, char **data, size_t *len)
-{
-    *data = NULL;
-    *len = 0;
-    FILE *mem = open_memstream(data, len);
-    if (!mem) {
-        cli_error("out of memory");
-        return -1;
-    }
-    int rc = view_write_data(mem, src);
-    if (fclose(mem) != 0 && rc == 0) {
-        cli_error("out of memory");
-        rc = -1;
-    }
-    if (rc != 0) {
-        free(*data);
-        *data = NULL;
-    }
-    return rc;
-}
-
 /* Write the page (embedded values).  Into a regular file it goes as it is
  * produced (a temporary file, renamed when complete); standard output and
  * an existing pipe or device get it only when it is complete and within
@@ -259,17 +236,18 @@ static int write_page(const options *o, view_source *src)
 static int serve(const options *o, view_source *src)
 {
     src->served = 1;
-    char *data, *page = NULL;
-    size_t len, page_len = 0;
-    int rc = build_data(src, &data, &len);
-    if (rc == 0) {
-        FILE *mem = open_memstream(&page, &page_len);
-        if (!mem || view_write_page(mem, data, len) != 0 || fclose(mem) != 0) {
-            cli_error("out of memory");
-            rc = -1;
-        }
+    char *page = NULL;
+    size_t page_len = 0;
+    FILE *mem = open_memstream(&page, &page_len);
+    if (!mem) {
+        cli_error("out of memory");
+        return EXIT_TROUBLE;
     }
-    free(data);
+    int rc = view_write_page_of(mem, src);
+    if (fclose(mem) != 0 && rc == 0) {
+        cli_error("out of memory");
+        rc = -1;
+    }
     if (rc == 0)
         rc = view_serve(src->c, page, page_len, o->port);
     free(page);

@@ -108,9 +108,18 @@ typedef struct {
 static const char base64_digits[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* The four digits of the group of n (1-3) bytes in the top of w, padded
+ * with '=' for a short last group. */
+static void base64_digits4(unsigned long w, size_t n, char *o)
+{
+    o[0] = base64_digits[(w >> 18) & 63];
+    o[1] = base64_digits[(w >> 12) & 63];
+    o[2] = n > 1 ? base64_digits[(w >> 6) & 63] : '=';
+    o[3] = n > 2 ? base64_digits[w & 63] : '=';
+}
+
 static void base64_group(base64 *b)
 {
-    const char *digits = base64_digits;
     unsigned long w = (unsigned long)b->in[0] << 16;
     if (b->n > 1)
         w |= (unsigned long)b->in[1] << 8;
@@ -120,11 +129,7 @@ static void base64_group(base64 *b)
         fwrite(b->out, 1, b->len, b->fp);
         b->len = 0;
     }
-    char *o = b->out + b->len;
-    o[0] = digits[(w >> 18) & 63];
-    o[1] = digits[(w >> 12) & 63];
-    o[2] = b->n > 1 ? digits[(w >> 6) & 63] : '=';
-    o[3] = b->n > 2 ? digits[w & 63] : '=';
+    base64_digits4(w, b->n, b->out + b->len);
     b->len += 4;
     b->n = 0;
 }
@@ -158,13 +163,8 @@ static void base64_bytes(base64 *b, const unsigned char *p, size_t n)
         if (groups > room)
             groups = room;
         char *o = b->out + b->len;
-        for (size_t g = 0; g < groups; g++, p += 3, o += 4) {
-            unsigned long w = (unsigned long)p[0] << 16 | (unsigned long)p[1] << 8 | p[2];
-            o[0] = base64_digits[w >> 18];
-            o[1] = base64_digits[(w >> 12) & 63];
-            o[2] = base64_digits[(w >> 6) & 63];
-            o[3] = base64_digits[w & 63];
-        }
+        for (size_t g = 0; g < groups; g++, p += 3, o += 4)
+            base64_digits4((unsigned long)p[0] << 16 | (unsigned long)p[1] << 8 | p[2], 3, o);
         b->len += 4 * groups;
     }
     while (p < end)
@@ -1034,10 +1034,10 @@ int view_write_data(FILE *fp, const view_source *s)
  * The page: page.html with its three marker lines replaced.
  * ------------------------------------------------------------------------ */
 
-/* Write (fp not NULL) or only count the page's bytes.  With `src` the
- * data is written into the page as view_write_data produces it (not
- * counted; *rc set to its result), otherwise it is `data`. */
-static size_t assemble(FILE *fp, const char *data, size_t len, const view_source *src, int *rc)
+/* Write the page with the data document of `src` in it, as
+ * view_write_data produces it (*rc set to its result), or (fp NULL) only
+ * count the bytes the page adds to the data. */
+static size_t assemble(FILE *fp, const view_source *src, int *rc)
 {
     static const struct {
         const char *marker, *open, *close;
@@ -1046,8 +1046,8 @@ static size_t assemble(FILE *fp, const char *data, size_t len, const view_source
         {"<!--CUBE_VIEW_DATA-->", "<script type=\"application/json\" id=\"cube-data\">", "</script>\n"},
         {"<!--CUBE_VIEW_SCRIPT-->", "<script>\n", "</script>\n"},
     };
-    const char *bodies[] = {(const char *)view_asset_css, data, (const char *)view_asset_script};
-    size_t lens[] = {view_asset_css_len, len, view_asset_script_len};
+    const char *bodies[] = {(const char *)view_asset_css, "", (const char *)view_asset_script};
+    size_t lens[] = {view_asset_css_len, 0, view_asset_script_len};
     const char *p = (const char *)view_asset_page, *end = p + view_asset_page_len;
     size_t total = 0;
     while (p < end) {
@@ -1068,7 +1068,7 @@ static size_t assemble(FILE *fp, const char *data, size_t len, const view_source
             total += o + lens[k] + (size_t)nl_needed + cl;
             if (fp) {
                 fwrite(parts[k].open, 1, o, fp);
-                if (k == 1 && src)
+                if (k == 1)
                     *rc = view_write_data(fp, src);
                 else
                     fwrite(bodies[k], 1, lens[k], fp);
@@ -1088,18 +1088,12 @@ static size_t assemble(FILE *fp, const char *data, size_t len, const view_source
 
 size_t view_page_overhead(void)
 {
-    return assemble(NULL, "", 0, NULL, NULL);
-}
-
-int view_write_page(FILE *fp, const char *data, size_t len)
-{
-    assemble(fp, data, len, NULL, NULL);
-    return ferror(fp) ? -1 : 0;
+    return assemble(NULL, NULL, NULL);
 }
 
 int view_write_page_of(FILE *fp, const view_source *s)
 {
     int rc = 0;
-    assemble(fp, "", 0, s, &rc);
+    assemble(fp, s, &rc);
     return rc;
 }

@@ -46,10 +46,6 @@ int view_write_page_of(FILE *fp, const view_source *s);
 /* The bytes the page adds to the data (HTML, style, scripts). */
 size_t view_page_overhead(void);
 
-/* Write the page with `data` (len bytes) in it.  0, or -1 (a write error:
- * the caller reports it when closing the stream). */
-int view_write_page(FILE *fp, const char *data, size_t len);
-
 /* The system tree in the order of the page's "system" list: depth first,
  * every machine, below it its nodes (a node's processes before its child
  * nodes), below a process its threads. */

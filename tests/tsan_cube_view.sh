@@ -49,16 +49,17 @@ done
 
 for f in "$TMP/big.cube" "$VALUES"; do
 python3 - "$BIN/cube_view" "$f" <<'EOF'
-import json, os, re, signal, subprocess, sys, threading, urllib.error, urllib.request
+import json, os, signal, sys, threading, urllib.error
+sys.path.insert(0, "tests/cli")
+from view_served import Served
 prog, exp = sys.argv[1], sys.argv[2]
 def check(cond, what):
     print(("ok - " if cond else "not ok - ") + "cube_view --serve " + os.path.basename(exp) + ": " + what)
-p = subprocess.Popen([prog, "--serve", exp], stdout=subprocess.PIPE, text=True)
+server = Served(prog, exp)
 try:
-    base, token = p.stdout.readline().strip().split("/?token=")
-    check(base.startswith("http://127.0.0.1:"), "listens on 127.0.0.1")
-    page = urllib.request.urlopen("%s/?token=%s" % (base, token), timeout=300).read().decode()
-    d = json.loads(re.search(r'id="cube-data">(.*?)</script>', page, re.S).group(1))
+    server.start(timeout=300)
+    check(server.base.startswith("http://127.0.0.1:"), "listens on 127.0.0.1")
+    d = server.d
     kind = lambda k: [i for i, s in enumerate(d["system"]) if s["kind"] == k]
     thr, proc, mach = kind("thread"), kind("process"), kind("machine")
     nm, nc, nr = len(d["metrics"]), len(d["cnodes"]), len(d["regions"])
@@ -87,8 +88,7 @@ try:
         for _ in range(2):
             for q in queries(c):
                 try:
-                    body = urllib.request.urlopen("%s/api/pane?token=%s&%s" % (base, token, q),
-                                                  timeout=300).read()
+                    body = server.pane_bytes(q, timeout=300)
                     json.loads(body)
                 except (urllib.error.URLError, ValueError) as e:
                     with lock:
@@ -105,12 +105,7 @@ try:
     check(not bad, "8 clients at once, every pane in every order twice: answers that are JSON, "
           "the same for the same query (%d queries; %s)" % (len(answers), bad[:3]))
 finally:
-    p.send_signal(signal.SIGTERM)
-    try:
-        rc = p.wait(timeout=300)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        rc = "hung"
+    rc = server.stop(signal.SIGTERM, timeout=300)
 check(rc == 0, "SIGTERM: exit 0 (got %s; 66: the sanitizer reported something)" % rc)
 EOF
 done

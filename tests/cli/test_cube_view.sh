@@ -465,43 +465,13 @@ EOF
 python3 "$TMP/serve.py" "$BIN/cube_view" "$TRACE" 2>"$TMP/serve.err" ||
     { not_ok "cube_view --serve: the test script ran to its end"; sed 's/^/#   /' "$TMP/serve.err" | tail -5; }
 
-# what the served checks below share: the server started on an experiment
-# (under valgrind with VALGRIND=1), its page's data, its pane answers and
-# cube_dump's rows of the same experiment
-cat >"$TMP/served.py" <<'EOF'
-import json, os, re, subprocess, urllib.request
-class Served:
-    def __init__(self, prog, exp):
-        cmd = [prog, "--serve", exp]
-        if os.environ.get("VALGRIND") == "1":
-            cmd = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
-                   "--errors-for-leak-kinds=definite"] + cmd
-        self.prog, self.exp = prog, exp
-        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    def start(self):
-        self.base, self.token = self.p.stdout.readline().strip().split("/?token=")
-        page = urllib.request.urlopen("%s/?token=%s" % (self.base, self.token)).read().decode()
-        self.d = json.loads(re.search(r'id="cube-data">(.*?)</script>', page, re.S).group(1))
-        self.mi = {m["uniq"]: i for i, m in enumerate(self.d["metrics"])}
-        self.cid = {c["id"]: i for i, c in enumerate(self.d["cnodes"])}
-    def pane(self, q):
-        return json.load(urllib.request.urlopen("%s/api/pane?token=%s&%s" % (self.base, self.token, q), timeout=60))
-    def dump(self, *args):
-        out = subprocess.run([os.path.join(os.path.dirname(self.prog), "cube_dump"), "-s", "json"] + list(args)
-                             + [self.exp], stdout=subprocess.PIPE, check=True).stdout
-        return json.loads(out)
-    def stop(self, sig):
-        self.p.send_signal(sig)
-        return self.p.wait(timeout=120)
-EOF
-
 # --- --serve on maxima and minima: each metric's call pane as cube_dump
 # gives it (no value: null), and several selected metrics combined as they
 # combine (two maxima: the larger; a sum and a maximum: the sum)
 cat >"$TMP/serve_minmax.py" <<'EOF'
 import os, signal, sys
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from served import Served
+sys.path.insert(0, "tests/cli")
+from view_served import Served
 server = Served(sys.argv[1], sys.argv[2])
 def check(cond, what):
     print(("ok - " if cond else "not ok - ") + "cube_view --serve minmax.cube: " + what)
@@ -541,8 +511,8 @@ python3 "$TMP/serve_minmax.py" "$BIN/cube_view" "$MINMAX" 2>"$TMP/serve.err" ||
 # threads' numbers, narrow integers wrap over all threads
 cat >"$TMP/serve_values.py" <<'EOF'
 import os, signal, sys
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from served import Served
+sys.path.insert(0, "tests/cli")
+from view_served import Served
 server = Served(sys.argv[1], sys.argv[2])
 def check(cond, what, bad=()):
     print(("ok - " if cond else "not ok - ") + "cube_view --serve values example: " + what)
