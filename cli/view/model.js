@@ -112,9 +112,10 @@ var CubeModel = (function () {
     var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
     /* Values written with "encoding": "deflate" are zlib streams; the
-     * browser (and node) inflate them with DecompressionStream. */
-    function inflateBytes(bytes) {
-        var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+     * browser (and node) inflate them with DecompressionStream (format
+     * 'deflate', or 'gzip' for a file opened in the page). */
+    function inflateBytes(bytes, format) {
+        var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream(format || 'deflate'));
         return new Response(stream).arrayBuffer().then(function (buf) { return new Uint8Array(buf); });
     }
 
@@ -2006,6 +2007,7 @@ var CubeModel = (function () {
 
     return {
         open: function (data, options) { return new Model(data, options); },
+        inflate: inflateBytes,
         modes: MODES,
         colour: colour,
         scale: scaleOf,

@@ -47,11 +47,6 @@
 
   /* ---------------------------------------------------------------- reading the file */
 
-  async function inflate(bytes, format) {
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream(format));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
-  }
-
   function isTar(b) {
     /* "ustar" at byte 257: a tar archive, as a CUBE 4 .cubex is */
     return b.length >= 262 && b[257] === 0x75 && b[258] === 0x73 && b[259] === 0x74 &&
@@ -75,7 +70,7 @@
     let bytes = new Uint8Array(await file.arrayBuffer());
     let gzip = false;
     if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-      try { bytes = await inflate(bytes, 'gzip'); } catch (e) { fail('a damaged gzip file (it does not decompress): expected a gzip-compressed CUBE 3 file'); }
+      try { bytes = await CubeModel.inflate(bytes, 'gzip'); } catch (e) { fail('a damaged gzip file (it does not decompress): expected a gzip-compressed CUBE 3 file'); }
       gzip = true;
     }
     if (isTar(bytes))

@@ -1385,7 +1385,7 @@
    * description and URL), 'location' (the region's file and lines) or
    * 'call-site-location' (the call's file and line). */
   function showInfo(kind, key, what) {
-    const t = treeKind(kind), box = document.getElementById('node-info'), dl = box.querySelector('dl');
+    const t = treeKind(kind), box = document.getElementById('node-info');
     const rows = [];
     const add = function (k, v) { if (v !== undefined && v !== null && v !== '' && !(typeof v === 'number' && v < 0)) rows.push([k, String(v)]); };
     if (t === 'metric') {
@@ -1418,18 +1418,31 @@
       add('Kind', s.kind); add('Name', adapter(t).name(t, key)); add('Rank', s.rank);
       add(s.kind === 'thread' ? 'Thread index' : 'Index', s.index);
     }
-    dl.textContent = '';
-    for (const [k, v] of rows) { dl.appendChild(el('dt', {text: k})); dl.appendChild(el('dd', {text: v})); }
-    box.dataset.pane = kind;
-    box.dataset.id = t === 'flat' ? String(key).slice(1) : String(key);
-    box.dataset.what = what || 'info';
-    box.hidden = false;
     const li = ui.panes[kind].nodes.get(key);
     const r = li ? li.firstChild.getBoundingClientRect() : {left: 20, bottom: 60};
-    box.style.left = Math.max(0, Math.min(r.left + 20, window.innerWidth - box.offsetWidth - 4)) + 'px';
-    box.style.top = Math.max(0, Math.min(r.bottom + 2, window.innerHeight - box.offsetHeight - 4)) + 'px';
+    openInfoBox(rows, kind, t === 'flat' ? String(key).slice(1) : String(key), r.left + 20, r.bottom + 2);
+    box.dataset.what = what || 'info';
     box.querySelector('.close').focus();
   }
+
+  /* The info box with `rows` ([label, text, attributes of the text]) about
+   * item `id` of `pane`, placed at (x, y) as far as the window allows. */
+  function openInfoBox(rows, pane, id, x, y) {
+    const box = document.getElementById('node-info'), dl = box.querySelector('dl');
+    dl.textContent = '';
+    for (const [k, v, attrs] of rows) {
+      dl.appendChild(el('dt', {text: k}));
+      dl.appendChild(el('dd', Object.assign({text: v}, attrs)));
+    }
+    for (const k of ['what', 'topology']) delete box.dataset[k];
+    box.dataset.pane = pane;
+    box.dataset.id = id;
+    box.hidden = false;
+    box.style.left = Math.max(0, Math.min(x, window.innerWidth - box.offsetWidth - 4)) + 'px';
+    box.style.top = Math.max(0, Math.min(y, window.innerHeight - box.offsetHeight - 4)) + 'px';
+    return box;
+  }
+  CubeUI.openInfoBox = openInfoBox;
 
   function closeInfo() {
     const box = document.getElementById('node-info');

@@ -308,7 +308,6 @@
   }
 
   function showCellInfo(t, c, x, y) {
-    const box = document.getElementById('node-info'), dl = box.querySelector('dl');
     const s = ui.defs.system[c._id];
     const node = ancestorOf(c._id, 'node'), proc = ancestorOf(c._id, 'process');
     const value = ui.result ? ui.result.system.incl[c._id] : NaN;
@@ -326,17 +325,9 @@
       ['percent', 'Scale position', pct === pct ? pct.toFixed(2) + ' % between ' + CubeUI.fmt(range.min, 'widget') + ' and ' +
         CubeUI.fmt(range.max, 'widget') : '-', pct === pct ? String(pct) : ''],
     ];
-    dl.textContent = '';
-    for (const [f, k, text, raw] of rows) {
-      dl.appendChild(el('dt', {text: k}));
-      dl.appendChild(el('dd', {text: text, 'data-field': f, 'data-value': raw}));
-    }
-    box.dataset.pane = 'system';
-    box.dataset.id = String(c._id);
+    const box = CubeUI.openInfoBox(rows.map(function ([f, k, text, raw]) { return [k, text, {'data-field': f, 'data-value': raw}]; }),
+      'system', String(c._id), x + 12, y + 12);
     box.dataset.topology = String(t.index);
-    box.hidden = false;
-    box.style.left = Math.max(0, Math.min(x + 12, window.innerWidth - box.offsetWidth - 4)) + 'px';
-    box.style.top = Math.max(0, Math.min(y + 12, window.innerHeight - box.offsetHeight - 4)) + 'px';
   }
 
   /* ---------- mouse and keys ---------- */
