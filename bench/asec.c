@@ -2,9 +2,11 @@
  * asec.c - automatic control of the standard error, as in SKaMPI.
  * The formulas are in asec.h.  Samples are kept twice: in arrival order (for
  * the caller, e.g. a per-sample dump) and sorted (for cutting, quartiles and
- * the winsorized standard error); the sorted copy is maintained by insertion,
- * so one asec_add costs O(n) and a measurement of n samples O(n^2), which is
- * nothing next to the n single measurements it controls.
+ * the winsorized standard error); the sorted copy is maintained by insertion.
+ * The stop test's statistics are computed when asked for (asec_done), not
+ * when a sample is added: on the MPI side only rank 0 asks, and the other
+ * ranks add their samples between two single measurements, where work of
+ * theirs that rank 0 does not do makes rank 0's next measurement wait.
  */
 #include "asec.h"
 
@@ -20,9 +22,10 @@ struct asec {
     double *sorted;
     double *scratch;       /* a half of the samples, sorted (the window test) */
     double first_t, last_t; /* times of the first and last timed sample, or NaN */
-    /* state of the stop test, updated by asec_add so asec_done is O(1) */
+    /* state of the stop test, for the samples so far unless stale */
     double stop_mean, stop_se;
     int windows_ok;        /* the two windows agree (asec.h) */
+    int stale;             /* samples were added or forgotten since */
 };
 
 static asec_params clean_params(const asec_params *in)
@@ -170,7 +173,19 @@ void asec_reset(asec *a)
 {
     a->n = 0;
     a->first_t = a->last_t = NAN;
-    update_stop(a);
+    a->stale = 1;
+}
+
+void asec_set_time_limit(asec *a, double time_limit)
+{
+    a->p.time_limit = isnan(time_limit) ? 0.0 : time_limit;
+}
+
+static void refresh(asec *a)
+{
+    if (a->stale)
+        update_stop(a);
+    a->stale = 0;
 }
 
 int asec_add(asec *a, double x)
@@ -201,12 +216,13 @@ int asec_add_at(asec *a, double x, double t)
     memmove(a->sorted + lo + 1, a->sorted + lo, (a->n - lo) * sizeof *a->sorted);
     a->sorted[lo] = x;
     a->n++;
-    update_stop(a);
+    a->stale = 1;
     return 0;
 }
 
-asec_stop asec_stop_reason(const asec *a, double elapsed)
+asec_stop asec_stop_reason(asec *a, double elapsed)
 {
+    refresh(a);
     if (a->n >= a->cap)
         return ASEC_STOP_MAX_REP;
     /* a measurement has at least one single measurement, whatever the clock
@@ -221,7 +237,7 @@ asec_stop asec_stop_reason(const asec *a, double elapsed)
     return ASEC_RUNNING;
 }
 
-int asec_done(const asec *a, double elapsed)
+int asec_done(asec *a, double elapsed)
 {
     return asec_stop_reason(a, elapsed) != ASEC_RUNNING;
 }
@@ -248,8 +264,9 @@ static double quantile(const double *s, size_t n, double q)
     return s[i] + (h - (double)i) * (s[i + 1] - s[i]);
 }
 
-void asec_get_result(const asec *a, asec_result *r)
+void asec_get_result(asec *a, asec_result *r)
 {
+    refresh(a);
     memset(r, 0, sizeof *r);
     size_t n = a->n;
     if (n == 0)

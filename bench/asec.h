@@ -93,6 +93,8 @@ asec *asec_create(const asec_params *p);
 void asec_free(asec *a);
 /* Forget all samples (e.g. after a warm-up); the parameters stay. */
 void asec_reset(asec *a);
+/* Change time_limit (seconds; <= 0: none) for the next samples. */
+void asec_set_time_limit(asec *a, double time_limit);
 
 /* One single measurement (seconds).  0, or -1 when max_rep samples are
  * already stored (the value is then not stored). */
@@ -104,7 +106,7 @@ int asec_add_at(asec *a, double x, double t);
 
 /* 1: start no further single measurement; 0: measure again.  elapsed is the
  * time spent on this measurement so far (seconds), compared to time_limit. */
-int asec_done(const asec *a, double elapsed);
+int asec_done(asec *a, double elapsed);
 
 /* Why asec_done says stop (checked in this order), or ASEC_RUNNING. */
 typedef enum {
@@ -113,7 +115,7 @@ typedef enum {
     ASEC_STOP_TIME,           /* elapsed >= time_limit */
     ASEC_STOP_STD_ERROR       /* the standard error is below the bound */
 } asec_stop;
-asec_stop asec_stop_reason(const asec *a, double elapsed);
+asec_stop asec_stop_reason(asec *a, double elapsed);
 const char *asec_stop_name(asec_stop s);   /* "running", "max_rep", "time", "std_error" */
 
 typedef struct {
@@ -132,7 +134,7 @@ typedef struct {
 } asec_result;
 
 /* All fields 0 when no sample was added. */
-void asec_get_result(const asec *a, asec_result *r);
+void asec_get_result(asec *a, asec_result *r);
 
 /* The samples in arrival order; *n receives their number. */
 const double *asec_samples(const asec *a, size_t *n);

@@ -37,6 +37,13 @@ typedef struct bench_op {
     double divisor;
     bench_bufscale sbuf, rbuf; /* send and receive buffer sizes */
     int reduction;             /* lengths are counted in floats (MPI_SUM) */
+    /* each call timed on its own and followed by an untimed MPI_Barrier
+     * (the collectives but Barrier itself, as OSU and IMB time them): back
+     * to back, the root of a short eager Bcast returns before the others
+     * took the message and the calls overlap, so the figure would be
+     * 0.66-0.85 of the synchronised call's; a single measurement is then
+     * the sum of `inner` such calls */
+    int sync_each;
 } bench_op;
 
 /* Everything a measured operation needs.  Buffers are allocated once per

@@ -10,24 +10,23 @@ void bclock_init(bench_clock *c)
 {
     c->tick = MPI_Wtick();
 
-    /* The granularity: the smallest positive step between consecutive
-     * readings.  Some libraries report a tick finer than the clock really
-     * advances, so look; a few hundred steps are enough to see the
-     * smallest, and the loop is bounded in case the clock never moves. */
-    double best = 0.0;
+    /* The granularity: the step the readings advance by, from the
+     * differences between consecutive ones (quantum.h's bclock_step).
+     * Some libraries report a tick finer than the clock really advances,
+     * so look; a few hundred steps are enough, and the loop is bounded in
+     * case the clock never moves. */
+    enum { STEPS = 200 };
+    double diffs[STEPS];
     int steps = 0;
-    double t0 = MPI_Wtime(), prev = t0;
-    for (long i = 0; i < 10000000L && steps < 200; i++) {
+    double prev = MPI_Wtime();
+    for (long i = 0; i < 10000000L && steps < STEPS; i++) {
         double t = MPI_Wtime();
         if (t > prev) {
-            double d = t - prev;
-            if (best == 0.0 || d < best)
-                best = d;
-            steps++;
+            diffs[steps++] = t - prev;
             prev = t;
         }
     }
-    c->granularity = best > 0.0 ? best : c->tick;
+    c->granularity = steps > 0 ? bclock_step(diffs, (size_t)steps) : c->tick;
 
     /* The cost of one reading, from a run of back-to-back calls. */
     enum { CALLS = 1000 };

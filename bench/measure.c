@@ -9,6 +9,49 @@
 /* The tag of the partner's "ready" message (no pattern uses it). */
 #define MEASURE_READY_TAG 4711
 
+/* Run n operations and return the seconds they are timed for: the whole
+ * run, or for an operation with sync_each the sum of each call's own time,
+ * each call started right after an untimed barrier (the steady state of
+ * OSU's loop, whose barrier follows each call).  Each call's reading is
+ * off by less than the clock's quantum either way, independently of the
+ * others', so the sum carries no bias from it, only a spread that the
+ * standard error sees; the clock rule asks the sum to hold 100 quanta as it
+ * asks a whole run to. */
+static double timed_ops(bench_state *s, long n)
+{
+    if (!s->op->sync_each) {
+        double t0 = MPI_Wtime();
+        s->op->run(s, n);
+        return MPI_Wtime() - t0;
+    }
+    double sum = 0.0;
+    for (long i = 0; i < n; i++) {
+        MPI_Barrier(s->comm);
+        double t0 = MPI_Wtime();
+        s->op->run(s, 1);
+        sum += MPI_Wtime() - t0;
+    }
+    return sum;
+}
+
+/* Put every rank of the measurement at the start line before rank 0
+ * reads the clock.  The "go" broadcast does not: its root leaves it before
+ * the others have taken it in, so rank 0's first operation would also time
+ * their way out of it (a ping arriving at a partner still inside MPI_Bcast
+ * makes the round trip up to 9 % shorter than back-to-back ping-pongs, a
+ * collective waits for the late ranks).  A ping-pong's partner sends an
+ * empty "ready" message; a sync_each operation's calls start after a
+ * barrier anyway; the others take one. */
+static void start_line(bench_state *s, int p2p)
+{
+    if (p2p && s->rank != 0)
+        MPI_Send(NULL, 0, MPI_BYTE, 0, MEASURE_READY_TAG, s->comm);
+    else if (p2p)
+        MPI_Recv(NULL, 0, MPI_BYTE, s->partner, MEASURE_READY_TAG, s->comm, MPI_STATUS_IGNORE);
+    else if (!s->op->sync_each)
+        MPI_Barrier(s->comm);
+}
+
 /* The warm-up (SKaMPI: "we warm up the cache by a dummy call of the
  * measurement routine before actually starting to measure").  One call is
  * not enough here: the first messages of a size class touch fresh pages of
@@ -25,11 +68,9 @@ static void warm_up(bench_ctx *ctx, bench_state *s, long *warm_ops, long *inner)
     long msg[2] = {1, 1}; /* run another round of msg[1] operations / inner */
     double start = MPI_Wtime();
     for (;;) {
-        double t0 = MPI_Wtime();
-        s->op->run(s, n);
-        double t1 = MPI_Wtime();
+        double t = timed_ops(s, n);
         /* every rank keeps the count; rank 0's times decide */
-        long next = warm_plan_next(&plan, n, t1 - t0, t1 - start);
+        long next = warm_plan_next(&plan, n, t, MPI_Wtime() - start);
         if (s->rank == 0) {
             msg[0] = next > 0;
             msg[1] = next > 0 ? next
@@ -68,8 +109,11 @@ int measure_run(bench_ctx *ctx, bench_state *s, asec *a, double *starts, measure
 {
     memset(r, 0, sizeof *r);
     warm_up(ctx, s, &r->warm_ops, &r->inner);
+    /* the dummy time of what one operation's time holds besides the
+     * operation: a share of one pair of clock readings, or a whole pair
+     * when each call is timed on its own */
     double dummy = 0.0, dummy_se = 0.0;
-    int rc = bench_dummy_for(ctx, r->inner, &dummy, &dummy_se);
+    int rc = bench_dummy_for(ctx, s->op->sync_each ? 1 : r->inner, &dummy, &dummy_se);
 
     asec_reset(a);
     int go = 1;
@@ -83,20 +127,11 @@ int measure_run(bench_ctx *ctx, bench_state *s, asec *a, double *starts, measure
         MPI_Bcast(&go, 1, MPI_INT, 0, s->comm);
         if (!go)
             break;
-        /* Rank 0 leaves the broadcast before its partner has taken it in:
-         * a ping sent at once reaches a partner still inside MPI_Bcast and
-         * the round trip looks up to 9 % shorter than back-to-back ping-pongs
-         * (bench/compare).  The partner's empty "ready" message puts both
-         * ranks at the start line before rank 0 reads the clock. */
-        if (p2p && s->rank != 0)
-            MPI_Send(NULL, 0, MPI_BYTE, 0, MEASURE_READY_TAG, s->comm);
-        else if (p2p)
-            MPI_Recv(NULL, 0, MPI_BYTE, s->partner, MEASURE_READY_TAG, s->comm,
-                     MPI_STATUS_IGNORE);
+        start_line(s, p2p);
         double t0 = MPI_Wtime();
-        s->op->run(s, r->inner);
+        double t = timed_ops(s, r->inner);
         double t1 = MPI_Wtime();
-        int full = asec_add_at(a, (t1 - t0) / inner, t1 - start) != 0;
+        int full = asec_add_at(a, t / inner, t1 - start) != 0;
         if (s->rank == 0) {
             if (!full && starts)
                 starts[count] = t0 - ctx->t_start;

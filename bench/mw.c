@@ -94,7 +94,7 @@ static void mw_recv_any(bench_state *s, long iters) { run(s, iters, RECV_ANY); }
 
 /* The master's receive buffer holds one result per worker. */
 #define MW(var, type, fn)                                                                    \
-    static const bench_op var = {type, fn, 1.0, BUF_ONE, BUF_PER_RANK, 0}
+    static const bench_op var = {type, fn, 1.0, BUF_ONE, BUF_PER_RANK, 0, 0}
 MW(op_waitsome, BENCH_TYPE_MW_WAITSOME, mw_waitsome);
 MW(op_waitany, BENCH_TYPE_MW_WAITANY, mw_waitany);
 MW(op_recv_any, BENCH_TYPE_MW_RECV_ANY, mw_recv_any);

@@ -125,7 +125,7 @@ static void ping_send(bench_state *s, long iters)
 }
 
 #define PP(var, type, fn, div)                                                               \
-    static const bench_op var = {type, fn, div, BUF_ONE, BUF_ONE, 0}
+    static const bench_op var = {type, fn, div, BUF_ONE, BUF_ONE, 0, 0}
 PP(op_send_recv, BENCH_TYPE_PINGPONG_SEND_RECV, pp_send_recv, 2.0);
 PP(op_ssend_recv, BENCH_TYPE_PINGPONG_SSEND_RECV, pp_ssend_recv, 2.0);
 PP(op_isend_recv, BENCH_TYPE_PINGPONG_ISEND_RECV, pp_isend_recv, 2.0);

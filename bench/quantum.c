@@ -5,15 +5,33 @@
 #include "quantum.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+static int cmp_double(const void *va, const void *vb)
+{
+    double a = *(const double *)va, b = *(const double *)vb;
+    return (a > b) - (a < b);
+}
+
+double bclock_step(double *diffs, size_t n)
+{
+    qsort(diffs, n, sizeof *diffs, cmp_double);
+    double step = diffs[0], same = diffs[0] * 1e-4;
+    for (size_t i = 1; i < n; i++) {
+        double gap = diffs[i] - diffs[i - 1];
+        if (gap > same && gap < step)
+            step = gap;
+    }
+    return step;
+}
 
 double bclock_resolution(const bench_clock *c)
 {
     /* The time of a single measurement is the difference of two readings,
-     * and two readings never differ by less than the smallest step seen
-     * between consecutive ones (the clock's own step, or the cost of a
-     * call when that is longer: 30-40 ns with a 10 ns step against a
-     * claimed tick of 1 ns).  That step is the quantum a measured time is
-     * made of, whatever MPI_Wtick() says. */
+     * each a whole number of the clock's steps: that step is the quantum a
+     * measured time is made of, and no finer than MPI_Wtick() claims.  The
+     * cost of a reading is not part of it: it is an offset, the dummy
+     * time, subtracted from the result. */
     return c->granularity > c->tick ? c->granularity : c->tick;
 }
 

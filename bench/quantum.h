@@ -8,15 +8,26 @@
 #ifndef CUBE_BENCH_QUANTUM_H
 #define CUBE_BENCH_QUANTUM_H
 
+#include <stddef.h>
+
 typedef struct {
     double tick;        /* MPI_Wtick(): what the library claims */
-    double granularity; /* the smallest step between two MPI_Wtime() values seen */
+    double granularity; /* the step the MPI_Wtime() values were seen to advance by (bclock_step) */
     double call_cost;   /* one MPI_Wtime() call, seconds */
 } bench_clock;
 
+/* The step a clock advances by, from n > 0 positive differences between
+ * consecutive readings (sorted here): the smallest difference, or the
+ * smallest gap between two distinct differences when that is finer.
+ * Consecutive readings never differ by less than a call costs, so their
+ * smallest difference overstates the step when a call is slower than the
+ * clock: readings 30 or 40 ns apart come from a clock that advances by
+ * 10 ns.  Differences closer than 1e-4 of the smallest one are taken as
+ * equal (the rounding of the doubles, not a step). */
+double bclock_step(double *diffs, size_t n);
+
 /* The resolution of a single measurement's time (the clock quantum): the
- * larger of the tick and the observed granularity, the smallest non-zero
- * difference between consecutive MPI_Wtime() readings. */
+ * larger of the tick and the observed granularity. */
 double bclock_resolution(const bench_clock *c);
 
 /* How many operations one single measurement must repeat (SKaMPI's

@@ -37,7 +37,7 @@ static void s_iprobe(bench_state *s, long iters)
 }
 
 #define SIMPLE(var, type, fn)                                                                \
-    static const bench_op var = {type, fn, 1.0, BUF_NONE, BUF_NONE, 0}
+    static const bench_op var = {type, fn, 1.0, BUF_NONE, BUF_NONE, 0, 0}
 SIMPLE(op_wtime, BENCH_TYPE_WTIME, s_wtime);
 SIMPLE(op_comm_rank, BENCH_TYPE_COMM_RANK, s_comm_rank);
 SIMPLE(op_iprobe, BENCH_TYPE_IPROBE, s_iprobe);

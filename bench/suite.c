@@ -209,6 +209,8 @@ typedef struct {
     double *starts;
     double *gathered; /* rank 0: RANK_FIELDS per rank (Node_Times) */
     int failed; /* out of memory on rank 0 */
+    double t0;         /* MPI_Wtime() at the suite's start */
+    double time_meas;  /* the suite's Time_Measurement, seconds (<= 0: none) */
 } suite_job;
 
 static int add_point(suite_result *out, const suite_point *p)
@@ -266,6 +268,17 @@ static int measure_cb(void *vjob, double x, double *value, double *std_error)
     if (in) {
         MPI_Comm_rank(comm, &s->rank);
         MPI_Comm_size(comm, &s->size);
+        /* A measurement also ends with the suite's time (rank 0's clock
+         * decides, as for Time_Measurement): without that, one started
+         * just before Time_Suite ran out could overrun it by a whole
+         * Time_Measurement. */
+        double limit = j->time_meas;
+        if (j->pl->var != BENCH_VAR_NONE && j->pl->rp.time_suite > 0.0) {
+            double left = j->pl->rp.time_suite - (MPI_Wtime() - j->t0);
+            if (!(limit > 0.0) || left < limit)
+                limit = left > 0.0 ? left : 1e-9; /* one single measurement */
+        }
+        asec_set_time_limit(j->a, limit);
         drc = measure_run(ctx, s, j->a, j->starts, &r);
     }
     /* collectives: what OSU and IMB print as the average, each rank's own
@@ -384,6 +397,7 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
 
     suite_job j;
     memset(&j, 0, sizeof j);
+    j.t0 = t0;
     j.ctx = ctx;
     j.def = def;
     j.pl = &pl;
@@ -410,6 +424,7 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
     else
         j.s.op = pl.op; /* the rank only waits: no buffers */
     j.a = asec_create(&ap);
+    j.time_meas = ap.time_limit;
     if (ctx->rank == 0) {
         j.starts = malloc((size_t)(ap.max_rep > 0 ? ap.max_rep : 1) * sizeof *j.starts);
         j.gathered = malloc((size_t)ctx->size * RANK_FIELDS * sizeof *j.gathered);

@@ -89,7 +89,8 @@ enum { PROBE_WARM = 20, PROBE_TIMED = 101 };
 
 typedef struct {
     double time;      /* rank 0's reported value (the CUBE `time` metric), s */
-    double avg;       /* the mean over ranks of each rank's own value, s */
+    double avg;       /* the mean over ranks of each rank's own value with its
+                         clock reading (time_mean_ranks + dummy_time), s */
     long samples;     /* timed operations: single measurements x operations each */
     long count, inner, warm_ops;
     long ops;         /* every operation executed: warm-up and timed (the CUBE ops metric) */
@@ -184,7 +185,9 @@ static int cb_measure(run_state *R, int op, long len, cb_value *v)
     int rc = measure_run(&R->ctx, s, R->a[op], R->starts, &r);
     double t1 = MPI_Wtime();
 
-    double mine[2] = {r.time, rc != 0}, all[4] = {0, 0, 0, 0};
+    /* the mean over ranks as OSU prints it: each call's time with the
+     * clock reading in it, which cube_bench subtracts as its dummy time */
+    double mine[2] = {r.raw, rc != 0}, all[4] = {0, 0, 0, 0};
     MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, R->cb_comm);
     memset(v, 0, sizeof *v);
     v->time = r.time;
@@ -535,16 +538,17 @@ static void print_header(const run_state *R, int nsizes)
            R->o.warmup, R->o.iters);
     /* one clock reading is inside every timed collective of the loop (as in
      * osu_bcast), while cube_bench subtracts it as its dummy time: at
-     * 0.2-0.4 us that alone is a few per cent of the ratio */
-    printf("# MPI_Wtime: %.1f ns per call (rank 0); in each loop iteration's time, subtracted"
-           " by cube_bench (dummy time)\n",
+     * 0.2-0.4 us that alone is 7-15 % of the ratio, so cb_avg adds it back */
+    printf("# MPI_Wtime: %.1f ns per call (rank 0); in each collective call's time of the loop;"
+           " cube_bench subtracts it (dummy time), cb_avg adds it back\n",
            R->ctx.clock.call_cost * 1e9);
     printf("# %d sizes 1 B..%s; per size and operation both sides back to back, the order"
            " alternating; allreduce: floats, 1-3 B rounded up to one float\n",
            nsizes, size_name(R->o.max_size, big, sizeof big));
     printf("# times in us: cube_bench = rank 0's value (the CUBE time metric);"
            " r_med, r_mean = cube_bench / loop median, mean;\n"
-           "# *_avg = mean over ranks (OSU's and IMB's t_avg); probe = 1-byte half round trip"
+           "# *_avg = mean over ranks (OSU's and IMB's t_avg; cb_avg = time_mean_ranks +"
+           " dummy_time); probe = 1-byte half round trip"
            " just before the pair (fast < %.2f us < mid < %.2f us < slow);\n"
            "# cb_n = timed operations (single measurements x operations in each), cb_wu ="
            " warm-up operations; fewer = OSU's default operations / (cb_n + cb_wu)\n",

@@ -312,6 +312,33 @@ expect_grep "cube_bench/Alltoall/len=1," "$TMP/out" "cube_bench: default.par mea
 run cube_statfile --check "$TMP/default.stat"
 expect_rc 0 "cube_bench: default.par's statistics file passes --check"
 
+# Time_Suite bounds a suite's measurements too: a measurement that cannot
+# reach its standard error (0.01 %) would run its 0.6 s Time_Measurement,
+# but the suite's 60 ms end it first (without the bound the first argument
+# alone takes 0.6 s)
+printf '@MEASUREMENTS\nP {\n  Type = Pingpong_Send_Recv;\n  Variation = Length;\n  Scale = Dynamic_log;\n  Start_Argument = 1;\n  End_Argument = 1048576;\n  Standard_error = 0.0001;\n  Max_Repetition = 1000000;\n  Time_Measurement = 0.01;\n  Time_Suite = 0.001;\n}\n' >"$TMP/suite_limit.par"
+mpirun 2 -p "$TMP/suite_limit.par" -o "$TMP/suite_limit.cube" -l "$TMP/suite_limit.log"
+expect_rc 0 "cube_bench: a suite with a 60 ms Time_Suite and a 0.6 s Time_Measurement runs"
+cat >"$TMP/suite_limit.py" <<'EOF'
+import re, sys
+units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+text = open(sys.argv[1]).read()
+m = re.search(r"(\d+) arguments? in ([0-9.]+) (ns|us|ms|s) \(limit ([0-9.]+) (ns|us|ms|s)\)", text)
+if not m:
+    sys.exit("no suite summary in the log")
+took = float(m.group(2)) * units[m.group(3)]
+limit = float(m.group(4)) * units[m.group(5)]
+if abs(limit - 0.06) > 1e-9:
+    sys.exit("limit %g s, expected 0.06 s" % limit)
+if not re.search(r"stop: time after", text):
+    sys.exit("no measurement stopped by the time")
+# one single measurement of a 1 MiB ping-pong and the bookkeeping after the limit
+if took > limit + 0.2:
+    sys.exit("the suite took %g s against its limit of %g s" % (took, limit))
+EOF
+pycheck "cube_bench: a measurement ends with its suite's Time_Suite, not only its own Time_Measurement" \
+    "$TMP/suite_limit.py" "$TMP/suite_limit.log"
+
 # @OUTFILE names the output when there is no -o; -o - writes to stdout
 printf '@OUTFILE %s\n@MAX_REP_DEFAULT 4\n@MIN_REP_DEFAULT 2\n@MEASUREMENTS\nW { Type = Wtime; }\n' \
     "$TMP/named.cube" >"$TMP/named.par"

@@ -268,6 +268,13 @@ static void test_time_limit(void **state)
     asec_add(a, 1.0);
     asec_add(a, 2.0);
     assert_false(asec_done(a, 1e9));
+    /* a limit set later (a suite's remaining time) counts from then on,
+     * for the samples already there too; 0 lifts it again */
+    asec_set_time_limit(a, 0.5);
+    assert_true(asec_done(a, 0.5));
+    assert_false(asec_done(a, 0.4));
+    asec_set_time_limit(a, 0.0);
+    assert_false(asec_done(a, 1e9));
     asec_free(a);
 }
 

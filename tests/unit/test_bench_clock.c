@@ -1,6 +1,7 @@
 /*
  * test_bench_clock.c - cube_bench's clock rule (bench/quantum.h): the
- * quantum is the coarser of the claimed tick and the observed step, a
+ * clock's step is found among readings whose differences are longer than
+ * it, the quantum is the coarser of the claimed tick and that step, a
  * single measurement holds enough operations for the quantum to be at most
  * the requested share of it, and the warm-up's rounds end as planned and
  * take the time of one operation from their longest round, not the last.
@@ -13,6 +14,32 @@
 
 static const bench_clock fine_tick = { 1e-9, 20e-9, 26e-9 };   /* MPI_Wtick claims 1 ns */
 static const bench_clock coarse_tick = { 1e-6, 20e-9, 26e-9 }; /* a 1 us tick wins */
+
+/* Readings of a clock that advances by 10 ns and costs 30-35 ns a call
+ * differ by 30 or 40 ns (sometimes 70, after an interruption): the step is
+ * 10 ns, not the 30 ns of the smallest difference. */
+static void test_step_below_the_call_cost(void **state)
+{
+    (void)state;
+    double d[64];
+    for (int i = 0; i < 64; i++)
+        d[i] = (i % 3 == 2 ? 40e-9 : 30e-9) + (i % 5) * 1e-24;
+    d[17] = 70e-9;
+    assert_true(fabs(bclock_step(d, 64) - 10e-9) < 1e-15);
+
+    /* a 1 ns clock read every 28-31 ns: 1 ns */
+    double fine[] = {30e-9, 29e-9, 31e-9, 28e-9, 30e-9, 29e-9};
+    assert_true(fabs(bclock_step(fine, 6) - 1e-9) < 1e-15);
+
+    /* one difference only ever seen: that is the step as far as is known */
+    double same[] = {30e-9, 30e-9, 30e-9};
+    assert_true(fabs(bclock_step(same, 3) - 30e-9) < 1e-15);
+
+    /* a coarse clock of 2^-22 s (the doubles of seconds since 1970):
+     * multiples of the step, whatever the tick claims */
+    double q = ldexp(1.0, -22), coarse[] = {2 * q, q, 3 * q, q, 2 * q};
+    assert_true(bclock_step(coarse, 5) == q);
+}
 
 static void test_resolution_is_the_coarser(void **state)
 {
@@ -108,6 +135,7 @@ static void test_inner_reps_from_the_longest_round(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_step_below_the_call_cost),
         cmocka_unit_test(test_resolution_is_the_coarser),
         cmocka_unit_test(test_inner_reps_make_quantum_one_percent),
         cmocka_unit_test(test_inner_reps_when_the_clock_did_not_move),
