@@ -8,8 +8,9 @@
 #
 # `make bench-compare` runs it (COMPARE_ARGS="--iters 2000" passes options;
 # MERGES=3 in the environment: 9 launches instead of 15; LAUNCHES=10: the
-# comparison ten times, with how often each target held and the run-to-run
-# variation of both sides).
+# comparison ten times, with how often each target held, the run-to-run
+# variation of both sides and, per size, the median ratio over the
+# launches).
 # Always 2 ranks: the machine has 2 cores and MPICH busy-polls, so every rank
 # beyond that turns the figures into scheduling artefacts.  The figures are
 # printed, never judged by the exit status: a MISS is a finding, not a
@@ -75,7 +76,7 @@ if [ "$launches" -gt 1 ]; then
             n[key]++; s1[key] += cb; q1[key] += cb * cb; s2[key] += lp; q2[key] += lp * lp
             rs[key] += cb / lp; if (!(key in rlo) || cb / lp < rlo[key]) rlo[key] = cb / lp
             if (!(key in rhi) || cb / lp > rhi[key]) rhi[key] = cb / lp
-            ops[key] = $1; lev[key] = $3
+            ops[key] = $1; lev[key] = $3; size[key] = $2; r[key, n[key]] = cb / lp
         }
         function cv(s, q, m,    mean, var) {
             mean = s / m; var = (q - s * s / m) / (m - 1); if (var < 0) var = 0
@@ -93,6 +94,23 @@ if [ "$launches" -gt 1 ]; then
             for (g in tot)
                 printf "# cv target %-16s cube_bench no worse than the loop at %d of %d sizes\n",
                        g, ok[g], tot[g]
+            # per size, the median of the launches ratios against the band:
+            # a bias shows here, the noise of single launches does not
+            for (key in n) {
+                if (n[key] < 3) continue
+                m = n[key]
+                for (i = 1; i <= m; i++) x[i] = r[key, i]
+                for (i = 2; i <= m; i++)
+                    for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+                med = m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
+                tol = ops[key] == "pingpong" ? 0.05 : 0.10
+                g = ops[key] " " lev[key]; mtot[g]++
+                if (med >= 1 - tol && med <= 1 + tol) mok[g]++
+                else mout[g] = mout[g] sprintf(" %s B %.3f", size[key], med)
+            }
+            for (g in mtot)
+                printf "# median target %-12s the median over the launches in the band at %d of %d sizes%s\n",
+                       g, mok[g], mtot[g], mout[g] == "" ? "" : "; outside:" mout[g]
         }'
 fi
 rm -rf "$ctmp"

@@ -604,8 +604,11 @@ async function testServed(file, uniqs) {
 }
 
 /* A synthetic experiment of the size of make perf's (32 000 call paths,
- * 16 threads, 4 metrics): a click must be recomputed well within 100 ms. */
-async function testPerformance() {
+ * 16 threads, 4 metrics): what a model computes after a series of clicks
+ * equals what a fresh model computes for the same state, and the first
+ * view's system pane holds the sums of the generated values.  The time of
+ * a click is printed, not judged (make perf measures it). */
+async function testLargeModel() {
     const nC = 32000, nT = 16, nR = 500;
     const cnodes = [];
     for (let i = 0; i < nC; i++)
@@ -656,11 +659,46 @@ async function testPerformance() {
         const used = process.cpuUsage(c0);
         times.push((used.user + used.system) / 1000);
     }
-    const worst = Math.max(...times);
     console.log(`# 32000 call paths x 16 threads: open + first view ${first.toFixed(0)} ms, clicks ` +
                 `${times.map(t => t.toFixed(0)).join(', ')} ms CPU (${walls.map(t => t.toFixed(0)).join(', ')} ms wall)`);
-    if (worst < 100) ok(`a click on 32000 call paths x 16 threads is recomputed in ${worst.toFixed(0)} ms of CPU time`);
-    else notOk(`a click on 32000 call paths x 16 threads is recomputed in ${worst.toFixed(0)} ms of CPU time (100 at most)`);
+
+    /* the first view: metric time not expanded (CUBE 3 stores a metric's
+     * values inclusive of its children, so that is time's own values), the
+     * root call path inclusive: per thread the sum over all call paths of
+     * time's generated values */
+    const firstView = await CubeModel.open(data).compute(st);
+    const sums = new Float64Array(nT);
+    for (let c = 0; c < nC; c++)
+        for (let t = 0; t < nT; t++) {
+            const i = c * nT + t;
+            sums[t] += ((i * 7919) % 1000) / 100;
+        }
+    const bad = [];
+    system.forEach((s, id) => {
+        if (s.kind !== 'thread')
+            return;
+        const got = firstView.system.incl[id], want = sums[s.index];
+        if (!(Math.abs(got - want) <= 1e-9 * want))
+            bad.push(`thread ${s.index}: ${got} instead of ${want}`);
+    });
+    if (bad.length === 0) ok('32000 call paths x 16 threads: the system pane holds each thread\'s sums');
+    else notOk('32000 call paths x 16 threads: the system pane holds each thread\'s sums', bad.slice(0, 3));
+
+    /* every click's result as a fresh model computes it */
+    const same = (a, b) => a.length === b.length &&
+        Array.prototype.every.call(a, (x, i) => Object.is(x, b[i]) || Math.abs(x - b[i]) <= 1e-12 * Math.abs(b[i]));
+    const diffs = [];
+    let fresh = CubeModel.open(data);
+    for (let k = 0; k < clicks.length; k++) {
+        const again = await model.compute(clicks[k]), want = await fresh.compute(clicks[k]);
+        fresh = CubeModel.open(data);
+        for (const pane of ['metric', 'call', 'system'])
+            for (const part of ['incl', 'excl'])
+                if (want[pane] && want[pane][part] && !same(again[pane][part], want[pane][part]))
+                    diffs.push(`click ${k + 1}: ${pane} ${part}`);
+    }
+    if (diffs.length === 0) ok('32000 call paths x 16 threads: each click computes what a fresh model does');
+    else notOk('32000 call paths x 16 threads: each click computes what a fresh model does', diffs.slice(0, 3));
 }
 
 async function main() {
@@ -690,7 +728,7 @@ async function main() {
         await testServed('testdata/cube/scalasca-bgpBT_experiment1.cube');
         await testServed('testdata/cubex/cubelib-4.8.2_cube-values_example.cubex',
                          ['RATE', 'TAU_ATOMIC', 'COMPLEX', 'UINT8', 'INT16', 'MAXDOUBLE']);
-        await testPerformance();
+        await testLargeModel();
     }
     console.log(`# ${checks} checks, ${failures} failed`);
     process.exit(failures ? 1 : 0);
