@@ -9,6 +9,7 @@
  * theirs that rank 0 does not do makes rank 0's next measurement wait.
  */
 #include "asec.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +21,10 @@ struct asec {
     size_t n;
     double *arrival;
     double *sorted;
-    double *scratch;       /* a half of the samples, sorted (the window test) */
+    /* the window test's halves, each sorted: arrival[0, m/2) and
+     * arrival[m/2, m) for the first m = halves_n samples */
+    double *half1, *half2;
+    size_t halves_n;
     double first_t, last_t; /* times of the first and last timed sample, or NaN */
     /* state of the stop test, for the samples so far unless stale */
     double stop_mean, stop_se;
@@ -97,22 +101,66 @@ static size_t stop_cut(const asec *a, size_t n)
     return g;
 }
 
-static int cmp_double(const void *va, const void *vb)
+/* Insert x into the sorted s[0, n), after the values equal to it. */
+static void sorted_insert(double *s, size_t n, double x)
 {
-    double x = *(const double *)va, y = *(const double *)vb;
-    return (x > y) - (x < y);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(s + lo + 1, s + lo, (n - lo) * sizeof *s);
+    s[lo] = x;
 }
 
-/* The robust mean and standard error of arrival[from, from + n). */
-static void half_stats(asec *a, size_t from, size_t n, double *mean, double *se)
+/* Remove one value equal to x from the sorted s[0, n), which holds it. */
+static void sorted_remove(double *s, size_t n, double x)
 {
-    memcpy(a->scratch, a->arrival + from, n * sizeof *a->scratch);
-    qsort(a->scratch, n, sizeof *a->scratch, cmp_double);
-    trimmed(a->scratch, n, stop_cut(a, n), mean, se);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n)
+        memmove(s + lo, s + lo + 1, (n - lo - 1) * sizeof *s);
 }
 
-/* The window test of asec.h; only asked once the standard error is small,
- * so its sorting costs nothing while a measurement is still noisy. */
+/* Bring the sorted halves up to all n samples.  A measurement that stays
+ * in the window test asks after every sample: then each new sample joins
+ * the second half and, every other time, the second half's oldest sample
+ * moves to the first, O(n) per sample instead of sorting both halves
+ * again.  After many samples at once (a caller that asks rarely) they are
+ * sorted anew. */
+static void update_halves(asec *a)
+{
+    size_t m = a->halves_n;
+    if (a->n - m > 16) {
+        size_t h1 = a->n / 2;
+        memcpy(a->half1, a->arrival, h1 * sizeof *a->half1);
+        memcpy(a->half2, a->arrival + h1, (a->n - h1) * sizeof *a->half2);
+        qsort(a->half1, h1, sizeof *a->half1, bench_cmp_double);
+        qsort(a->half2, a->n - h1, sizeof *a->half2, bench_cmp_double);
+        a->halves_n = a->n;
+        return;
+    }
+    for (; m < a->n; m++) {
+        size_t in1 = m / 2, in2 = m - in1;
+        sorted_insert(a->half2, in2, a->arrival[m]);
+        if (m % 2) { /* m + 1 samples: the first half grows by arrival[m / 2] */
+            sorted_remove(a->half2, in2 + 1, a->arrival[in1]);
+            sorted_insert(a->half1, in1, a->arrival[in1]);
+        }
+    }
+    a->halves_n = a->n;
+}
+
+/* The window test of asec.h; only asked once the standard error is small. */
 static int windows_agree(asec *a)
 {
     size_t h1 = a->n / 2, h2 = a->n - h1;
@@ -121,9 +169,10 @@ static int windows_agree(asec *a)
     if (a->p.min_span > 0.0 && isfinite(a->first_t) && isfinite(a->last_t) &&
         a->last_t - a->first_t < a->p.min_span)
         return 0;
+    update_halves(a);
     double m1, se1, m2, se2;
-    half_stats(a, 0, h1, &m1, &se1);
-    half_stats(a, h1, h2, &m2, &se2);
+    trimmed(a->half1, h1, stop_cut(a, h1), &m1, &se1);
+    trimmed(a->half2, h2, stop_cut(a, h2), &m2, &se2);
     double tol = 2.0 * sqrt(se1 * se1 + se2 * se2) + a->p.rel_std_error * fabs(a->stop_mean);
     return fabs(m1 - m2) <= tol;
 }
@@ -150,8 +199,9 @@ asec *asec_create(const asec_params *p)
     a->cap = (size_t)a->p.max_rep;
     a->arrival = malloc(a->cap * sizeof *a->arrival);
     a->sorted = malloc(a->cap * sizeof *a->sorted);
-    a->scratch = malloc(a->cap * sizeof *a->scratch);
-    if (!a->arrival || !a->sorted || !a->scratch) {
+    a->half1 = malloc(a->cap * sizeof *a->half1);
+    a->half2 = malloc(a->cap * sizeof *a->half2);
+    if (!a->arrival || !a->sorted || !a->half1 || !a->half2) {
         asec_free(a);
         return NULL;
     }
@@ -165,13 +215,15 @@ void asec_free(asec *a)
         return;
     free(a->arrival);
     free(a->sorted);
-    free(a->scratch);
+    free(a->half1);
+    free(a->half2);
     free(a);
 }
 
 void asec_reset(asec *a)
 {
     a->n = 0;
+    a->halves_n = 0;
     a->first_t = a->last_t = NAN;
     a->stale = 1;
 }
@@ -203,18 +255,7 @@ int asec_add_at(asec *a, double x, double t)
         a->last_t = t;
     }
     a->arrival[a->n] = x;
-    /* upper bound: equal values keep arrival order (irrelevant for the
-     * statistics, but deterministic) */
-    size_t lo = 0, hi = a->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a->sorted[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    memmove(a->sorted + lo + 1, a->sorted + lo, (a->n - lo) * sizeof *a->sorted);
-    a->sorted[lo] = x;
+    sorted_insert(a->sorted, a->n, x);
     a->n++;
     a->stale = 1;
     return 0;

@@ -9,6 +9,7 @@
  * one message (divisor 1).
  */
 #include "bench.h"
+#include "util.h"
 
 #include <stdlib.h>
 
@@ -138,12 +139,6 @@ const bench_op *const bench_p2p_ops[] = {&op_send_recv,  &op_ssend_recv, &op_ise
                                          &op_bsend_recv, &op_sendrecv,   &op_irecv_send,
                                          &op_ping_send,  NULL};
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Latency to each partner: a short warm-up (the first message on a new
  * connection costs microseconds to milliseconds), then single timed round
  * trips of one byte; the median, so that one preemption cannot pick the
@@ -172,7 +167,7 @@ int p2p_find_partners(bench_ctx *ctx)
                 if (i >= WARM)
                     t[i - WARM] = (MPI_Wtime() - t0) / 2.0;
             }
-            qsort(t, TIMED, sizeof *t, cmp_double);
+            qsort(t, TIMED, sizeof *t, bench_cmp_double);
             double med = (t[TIMED / 2 - 1] + t[TIMED / 2]) / 2.0;
             if (part[0] < 0 || med > lat[0]) {
                 part[0] = r;

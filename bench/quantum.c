@@ -3,19 +3,14 @@
  * rounds (quantum.h).
  */
 #include "quantum.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-static int cmp_double(const void *va, const void *vb)
-{
-    double a = *(const double *)va, b = *(const double *)vb;
-    return (a > b) - (a < b);
-}
-
 double bclock_step(double *diffs, size_t n)
 {
-    qsort(diffs, n, sizeof *diffs, cmp_double);
+    qsort(diffs, n, sizeof *diffs, bench_cmp_double);
     double step = diffs[0], same = diffs[0] * 1e-4;
     for (size_t i = 1; i < n; i++) {
         double gap = diffs[i] - diffs[i - 1];

@@ -11,6 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 void bench_err(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || errlen == 0)

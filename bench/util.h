@@ -14,6 +14,9 @@
 #define BENCH_PRINTF(fmt, args)
 #endif
 
+/* qsort's comparison of two doubles, ascending. */
+int bench_cmp_double(const void *a, const void *b);
+
 /* Format a message into `err` (of `errlen` bytes; nothing when err is NULL
  * or errlen 0): how cube_bench's modules report to their caller. */
 void bench_err(char *err, size_t errlen, const char *fmt, ...) BENCH_PRINTF(3, 4);

@@ -46,6 +46,7 @@
 #include "merge.h"
 #include "measure.h"
 #include "params.h"
+#include "util.h"
 
 /* --- what is measured ------------------------------------------------------ */
 
@@ -133,18 +134,12 @@ typedef struct {
     double *times;               /* the loop's per-iteration times */
 } run_state;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sorts x. */
 static double median_of(double *x, size_t n)
 {
     if (n == 0)
         return 0.0;
-    qsort(x, n, sizeof *x, cmp_double);
+    qsort(x, n, sizeof *x, bench_cmp_double);
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 

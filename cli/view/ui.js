@@ -1385,7 +1385,7 @@
    * description and URL), 'location' (the region's file and lines) or
    * 'call-site-location' (the call's file and line). */
   function showInfo(kind, key, what) {
-    const t = treeKind(kind), box = document.getElementById('node-info');
+    const t = treeKind(kind);
     const rows = [];
     const add = function (k, v) { if (v !== undefined && v !== null && v !== '' && !(typeof v === 'number' && v < 0)) rows.push([k, String(v)]); };
     if (t === 'metric') {
@@ -1420,7 +1420,7 @@
     }
     const li = ui.panes[kind].nodes.get(key);
     const r = li ? li.firstChild.getBoundingClientRect() : {left: 20, bottom: 60};
-    openInfoBox(rows, kind, t === 'flat' ? String(key).slice(1) : String(key), r.left + 20, r.bottom + 2);
+    const box = openInfoBox(rows, kind, t === 'flat' ? String(key).slice(1) : String(key), r.left + 20, r.bottom + 2);
     box.dataset.what = what || 'info';
     box.querySelector('.close').focus();
   }

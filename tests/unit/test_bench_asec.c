@@ -404,6 +404,41 @@ static void test_bunched_stream(void **state)
 
 }
 
+/* The window test keeps its sorted halves up to date one sample at a time
+ * when asked after every sample, and sorts them anew when many samples came
+ * since: both ways decide the same at every count, on a stream with ties
+ * (two bunches) and noise between them. */
+static double bunched_noisy(size_t i, rng *r)
+{
+    return i % 3 ? bunched(i, r) : bunched(i, r) + 0.002 * gauss(r);
+}
+
+static void test_window_halves_kept_or_sorted(void **state)
+{
+    (void)state;
+    asec_params p = { 32, 1000, 0.01, 0.0, 0.25, 1e-4 };
+    asec *every = asec_create(&p), *seldom = asec_create(&p);
+    assert_non_null(every);
+    assert_non_null(seldom);
+    rng r1 = { 7, 0, 0.0 }, r2 = { 7, 0, 0.0 };
+    int passed = 0, failed = 0;
+    for (size_t i = 0; i < 1000; i++) {
+        double t = 1e-6 * (double)(i + 1);
+        assert_int_equal(asec_add_at(every, bunched_noisy(i, &r1), t), 0);
+        assert_int_equal(asec_add_at(seldom, bunched_noisy(i, &r2), t), 0);
+        asec_stop e = asec_stop_reason(every, 0.0);
+        if ((i + 1) % 37 == 0) {
+            assert_int_equal(asec_stop_reason(seldom, 0.0), e);
+            if (e == ASEC_STOP_STD_ERROR) passed++; else failed++;
+        }
+    }
+    /* the stream passes the test at some counts and fails it at others */
+    assert_true(passed > 0);
+    assert_true(failed > 0);
+    asec_free(every);
+    asec_free(seldom);
+}
+
 /* independent draws from two values: the standard error sees the spread */
 static double bimodal(size_t i, rng *r)
 {
@@ -467,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_min_rep),
         cmocka_unit_test(test_reset_and_names),
         cmocka_unit_test(test_bunched_stream),
+        cmocka_unit_test(test_window_halves_kept_or_sorted),
         cmocka_unit_test(test_bimodal_stream),
         cmocka_unit_test(test_spiky_stream),
     };
