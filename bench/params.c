@@ -1034,13 +1034,15 @@ void params_suite_asec(const bench_suite *s, asec_params *a)
     a->rel_std_error = s->standard_error;
     a->time_limit = s->time_meas;
     a->cut_quantile = s->cut_quantile;
-    /* samples of one measurement spread over at least 0.1 ms: longer than
+    /* samples of one measurement spread over at least 0.07 ms: longer than
      * the runs of equal values single measurements of sub-microsecond
-     * operations fall into, and about 100 single measurements of a 0.2 us
-     * collective with its barrier and the decision after it (0.2 ms gave
-     * the same results on 10 launches of bench/compare with twice the
-     * operations) */
-    a->min_span = 1e-4;
+     * operations fall into (they outlast 32 samples, about 0.03 ms), and
+     * about 65 single measurements of a 0.2 us collective with its barrier
+     * and the decision after it, so that with the warm-up such a
+     * collective runs a tenth of OSU's 1100 operations (0.2 and 0.1 ms
+     * gave no better results on 10 launches of bench/compare with up to
+     * twice the operations) */
+    a->min_span = 7e-5;
 }
 
 void params_suite_refine(const bench_suite *s, long end_max, refine_params *r)

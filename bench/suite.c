@@ -210,7 +210,6 @@ typedef struct {
     double *gathered; /* rank 0: RANK_FIELDS per rank (Node_Times) */
     int failed; /* out of memory on rank 0 */
     double t0;         /* MPI_Wtime() at the suite's start */
-    double time_meas;  /* the suite's Time_Measurement, seconds (<= 0: none) */
 } suite_job;
 
 static int add_point(suite_result *out, const suite_point *p)
@@ -272,7 +271,7 @@ static int measure_cb(void *vjob, double x, double *value, double *std_error)
          * decides, as for Time_Measurement): without that, one started
          * just before Time_Suite ran out could overrun it by a whole
          * Time_Measurement. */
-        double limit = j->time_meas;
+        double limit = def->time_meas; /* seconds; <= 0: none */
         if (j->pl->var != BENCH_VAR_NONE && j->pl->rp.time_suite > 0.0) {
             double left = j->pl->rp.time_suite - (MPI_Wtime() - j->t0);
             if (!(limit > 0.0) || left < limit)
@@ -424,7 +423,6 @@ int suite_run(bench_ctx *ctx, const bench_params *bp, const bench_suite *def,
     else
         j.s.op = pl.op; /* the rank only waits: no buffers */
     j.a = asec_create(&ap);
-    j.time_meas = ap.time_limit;
     if (ctx->rank == 0) {
         j.starts = malloc((size_t)(ap.max_rep > 0 ? ap.max_rep : 1) * sizeof *j.starts);
         j.gathered = malloc((size_t)ctx->size * RANK_FIELDS * sizeof *j.gathered);

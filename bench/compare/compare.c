@@ -73,8 +73,9 @@ enum { PROBE_WARM = 20, PROBE_TIMED = 101 };
 #define RATIO_TOL_COLL 0.10
 #define FEWER_OPS 10.0      /* every executed operation: at most 1/10 of OSU's */
 /* OSU 7.4's defaults per size: osu_latency 10 000 timed + 100 warm-up
- * iterations below 8 KiB, 1 000 + 10 from 8 KiB on; the collectives
- * 1 000 + 100 */
+ * iterations up to 8 KiB, 1 000 + 10 above (OSU switches when the size
+ * exceeds 8192); the collectives 1 000 + 100, the count the targets name
+ * at every size (OSU itself runs 100 + 10 above 8 KiB there) */
 #define OSU_LARGE 8192L
 #define SWEEP_LIMIT 0.5     /* seconds for the 23-size sweep */
 #define FRESH_LIMIT 1.15    /* fresh / warm */
@@ -559,7 +560,7 @@ static void print_header(const run_state *R, int nsizes)
 static long osu_ops(int op, long len)
 {
     if (op == OP_PINGPONG)
-        return len < OSU_LARGE ? 10100 : 1010;
+        return len <= OSU_LARGE ? 10100 : 1010;
     return 1100;
 }
 
