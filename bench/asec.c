@@ -1,12 +1,14 @@
 /*
  * asec.c - automatic control of the standard error, as in SKaMPI.
- * The formulas are in asec.h.  Samples are kept twice: in arrival order (for
- * the caller, e.g. a per-sample dump) and sorted (for cutting, quartiles and
- * the winsorized standard error); the sorted copy is maintained by insertion.
- * The stop test's statistics are computed when asked for (asec_done), not
- * when a sample is added: on the MPI side only rank 0 asks, and the other
- * ranks add their samples between two single measurements, where work of
- * theirs that rank 0 does not do makes rank 0's next measurement wait.
+ * The formulas are in asec.h.  Samples are kept in arrival order (for the
+ * caller, e.g. a per-sample dump) and in sorted copies of ranges of it: all
+ * of them (cutting, quartiles, the winsorized standard error) and the two
+ * halves of the window test.  Adding a sample only stores it.  The sorted
+ * copies and the stop test's statistics are brought up to date when asked
+ * for (asec_done, asec_get_result): on the MPI side only rank 0 asks after
+ * every sample, and the other ranks add their samples between two single
+ * measurements, where work of theirs that rank 0 does not do makes rank 0's
+ * next measurement wait; they sort once, for the result.
  */
 #include "asec.h"
 #include "util.h"
@@ -15,16 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A sorted copy of arrival[from, to). */
+typedef struct {
+    double *v;        /* room for max_rep values */
+    size_t from, to;
+} sorted_range;
+
 struct asec {
     asec_params p;
     size_t cap;            /* = max_rep */
     size_t n;
     double *arrival;
-    double *sorted;
-    /* the window test's halves, each sorted: arrival[0, m/2) and
-     * arrival[m/2, m) for the first m = halves_n samples */
-    double *half1, *half2;
-    size_t halves_n;
+    /* sorted copies: all samples, and the window test's halves
+     * arrival[0, n/2) and arrival[n/2, n); up to date when not stale */
+    sorted_range all, half1, half2;
     double first_t, last_t; /* times of the first and last timed sample, or NaN */
     /* state of the stop test, for the samples so far unless stale */
     double stop_mean, stop_se;
@@ -101,63 +107,54 @@ static size_t stop_cut(const asec *a, size_t n)
     return g;
 }
 
-/* Insert x into the sorted s[0, n), after the values equal to it. */
-static void sorted_insert(double *s, size_t n, double x)
+/* The index in the sorted s[0, n) where the values > x (after_equal) or
+ * >= x begin. */
+static size_t sorted_bound(const double *s, size_t n, double x, int after_equal)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s[mid] <= x)
+        if (s[mid] < x || (after_equal && s[mid] == x))
             lo = mid + 1;
         else
             hi = mid;
     }
-    memmove(s + lo + 1, s + lo, (n - lo) * sizeof *s);
-    s[lo] = x;
+    return lo;
 }
 
-/* Remove one value equal to x from the sorted s[0, n), which holds it. */
-static void sorted_remove(double *s, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < n)
-        memmove(s + lo, s + lo + 1, (n - lo - 1) * sizeof *s);
-}
+/* More samples joining or leaving a range than this since it was last
+ * brought up to date: copy and sort it anew instead of moving them one by
+ * one (each move is O(n)). */
+enum { RESORT_AFTER = 16 };
 
-/* Bring the sorted halves up to all n samples.  A measurement that stays
- * in the window test asks after every sample: then each new sample joins
- * the second half and, every other time, the second half's oldest sample
- * moves to the first, O(n) per sample instead of sorting both halves
- * again.  After many samples at once (a caller that asks rarely) they are
- * sorted anew. */
-static void update_halves(asec *a)
+/* Make r the sorted copy of arrival[from, to); from and to never decrease
+ * between resets.  A caller that asks after every sample (rank 0 in the
+ * stop test) moves one or two samples per range, O(n) each, instead of
+ * sorting the ranges again every time. */
+static void range_update(sorted_range *r, const double *arrival, size_t from, size_t to)
 {
-    size_t m = a->halves_n;
-    if (a->n - m > 16) {
-        size_t h1 = a->n / 2;
-        memcpy(a->half1, a->arrival, h1 * sizeof *a->half1);
-        memcpy(a->half2, a->arrival + h1, (a->n - h1) * sizeof *a->half2);
-        qsort(a->half1, h1, sizeof *a->half1, bench_cmp_double);
-        qsort(a->half2, a->n - h1, sizeof *a->half2, bench_cmp_double);
-        a->halves_n = a->n;
-        return;
-    }
-    for (; m < a->n; m++) {
-        size_t in1 = m / 2, in2 = m - in1;
-        sorted_insert(a->half2, in2, a->arrival[m]);
-        if (m % 2) { /* m + 1 samples: the first half grows by arrival[m / 2] */
-            sorted_remove(a->half2, in2 + 1, a->arrival[in1]);
-            sorted_insert(a->half1, in1, a->arrival[in1]);
+    size_t n = r->to - r->from;
+    if (from < r->from || to < r->to || (from - r->from) + (to - r->to) > RESORT_AFTER) {
+        memcpy(r->v, arrival + from, (to - from) * sizeof *r->v);
+        qsort(r->v, to - from, sizeof *r->v, bench_cmp_double);
+    } else {
+        /* the joining ones first: a range that moved past its old end
+         * removes some of them again */
+        for (size_t i = r->to; i < to; i++) {
+            size_t k = sorted_bound(r->v, n, arrival[i], 1); /* equal values keep arrival order */
+            memmove(r->v + k + 1, r->v + k, (n - k) * sizeof *r->v);
+            r->v[k] = arrival[i];
+            n++;
+        }
+        for (size_t i = r->from; i < from; i++) {
+            size_t k = sorted_bound(r->v, n, arrival[i], 0);
+            if (k < n) /* always: the range holds it */
+                memmove(r->v + k, r->v + k + 1, (n - k - 1) * sizeof *r->v);
+            n--;
         }
     }
-    a->halves_n = a->n;
+    r->from = from;
+    r->to = to;
 }
 
 /* The window test of asec.h; only asked once the standard error is small. */
@@ -169,10 +166,11 @@ static int windows_agree(asec *a)
     if (a->p.min_span > 0.0 && isfinite(a->first_t) && isfinite(a->last_t) &&
         a->last_t - a->first_t < a->p.min_span)
         return 0;
-    update_halves(a);
+    range_update(&a->half1, a->arrival, 0, h1);
+    range_update(&a->half2, a->arrival, h1, a->n);
     double m1, se1, m2, se2;
-    trimmed(a->half1, h1, stop_cut(a, h1), &m1, &se1);
-    trimmed(a->half2, h2, stop_cut(a, h2), &m2, &se2);
+    trimmed(a->half1.v, h1, stop_cut(a, h1), &m1, &se1);
+    trimmed(a->half2.v, h2, stop_cut(a, h2), &m2, &se2);
     double tol = 2.0 * sqrt(se1 * se1 + se2 * se2) + a->p.rel_std_error * fabs(a->stop_mean);
     return fabs(m1 - m2) <= tol;
 }
@@ -180,12 +178,13 @@ static int windows_agree(asec *a)
 static void update_stop(asec *a)
 {
     a->windows_ok = 0;
+    range_update(&a->all, a->arrival, 0, a->n);
     if (a->n < 2) {
-        a->stop_mean = a->n ? a->sorted[0] : 0.0;
+        a->stop_mean = a->n ? a->all.v[0] : 0.0;
         a->stop_se = INFINITY;
         return;
     }
-    trimmed(a->sorted, a->n, stop_cut(a, a->n), &a->stop_mean, &a->stop_se);
+    trimmed(a->all.v, a->n, stop_cut(a, a->n), &a->stop_mean, &a->stop_se);
     if (a->p.rel_std_error > 0.0 && a->stop_se <= a->p.rel_std_error * fabs(a->stop_mean))
         a->windows_ok = windows_agree(a);
 }
@@ -198,10 +197,10 @@ asec *asec_create(const asec_params *p)
     a->p = clean_params(p);
     a->cap = (size_t)a->p.max_rep;
     a->arrival = malloc(a->cap * sizeof *a->arrival);
-    a->sorted = malloc(a->cap * sizeof *a->sorted);
-    a->half1 = malloc(a->cap * sizeof *a->half1);
-    a->half2 = malloc(a->cap * sizeof *a->half2);
-    if (!a->arrival || !a->sorted || !a->half1 || !a->half2) {
+    a->all.v = malloc(a->cap * sizeof *a->all.v);
+    a->half1.v = malloc(a->cap * sizeof *a->half1.v);
+    a->half2.v = malloc(a->cap * sizeof *a->half2.v);
+    if (!a->arrival || !a->all.v || !a->half1.v || !a->half2.v) {
         asec_free(a);
         return NULL;
     }
@@ -214,16 +213,18 @@ void asec_free(asec *a)
     if (!a)
         return;
     free(a->arrival);
-    free(a->sorted);
-    free(a->half1);
-    free(a->half2);
+    free(a->all.v);
+    free(a->half1.v);
+    free(a->half2.v);
     free(a);
 }
 
 void asec_reset(asec *a)
 {
     a->n = 0;
-    a->halves_n = 0;
+    a->all.from = a->all.to = 0;
+    a->half1.from = a->half1.to = 0;
+    a->half2.from = a->half2.to = 0;
     a->first_t = a->last_t = NAN;
     a->stale = 1;
 }
@@ -255,7 +256,6 @@ int asec_add_at(asec *a, double x, double t)
         a->last_t = t;
     }
     a->arrival[a->n] = x;
-    sorted_insert(a->sorted, a->n, x);
     a->n++;
     a->stale = 1;
     return 0;
@@ -312,7 +312,7 @@ void asec_get_result(asec *a, asec_result *r)
     size_t n = a->n;
     if (n == 0)
         return;
-    const double *s = a->sorted;
+    const double *s = a->all.v;
     r->count = n;
     size_t g = asec_cut_count(a->p.cut_quantile, n);
     r->kept = n - 2 * g;

@@ -74,11 +74,10 @@ if [ "$launches" -gt 1 ]; then
             key = $1 " " $2 " " $3
             cb = ($1 == "pingpong") ? $5 : $10; lp = ($1 == "pingpong") ? $7 : $11
             n[key]++; s1[key] += cb; q1[key] += cb * cb; s2[key] += lp; q2[key] += lp * lp
-            rs[key] += cb / lp; if (!(key in rlo) || cb / lp < rlo[key]) rlo[key] = cb / lp
-            if (!(key in rhi) || cb / lp > rhi[key]) rhi[key] = cb / lp
             ops[key] = $1; lev[key] = $3; size[key] = $2; r[key, n[key]] = cb / lp
         }
-        # the 95 % quantile of F(d, d)
+        # the 95 % quantile of F(d, d); between the tabled d that of the next
+        # larger one, which is smaller (a CV counts as worse a little early)
         function fcrit(d) {
             if (d <= 2) return 19.0; if (d == 3) return 9.28; if (d == 4) return 6.39
             if (d == 5) return 5.05; if (d == 6) return 4.28; if (d == 7) return 3.79
@@ -91,40 +90,38 @@ if [ "$launches" -gt 1 ]; then
         }
         END {
             for (key in n) {
-                if (n[key] < 3) continue
-                c1 = cv(s1[key], q1[key], n[key]); c2 = cv(s2[key], q2[key], n[key])
-                g = ops[key] " " lev[key]; tot[g]++; if (c1 <= c2) ok[g]++
+                m = n[key]
+                if (m < 3) continue
+                g = ops[key] " " lev[key]; tot[g]++
+                c1 = cv(s1[key], q1[key], m); c2 = cv(s2[key], q2[key], m)
+                if (c1 <= c2) ok[g]++
                 # a CV from a handful of launches is itself uncertain: also
                 # count where cube_bench is worse beyond that (one-sided F
-                # test of the two variances at 5 %, n - 1 degrees of freedom
+                # test of the two variances at 5 %, m - 1 degrees of freedom
                 # each; the means are within a few per cent, so the squared
                 # CV ratio stands for the variance ratio)
-                if (c2 > 0 && (c1 / c2) ^ 2 > fcrit(n[key] - 1)) worse[g]++
+                if (c2 > 0 && (c1 / c2) ^ 2 > fcrit(m - 1)) worse[g]++
+                # the launches ratios, sorted: their range, and their median
+                # against the band (a bias shows there, the noise of single
+                # launches does not)
+                for (i = 1; i <= m; i++) x[i] = r[key, i]
+                for (i = 2; i <= m; i++)
+                    for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
                 printf "#   cv %-22s %2d launches: cube_bench %.3f, loop %.3f; ratio %.3f..%.3f\n",
-                       key, n[key], c1, c2, rlo[key], rhi[key] | "sort -k3,3 -k4,4n"
+                       key, m, c1, c2, x[1], x[m] | "sort -k3,3 -k4,4n"
+                med = m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
+                tol = ops[key] == "pingpong" ? 0.05 : 0.10
+                if (med >= 1 - tol && med <= 1 + tol) mok[g]++
+                else mout[g] = mout[g] sprintf(" %s B %.3f", size[key], med)
             }
             close("sort -k3,3 -k4,4n")
             for (g in tot)
                 printf "# cv target %-16s cube_bench no worse than the loop at %d of %d sizes;" \
                        " worse beyond the uncertainty of the CVs (F test, 5 %%) at %d\n",
                        g, ok[g], tot[g], worse[g] + 0
-            # per size, the median of the launches ratios against the band:
-            # a bias shows here, the noise of single launches does not
-            for (key in n) {
-                if (n[key] < 3) continue
-                m = n[key]
-                for (i = 1; i <= m; i++) x[i] = r[key, i]
-                for (i = 2; i <= m; i++)
-                    for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-                med = m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
-                tol = ops[key] == "pingpong" ? 0.05 : 0.10
-                g = ops[key] " " lev[key]; mtot[g]++
-                if (med >= 1 - tol && med <= 1 + tol) mok[g]++
-                else mout[g] = mout[g] sprintf(" %s B %.3f", size[key], med)
-            }
-            for (g in mtot)
+            for (g in tot)
                 printf "# median target %-12s the median over the launches in the band at %d of %d sizes%s\n",
-                       g, mok[g], mtot[g], mout[g] == "" ? "" : "; outside:" mout[g]
+                       g, mok[g] + 0, tot[g], mout[g] == "" ? "" : "; outside:" mout[g]
         }'
 fi
 rm -rf "$ctmp"
